@@ -1,0 +1,34 @@
+import { DynamicModule, Module } from '@nestjs/common';
+import { APP_FILTER, APP_GUARD, APP_PIPE } from '@nestjs/core';
+import { AssetRegistryModule } from '@app/asset-registry';
+import { DocumentsModule } from '@app/documents';
+import { PlannerModule } from '@app/planner';
+import { ApiKeyGuard, PlatformModule, PlatformModuleOptions } from '@app/platform';
+import { ToolsModule } from '@app/tools';
+import { KeysController } from './admin/keys.controller';
+import { TenantsController } from './admin/tenants.controller';
+import { HealthController } from './health/health.controller';
+import { HttpExceptionFilter } from './http/http-exception.filter';
+import { createValidationPipe } from './http/validation.pipe';
+
+@Module({})
+export class AppModule {
+  static forRoot(options: PlatformModuleOptions = {}): DynamicModule {
+    return {
+      module: AppModule,
+      imports: [
+        PlatformModule.forRoot(options),
+        DocumentsModule,
+        AssetRegistryModule,
+        ToolsModule,
+        PlannerModule,
+      ],
+      controllers: [HealthController, TenantsController, KeysController],
+      providers: [
+        { provide: APP_GUARD, useExisting: ApiKeyGuard },
+        { provide: APP_FILTER, useClass: HttpExceptionFilter },
+        { provide: APP_PIPE, useFactory: createValidationPipe },
+      ],
+    };
+  }
+}

@@ -1,0 +1,1 @@
+export { AssetRegistryModule } from './asset-registry.module';

@@ -1,0 +1,1 @@
+export { PlannerModule } from './planner.module';

@@ -1,0 +1,49 @@
+export type CacheBackend = 'redis' | 'memory';
+
+export interface CacheHealth {
+  backend: CacheBackend;
+  available: boolean;
+  lastError?: string;
+}
+
+/**
+ * The cache port every library uses. Adapters never throw for an unavailable cache: reads miss,
+ * writes are dropped, and `health()` says so. Values are JSON-serialisable and come back as copies.
+ */
+export abstract class CacheStore {
+  private readonly inflight = new Map<string, Promise<unknown>>();
+
+  abstract readonly backend: CacheBackend;
+  abstract get<T>(key: string): Promise<T | undefined>;
+  abstract set<T>(key: string, value: T, ttlSeconds: number): Promise<void>;
+  abstract delete(...keys: string[]): Promise<void>;
+  /** Atomically adds one and returns the new value; undefined when the cache is unavailable. */
+  abstract increment(key: string): Promise<number | undefined>;
+  abstract health(): CacheHealth;
+
+  /**
+   * Cached value or the computed one. Identical concurrent misses in this process share one
+   * computation; a failing computation is not cached.
+   */
+  async getOrCompute<T>(
+    key: string,
+    ttlSeconds: number,
+    compute: () => Promise<T>,
+  ): Promise<{ value: T; hit: boolean }> {
+    const cached = await this.get<T>(key);
+    if (cached !== undefined) return { value: cached, hit: true };
+    const pending = this.inflight.get(key) as Promise<T> | undefined;
+    if (pending) return { value: await pending, hit: false };
+    const computation = (async () => {
+      const value = await compute();
+      if (value !== undefined) await this.set(key, value, ttlSeconds);
+      return value;
+    })();
+    this.inflight.set(key, computation);
+    try {
+      return { value: await computation, hit: false };
+    } finally {
+      this.inflight.delete(key);
+    }
+  }
+}

@@ -1,0 +1,39 @@
+import { LRUCache } from 'lru-cache';
+import { CacheHealth, CacheStore } from './cache-store';
+
+/** In-process LRU used when no REDIS_URL is configured. Stores serialised copies, like Redis. */
+export class MemoryCacheStore extends CacheStore {
+  readonly backend = 'memory' as const;
+  private readonly entries: LRUCache<string, string>;
+
+  constructor(maxEntries: number) {
+    super();
+    this.entries = new LRUCache<string, string>({ max: maxEntries, ttlAutopurge: false });
+  }
+
+  get<T>(key: string): Promise<T | undefined> {
+    const raw = this.entries.get(key);
+    return Promise.resolve(raw === undefined ? undefined : (JSON.parse(raw) as T));
+  }
+
+  set<T>(key: string, value: T, ttlSeconds: number): Promise<void> {
+    this.entries.set(key, JSON.stringify(value), { ttl: Math.max(1, Math.round(ttlSeconds * 1000)) });
+    return Promise.resolve();
+  }
+
+  delete(...keys: string[]): Promise<void> {
+    for (const key of keys) this.entries.delete(key);
+    return Promise.resolve();
+  }
+
+  increment(key: string): Promise<number> {
+    const raw = this.entries.get(key);
+    const next = (raw === undefined ? 0 : Number(JSON.parse(raw))) + 1;
+    this.entries.set(key, JSON.stringify(next), { ttl: 0 });
+    return Promise.resolve(next);
+  }
+
+  health(): CacheHealth {
+    return { backend: this.backend, available: true };
+  }
+}

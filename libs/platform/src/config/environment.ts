@@ -1,0 +1,143 @@
+import { plainToInstance, Transform } from 'class-transformer';
+import {
+  IsBoolean,
+  IsIn,
+  IsInt,
+  IsOptional,
+  IsString,
+  Matches,
+  Max,
+  Min,
+  MinLength,
+  validateSync,
+  ValidationError,
+} from 'class-validator';
+
+const toBoolean = ({ value }: { value: unknown }): unknown => {
+  if (typeof value !== 'string') return value;
+  const normalized = value.trim().toLowerCase();
+  if (['1', 'true', 'yes', 'on'].includes(normalized)) return true;
+  if (['0', 'false', 'no', 'off', ''].includes(normalized)) return false;
+  return value;
+};
+
+const toNumber = ({ value }: { value: unknown }): unknown =>
+  typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
+
+const emptyToUndefined = ({ value }: { value: unknown }): unknown =>
+  typeof value === 'string' && value.trim() === '' ? undefined : value;
+
+export const LOG_LEVELS = ['debug', 'info', 'warn', 'error'] as const;
+export type LogLevelName = (typeof LOG_LEVELS)[number];
+
+/**
+ * Every environment variable the service reads. Defaults are the embedded, zero-setup values;
+ * `.env.example` documents each key.
+ */
+export class EnvironmentVariables {
+  @IsIn(['development', 'production', 'test'])
+  NODE_ENV: 'development' | 'production' | 'test' = 'development';
+
+  @Transform(toNumber)
+  @IsInt()
+  @Min(0)
+  @Max(65535)
+  PORT = 3000;
+
+  @IsString()
+  HOST = '0.0.0.0';
+
+  @IsIn(LOG_LEVELS)
+  LOG_LEVEL: LogLevelName = 'info';
+
+  @IsIn(['json', 'pretty'])
+  LOG_FORMAT: 'json' | 'pretty' = 'json';
+
+  @IsString()
+  @MinLength(1)
+  DATA_DIR = './data';
+
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @Matches(/^postgres(ql)?:\/\//, { message: 'must be a postgres:// or postgresql:// URL' })
+  DATABASE_URL?: string;
+
+  @Transform(toNumber)
+  @IsInt()
+  @Min(1)
+  @Max(200)
+  DATABASE_POOL_SIZE = 10;
+
+  @Transform(toNumber)
+  @IsInt()
+  @Min(0)
+  DATABASE_STATEMENT_TIMEOUT_MS = 30_000;
+
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @Matches(/^rediss?:\/\//, { message: 'must be a redis:// or rediss:// URL' })
+  REDIS_URL?: string;
+
+  @Transform(toNumber)
+  @IsInt()
+  @Min(10)
+  REDIS_COMMAND_TIMEOUT_MS = 500;
+
+  @IsString()
+  CACHE_KEY_PREFIX = 'ops:';
+
+  @Transform(toNumber)
+  @IsInt()
+  @Min(1)
+  CACHE_MAX_ENTRIES = 10_000;
+
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @IsString()
+  @MinLength(24, { message: 'must be at least 24 characters' })
+  ADMIN_API_KEY?: string;
+
+  @Transform(toBoolean)
+  @IsBoolean()
+  WRITE_ADMIN_KEY_FILE = true;
+
+  @IsString()
+  BODY_LIMIT = '10mb';
+
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @Matches(/^https?:\/\//, { message: 'must be an http(s) URL' })
+  LLM_BASE_URL?: string;
+
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @IsString()
+  LLM_API_KEY?: string;
+
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @IsString()
+  LLM_MODEL?: string;
+}
+
+export class InvalidEnvironmentError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration, refusing to start:\n${problems.join('\n')}`);
+    this.name = 'InvalidEnvironmentError';
+  }
+}
+
+function describe(error: ValidationError, raw: Record<string, unknown>): string {
+  const value = raw[error.property];
+  const shown = typeof value === 'string' || typeof value === 'number' ? String(value) : '';
+  const reasons = Object.values(error.constraints ?? {}).join('; ');
+  return `- ${error.property}=${shown} (${reasons})`;
+}
+
+/** Validates the raw environment; throws one error listing every bad key. */
+export function validateEnvironment(raw: Record<string, unknown>): EnvironmentVariables {
+  const env = plainToInstance(EnvironmentVariables, raw, { exposeDefaultValues: true });
+  const errors = validateSync(env, { skipMissingProperties: false, forbidUnknownValues: false });
+  if (errors.length > 0) throw new InvalidEnvironmentError(errors.map((e) => describe(e, raw)));
+  return env;
+}

@@ -1,0 +1,51 @@
+import type { DataSourceOptions } from 'typeorm';
+import { MIGRATIONS } from '@app/migrations';
+import type { EmbeddedConnection } from './embedded-postgres';
+import { SnakeNamingStrategy } from './snake-naming.strategy';
+
+export type DatabaseBackend = 'native' | 'embedded';
+
+export interface ConnectionSettings {
+  databaseUrl?: string;
+  embedded?: EmbeddedConnection;
+  poolSize: number;
+  statementTimeoutMs: number;
+  applicationName?: string;
+}
+
+/** One option set for both backends: only where the connection points differs. */
+export function buildDataSourceOptions(
+  settings: ConnectionSettings,
+  entities: DataSourceOptions['entities'] = [],
+): DataSourceOptions {
+  const target = settings.databaseUrl
+    ? { url: settings.databaseUrl }
+    : {
+        host: settings.embedded?.socketDir,
+        port: settings.embedded?.port,
+        username: settings.embedded?.user,
+        database: settings.embedded?.database,
+      };
+  return {
+    type: 'postgres',
+    ...target,
+    entities,
+    migrations: MIGRATIONS,
+    migrationsTableName: 'migrations',
+    namingStrategy: new SnakeNamingStrategy(),
+    synchronize: false,
+    migrationsRun: false,
+    installExtensions: false,
+    uuidExtension: 'pgcrypto',
+    applicationName: settings.applicationName ?? 'ops-api',
+    poolSize: settings.poolSize,
+    extra: {
+      max: settings.poolSize,
+      connectionTimeoutMillis: 10_000,
+      idleTimeoutMillis: 30_000,
+      ...(settings.statementTimeoutMs > 0 && settings.databaseUrl
+        ? { options: `-c statement_timeout=${settings.statementTimeoutMs}` }
+        : {}),
+    },
+  };
+}

@@ -1,0 +1,100 @@
+import { Global, Inject, Injectable, Logger, Module, OnApplicationShutdown, Optional } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { AppConfig } from '../config/app-config';
+import { buildDataSourceOptions, DatabaseBackend } from './data-source-options';
+import { prepareDatabase } from './database-preparation';
+import { EmbeddedPostgres } from './embedded-postgres';
+
+export const EMBEDDED_POSTGRES = Symbol('EMBEDDED_POSTGRES');
+
+/** Which backend this process runs on, and its health. */
+@Injectable()
+export class DatabaseInfo {
+  constructor(
+    readonly backend: DatabaseBackend,
+    private readonly dataSource: DataSource,
+  ) {}
+
+  async ping(): Promise<{ ok: boolean; latencyMs: number; error?: string }> {
+    const started = performance.now();
+    try {
+      await this.dataSource.query('SELECT 1');
+      return { ok: true, latencyMs: Math.round((performance.now() - started) * 10) / 10 };
+    } catch (error) {
+      return {
+        ok: false,
+        latencyMs: Math.round(performance.now() - started),
+        error: (error as Error).message,
+      };
+    }
+  }
+}
+
+/** Closes the pool before the embedded server it talks to goes away. */
+@Injectable()
+class DatabaseLifecycle implements OnApplicationShutdown {
+  private readonly logger = new Logger('Database');
+
+  constructor(
+    private readonly dataSource: DataSource,
+    @Optional() @Inject(EMBEDDED_POSTGRES) private readonly embedded: EmbeddedPostgres | null,
+  ) {}
+
+  async onApplicationShutdown(): Promise<void> {
+    if (this.dataSource.isInitialized) await this.dataSource.destroy();
+    if (this.embedded) {
+      await this.embedded.stop();
+      this.logger.log('embedded PostgreSQL stopped');
+    }
+  }
+}
+
+@Global()
+@Module({
+  providers: [
+    {
+      provide: EMBEDDED_POSTGRES,
+      inject: [AppConfig],
+      useFactory: (config: AppConfig): EmbeddedPostgres | null =>
+        config.databaseUrl
+          ? null
+          : new EmbeddedPostgres(config.dataDir, config.get('DATABASE_POOL_SIZE') + 2),
+    },
+  ],
+  exports: [EMBEDDED_POSTGRES],
+})
+class EmbeddedPostgresModule {}
+
+@Global()
+@Module({
+  imports: [
+    EmbeddedPostgresModule,
+    TypeOrmModule.forRootAsync({
+      imports: [EmbeddedPostgresModule],
+      inject: [AppConfig, EMBEDDED_POSTGRES],
+      useFactory: async (config: AppConfig, embedded: EmbeddedPostgres | null) => ({
+        ...buildDataSourceOptions({
+          databaseUrl: config.databaseUrl,
+          embedded: embedded ? await embedded.start() : undefined,
+          poolSize: config.get('DATABASE_POOL_SIZE'),
+          statementTimeoutMs: config.get('DATABASE_STATEMENT_TIMEOUT_MS'),
+        }),
+        autoLoadEntities: true,
+        retryAttempts: 0,
+      }),
+      dataSourceFactory: async (options) => prepareDatabase(new DataSource(options!)),
+    }),
+  ],
+  providers: [
+    DatabaseLifecycle,
+    {
+      provide: DatabaseInfo,
+      inject: [AppConfig, DataSource],
+      useFactory: (config: AppConfig, dataSource: DataSource) =>
+        new DatabaseInfo(config.databaseUrl ? 'native' : 'embedded', dataSource),
+    },
+  ],
+  exports: [DatabaseInfo],
+})
+export class DatabaseModule {}

@@ -1,0 +1,48 @@
+/**
+ * What kind of failure an exception is. Libraries pick a kind; the HTTP layer alone decides
+ * which status code a kind becomes.
+ */
+export enum ErrorKind {
+  INVALID_INPUT = 'INVALID_INPUT',
+  UNAUTHENTICATED = 'UNAUTHENTICATED',
+  FORBIDDEN = 'FORBIDDEN',
+  NOT_FOUND = 'NOT_FOUND',
+  CONFLICT = 'CONFLICT',
+  PAYLOAD_TOO_LARGE = 'PAYLOAD_TOO_LARGE',
+  UNSUPPORTED_MEDIA_TYPE = 'UNSUPPORTED_MEDIA_TYPE',
+  RATE_LIMITED = 'RATE_LIMITED',
+  UNAVAILABLE = 'UNAVAILABLE',
+  INTERNAL = 'INTERNAL',
+}
+
+/** Base class of every coded exception a library throws. `code` is stable and machine-readable. */
+export class AppException extends Error {
+  constructor(
+    readonly code: string,
+    readonly kind: ErrorKind,
+    message: string,
+    readonly details?: unknown,
+  ) {
+    super(message);
+    this.name = new.target.name;
+  }
+}
+
+export enum PlatformExceptionCode {
+  VALIDATION_FAILED = 'VALIDATION_FAILED',
+  UNAUTHENTICATED = 'UNAUTHENTICATED',
+  FORBIDDEN = 'FORBIDDEN',
+  NOT_FOUND = 'NOT_FOUND',
+  TENANT_NOT_FOUND = 'TENANT_NOT_FOUND',
+  TENANT_EXISTS = 'TENANT_EXISTS',
+  API_KEY_NOT_FOUND = 'API_KEY_NOT_FOUND',
+  DATABASE_UNAVAILABLE = 'DATABASE_UNAVAILABLE',
+  DATA_DIR_LOCKED = 'DATA_DIR_LOCKED',
+  PGVECTOR_MISSING = 'PGVECTOR_MISSING',
+}
+
+export class PlatformException extends AppException {
+  constructor(code: PlatformExceptionCode, kind: ErrorKind, message: string, details?: unknown) {
+    super(code, kind, message, details);
+  }
+}

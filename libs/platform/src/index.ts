@@ -1,0 +1,35 @@
+export { PlatformModule, type PlatformModuleOptions } from './platform.module';
+export { AppConfig } from './config/app-config';
+export {
+  EnvironmentVariables,
+  InvalidEnvironmentError,
+  validateEnvironment,
+  type LogLevelName,
+} from './config/environment';
+export { CacheStore, type CacheBackend, type CacheHealth } from './cache/cache-store';
+export { MemoryCacheStore } from './cache/memory-cache.store';
+export { RedisCacheStore, type RedisCacheOptions } from './cache/redis-cache.store';
+export { DatabaseInfo } from './database/database.module';
+export { buildDataSourceOptions, type DatabaseBackend } from './database/data-source-options';
+export { prepareDatabase, ensureVectorExtension, runMigrationsLocked } from './database/database-preparation';
+export { EmbeddedPostgres } from './database/embedded-postgres';
+export { SnakeNamingStrategy } from './database/snake-naming.strategy';
+export {
+  AuthService,
+  DEFAULT_TENANT_SLUG,
+  type ApiKeyView,
+  type TenantView,
+  type CreateKeyInput,
+} from './auth/auth.service';
+export { ApiKeyGuard, extractApiKey } from './auth/api-key.guard';
+export { Public, RequireRole, SystemAdminOnly, CurrentPrincipal } from './auth/auth.decorators';
+export { ROLES, roleSatisfies, type Role, type Principal } from './auth/principal';
+export { RequestContext, type RequestContextState } from './context/request-context';
+export { AppException, ErrorKind, PlatformException, PlatformExceptionCode } from './errors/app.exception';
+export { JsonLogger, type JsonLoggerOptions } from './logging/json-logger';
+export {
+  HealthRegistry,
+  type DependencyHealth,
+  type DependencyStatus,
+  type ReadinessReport,
+} from './health/health-registry';

@@ -1,0 +1,80 @@
+import { DynamicModule, Global, Injectable, Module, OnModuleInit } from '@nestjs/common';
+import { EventEmitterModule } from '@nestjs/event-emitter';
+import { ScheduleModule } from '@nestjs/schedule';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { ApiKeyEntity } from './auth/api-key.entity';
+import { ApiKeyGuard } from './auth/api-key.guard';
+import { AuthRepository } from './auth/auth.repository';
+import { AuthService } from './auth/auth.service';
+import { TenantEntity } from './auth/tenant.entity';
+import { CacheModule } from './cache/cache.module';
+import { CacheStore } from './cache/cache-store';
+import { ConfigCoreModule } from './config/config-core.module';
+import { DatabaseInfo, DatabaseModule } from './database/database.module';
+import { HealthRegistry } from './health/health-registry';
+
+@Injectable()
+class PlatformHealthChecks implements OnModuleInit {
+  constructor(
+    private readonly registry: HealthRegistry,
+    private readonly database: DatabaseInfo,
+    private readonly cache: CacheStore,
+  ) {}
+
+  onModuleInit(): void {
+    this.registry.register(
+      'database',
+      async () => {
+        const ping = await this.database.ping();
+        return {
+          status: ping.ok ? 'ok' : 'down',
+          backend: this.database.backend,
+          latency_ms: ping.latencyMs,
+          error: ping.error,
+        };
+      },
+      { critical: true },
+    );
+    this.registry.register(
+      'cache',
+      () => {
+        const health = this.cache.health();
+        return Promise.resolve({
+          status: health.available ? 'ok' : 'degraded',
+          backend: health.backend,
+          error: health.lastError,
+        });
+      },
+      { critical: false },
+    );
+  }
+}
+
+export interface PlatformModuleOptions {
+  /** Background schedulers (cron jobs); off for one-shot CLI commands. */
+  schedulers?: boolean;
+}
+
+/**
+ * Config, database, cache, auth, request context, errors and health: the parts every other module
+ * builds on. Global, so libraries inject AppConfig, DataSource, CacheStore and AuthService directly.
+ */
+@Global()
+@Module({})
+export class PlatformModule {
+  static forRoot(options: PlatformModuleOptions = {}): DynamicModule {
+    return {
+      module: PlatformModule,
+      imports: [
+        ConfigCoreModule.forRoot(),
+        DatabaseModule,
+        CacheModule,
+        TypeOrmModule.forFeature([TenantEntity, ApiKeyEntity]),
+        EventEmitterModule.forRoot({ wildcard: false, ignoreErrors: false }),
+        ...(options.schedulers === false ? [] : [ScheduleModule.forRoot()]),
+      ],
+      providers: [AuthRepository, AuthService, ApiKeyGuard, HealthRegistry, PlatformHealthChecks],
+      exports: [AuthService, ApiKeyGuard, HealthRegistry, DatabaseModule, CacheModule, TypeOrmModule],
+    };
+  }
+}

@@ -1,0 +1,1 @@
+export { ToolsModule } from './tools.module';

@@ -1,0 +1,7 @@
+import type { MigrationInterface } from 'typeorm';
+import { CreateTenantsAndApiKeys1795313625411 } from './1795313625411-CreateTenantsAndApiKeys';
+
+type MigrationClass = new () => MigrationInterface;
+
+/** Every migration, oldest first. Listed explicitly so the build and the tests load the same set. */
+export const MIGRATIONS: MigrationClass[] = [CreateTenantsAndApiKeys1795313625411];

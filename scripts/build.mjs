@@ -1,0 +1,56 @@
+// Compiles apps/, libs/, migrations/ and bench/ to dist/ with swc (type checking is `npm run typecheck`).
+import { transformFile } from '@swc/core';
+import { mkdir, readdir, rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { createRequire } from 'node:module';
+
+const require = createRequire(import.meta.url);
+const { swcOptions, root } = require('./swc-options.cjs');
+const SOURCE_DIRS = ['apps', 'libs', 'migrations', 'bench'];
+const outDir = path.join(root, 'dist');
+
+async function* typescriptFiles(dir) {
+  let entries;
+  try {
+    entries = await readdir(dir, { withFileTypes: true });
+  } catch {
+    return;
+  }
+  for (const entry of entries) {
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) {
+      if (entry.name !== 'node_modules' && entry.name !== 'test') yield* typescriptFiles(full);
+    } else if (
+      entry.name.endsWith('.ts') &&
+      !entry.name.endsWith('.spec.ts') &&
+      !entry.name.endsWith('.d.ts')
+    ) {
+      yield full;
+    }
+  }
+}
+
+const started = Date.now();
+await rm(outDir, { recursive: true, force: true });
+const jobs = [];
+for (const dir of SOURCE_DIRS) {
+  for await (const file of typescriptFiles(path.join(root, dir))) {
+    jobs.push(
+      (async () => {
+        const rel = path.relative(root, file);
+        const target = path.join(outDir, rel.replace(/\.ts$/, '.js'));
+        const output = await transformFile(file, {
+          ...swcOptions(),
+          filename: file,
+          sourceFileName: path.relative(path.dirname(target), file),
+          outputPath: target,
+        });
+        await mkdir(path.dirname(target), { recursive: true });
+        await writeFile(target, `${output.code}\n//# sourceMappingURL=${path.basename(target)}.map\n`);
+        if (output.map) await writeFile(`${target}.map`, output.map);
+      })(),
+    );
+  }
+}
+await Promise.all(jobs);
+console.error(`build: ${jobs.length} files in ${Date.now() - started} ms`);
