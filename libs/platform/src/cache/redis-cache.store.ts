@@ -46,11 +46,15 @@ export class RedisCacheStore extends CacheStore {
   }
 
   async close(): Promise<void> {
-    try {
-      await this.client.quit();
-    } catch {
-      this.client.disconnect();
+    if (this.client.status === 'ready') {
+      try {
+        await this.client.quit();
+        return;
+      } catch {
+        // fall through to a hard disconnect
+      }
     }
+    this.client.disconnect();
   }
 
   async get<T>(key: string): Promise<T | undefined> {

@@ -1,0 +1,33 @@
+// Three tiers (see ARCHITECTURE.md): unit next to the code, medium against real PostgreSQL/Redis or
+// embedded PGlite, e2e booting the app over HTTP. `npm test` runs medium and e2e on both backends.
+const { swcOptions } = require('./scripts/swc-options.cjs');
+
+const transform = { '^.+\\.ts$': ['@swc/jest', { ...swcOptions(), swcrc: false }] };
+const moduleNameMapper = {
+  '^@app/migrations$': '<rootDir>/migrations',
+  '^@app/(platform|documents|asset-registry|tools|planner)$': '<rootDir>/libs/$1/src',
+  '^@test/support$': '<rootDir>/test/support',
+};
+const common = { rootDir: __dirname, transform, moduleNameMapper, testEnvironment: 'node' };
+
+module.exports = {
+  projects: [
+    { ...common, displayName: 'unit', testMatch: ['<rootDir>/{apps,libs}/**/*.spec.ts'] },
+    {
+      ...common,
+      displayName: 'medium',
+      testMatch: ['<rootDir>/test/medium/**/*.spec.ts'],
+      globalSetup: '<rootDir>/test/support/global-setup.ts',
+      globalTeardown: '<rootDir>/test/support/global-teardown.ts',
+      setupFilesAfterEnv: ['<rootDir>/test/support/jest-setup.ts'],
+    },
+    {
+      ...common,
+      displayName: 'e2e',
+      testMatch: ['<rootDir>/test/e2e/**/*.e2e-spec.ts'],
+      globalSetup: '<rootDir>/test/support/global-setup.ts',
+      globalTeardown: '<rootDir>/test/support/global-teardown.ts',
+      setupFilesAfterEnv: ['<rootDir>/test/support/jest-setup.ts'],
+    },
+  ],
+};

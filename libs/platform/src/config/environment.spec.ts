@@ -1,0 +1,50 @@
+import { InvalidEnvironmentError, validateEnvironment } from './environment';
+
+describe('validateEnvironment', () => {
+  it('applies the embedded defaults to an empty environment', () => {
+    const env = validateEnvironment({});
+    expect(env.PORT).toBe(3000);
+    expect(env.DATA_DIR).toBe('./data');
+    expect(env.DATABASE_URL).toBeUndefined();
+    expect(env.REDIS_URL).toBeUndefined();
+    expect(env.LLM_BASE_URL).toBeUndefined();
+  });
+
+  it('converts numbers and booleans from strings', () => {
+    const env = validateEnvironment({ PORT: '8080', WRITE_ADMIN_KEY_FILE: 'false', DATABASE_POOL_SIZE: '4' });
+    expect(env.PORT).toBe(8080);
+    expect(env.WRITE_ADMIN_KEY_FILE).toBe(false);
+    expect(env.DATABASE_POOL_SIZE).toBe(4);
+  });
+
+  it('treats empty strings of optional URLs as unset', () => {
+    const env = validateEnvironment({ DATABASE_URL: '', REDIS_URL: '  ' });
+    expect(env.DATABASE_URL).toBeUndefined();
+    expect(env.REDIS_URL).toBeUndefined();
+  });
+
+  it('lists every bad key with its value and reason', () => {
+    let caught: unknown;
+    try {
+      validateEnvironment({
+        PORT: 'eighty',
+        DATABASE_URL: 'mysql://x',
+        REDIS_URL: 'http://r',
+        LOG_LEVEL: 'loud',
+      });
+    } catch (error) {
+      caught = error;
+    }
+    expect(caught).toBeInstanceOf(InvalidEnvironmentError);
+    const problems = (caught as InvalidEnvironmentError).problems;
+    expect(problems).toHaveLength(4);
+    expect(problems.join('\n')).toMatch(/- PORT=eighty \(/);
+    expect(problems.join('\n')).toMatch(/- DATABASE_URL=mysql:\/\/x \(must be a postgres/);
+    expect(problems.join('\n')).toMatch(/- REDIS_URL=http:\/\/r \(must be a redis/);
+    expect(problems.join('\n')).toMatch(/- LOG_LEVEL=loud \(/);
+  });
+
+  it('rejects a too-short ADMIN_API_KEY', () => {
+    expect(() => validateEnvironment({ ADMIN_API_KEY: 'short' })).toThrow(/ADMIN_API_KEY=short/);
+  });
+});

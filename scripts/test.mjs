@@ -1,0 +1,48 @@
+// `npm test`: unit tests, then the medium and e2e tiers against the native PostgreSQL + Redis and
+// against the embedded PGlite backend. Extra arguments go to every jest run (e.g. a path filter).
+import { spawnSync } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const jest = path.join(root, 'node_modules', 'jest', 'bin', 'jest.js');
+const extra = process.argv.slice(2);
+const backends = (process.env.TEST_BACKENDS ?? 'native,embedded').split(',').filter(Boolean);
+
+function run(label, args, env = {}) {
+  process.stderr.write(`\n=== ${label} ===\n`);
+  const result = spawnSync(process.execPath, [jest, ...args, ...extra], {
+    cwd: root,
+    stdio: 'inherit',
+    env: {
+      ...process.env,
+      ...env,
+      // PGlite loads its WASM through dynamic import(), which jest's VM allows only with this flag.
+      NODE_OPTIONS: [
+        process.env.NODE_OPTIONS,
+        '--experimental-vm-modules',
+        '--no-warnings=ExperimentalWarning',
+      ]
+        .filter(Boolean)
+        .join(' '),
+    },
+  });
+  if (result.status !== 0) {
+    process.stderr.write(`\n${label}: FAILED\n`);
+    process.exit(result.status ?? 1);
+  }
+}
+
+const build = spawnSync(process.execPath, [path.join(root, 'scripts', 'build.mjs')], {
+  cwd: root,
+  stdio: 'inherit',
+});
+if (build.status !== 0) process.exit(build.status ?? 1);
+
+run('unit', ['--selectProjects', 'unit', '--passWithNoTests']);
+for (const backend of backends) {
+  run(`medium + e2e on ${backend}`, ['--selectProjects', 'medium', 'e2e', '--passWithNoTests'], {
+    TEST_DB_BACKEND: backend,
+  });
+}
+process.stderr.write('\nall test tiers passed\n');

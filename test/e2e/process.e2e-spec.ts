@@ -1,0 +1,108 @@
+import { mkdtempSync, rmSync, statSync, existsSync, readFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import {
+  buildDist,
+  freePort,
+  runNode,
+  sleep,
+  startRedisServer,
+  startTestApp,
+  testBackend,
+} from '@test/support';
+
+const MAIN = 'dist/apps/api/src/main.js';
+
+describe(`the server as a process (${testBackend()})`, () => {
+  let dataDir: string;
+  beforeAll(() => {
+    buildDist();
+  });
+  beforeEach(() => {
+    dataDir = mkdtempSync(path.join(os.tmpdir(), 'ops-test-proc-'));
+  });
+  afterEach(() => rmSync(dataDir, { recursive: true, force: true }));
+
+  it('refuses to boot on invalid configuration, listing every bad key', async () => {
+    const proc = runNode(MAIN, {
+      PORT: 'eighty',
+      DATABASE_URL: 'mysql://db',
+      REDIS_URL: 'localhost:6379',
+      DATA_DIR: dataDir,
+    });
+    expect(await proc.exited).toBe(1);
+    const output = proc.output();
+    expect(output).toMatch(/Invalid configuration/);
+    expect(output).toMatch(/- PORT=eighty/);
+    expect(output).toMatch(/- DATABASE_URL=mysql:\/\/db/);
+    expect(output).toMatch(/- REDIS_URL=localhost:6379/);
+  });
+
+  it('first start on embedded defaults: ready, prints the admin key once, writes it 0600; a second process on the same data directory is refused', async () => {
+    const port = await freePort();
+    const first = runNode(MAIN, { PORT: String(port), DATA_DIR: dataDir, LOG_LEVEL: 'warn' });
+    try {
+      await first.waitForOutput(/listening on/);
+      const keyFile = path.join(dataDir, 'admin-key');
+      expect(statSync(keyFile).mode & 0o777).toBe(0o600);
+      const key = readFileSync(keyFile, 'utf8').trim();
+      expect(first.output()).toContain(key);
+
+      const ready = await fetch(`http://127.0.0.1:${port}/health/ready`);
+      expect(ready.status).toBe(200);
+      const keys = await fetch(`http://127.0.0.1:${port}/api/keys`, {
+        headers: { authorization: `Bearer ${key}` },
+      });
+      expect(keys.status).toBe(200);
+
+      const second = runNode(MAIN, { PORT: String(await freePort()), DATA_DIR: dataDir, LOG_LEVEL: 'warn' });
+      expect(await second.exited).toBe(1);
+      expect(second.output()).toMatch(/is in use by process \d+/);
+      expect((await fetch(`http://127.0.0.1:${port}/health/live`)).status).toBe(200);
+    } finally {
+      first.child.kill('SIGTERM');
+    }
+    // Nest re-raises the signal after a graceful shutdown; the removed lock file shows the hooks ran.
+    expect([0, 'SIGTERM']).toContain(await first.exited);
+    expect(existsSync(path.join(dataDir, 'ops.lock'))).toBe(false);
+
+    const restarted = runNode(MAIN, { PORT: String(await freePort()), DATA_DIR: dataDir, LOG_LEVEL: 'warn' });
+    try {
+      await restarted.waitForOutput(/listening on/);
+      expect(restarted.output()).not.toMatch(/First start/);
+    } finally {
+      restarted.child.kill('SIGTERM');
+      await restarted.exited;
+    }
+  });
+});
+
+describe(`requests with Redis stopped (${testBackend()})`, () => {
+  it('keep working, and readiness reports the cache as degraded', async () => {
+    const port = await freePort();
+    const redis = await startRedisServer(port);
+    const t = await startTestApp({ REDIS_URL: `redis://127.0.0.1:${port}`, REDIS_COMMAND_TIMEOUT_MS: '200' });
+    try {
+      let ready = await t.request('GET', '/health/ready', { key: null });
+      expect(ready.body.checks.cache).toMatchObject({ status: 'ok', backend: 'redis' });
+
+      redis.kill('SIGKILL');
+      await sleep(300);
+      const keys = await t.request('GET', '/api/keys');
+      expect(keys.status).toBe(200);
+      const created = await t.request('POST', '/api/keys', {
+        body: { name: 'during outage', role: 'reader' },
+      });
+      expect(created.status).toBe(201);
+
+      ready = await t.request('GET', '/health/ready', { key: null });
+      expect(ready.status).toBe(200);
+      expect(ready.body.status).toBe('degraded');
+      expect(ready.body.checks.cache).toMatchObject({ status: 'degraded', backend: 'redis' });
+      expect(ready.body.checks.database.status).toBe('ok');
+    } finally {
+      redis.kill('SIGKILL');
+      await t.close();
+    }
+  });
+});

@@ -1,0 +1,150 @@
+import { randomBytes } from 'node:crypto';
+import { CacheStore, MemoryCacheStore, RedisCacheStore } from '@app/platform';
+import { freePort, sleep, startRedisServer as startRedis, TEST_REDIS_URL } from '@test/support';
+
+/** The contract every cache adapter honours; run against each one. */
+function cacheContract(
+  name: string,
+  create: () => Promise<CacheStore>,
+  dispose: (cache: CacheStore) => Promise<void>,
+) {
+  describe(`CacheStore contract: ${name}`, () => {
+    let cache: CacheStore;
+    beforeAll(async () => {
+      cache = await create();
+    });
+    afterAll(() => dispose(cache));
+
+    it('misses an unknown key', async () => {
+      expect(await cache.get('missing')).toBeUndefined();
+    });
+
+    it('returns a copy of what was stored', async () => {
+      const value = { a: 1, list: ['x', { y: true }], text: '한국어' };
+      await cache.set('obj', value, 60);
+      const read = await cache.get<typeof value>('obj');
+      expect(read).toEqual(value);
+      expect(read).not.toBe(value);
+    });
+
+    it('expires entries after their TTL', async () => {
+      await cache.set('short', 'v', 0.2);
+      expect(await cache.get('short')).toBe('v');
+      await sleep(400);
+      expect(await cache.get('short')).toBeUndefined();
+    });
+
+    it('deletes keys', async () => {
+      await cache.set('d1', 1, 60);
+      await cache.set('d2', 2, 60);
+      await cache.delete('d1', 'd2');
+      expect(await cache.get('d1')).toBeUndefined();
+      expect(await cache.get('d2')).toBeUndefined();
+    });
+
+    it('increments counters atomically', async () => {
+      const results = await Promise.all(Array.from({ length: 20 }, () => cache.increment('counter')));
+      expect(new Set(results).size).toBe(20);
+      expect(Math.max(...(results as number[]))).toBe(20);
+    });
+
+    it('computes identical concurrent misses once', async () => {
+      let calls = 0;
+      const compute = async () => {
+        calls++;
+        await sleep(50);
+        return { n: 42 };
+      };
+      const results = await Promise.all(
+        Array.from({ length: 10 }, () => cache.getOrCompute('single', 60, compute)),
+      );
+      expect(calls).toBe(1);
+      expect(results.every((r) => r.value.n === 42)).toBe(true);
+      const again = await cache.getOrCompute('single', 60, compute);
+      expect(again).toEqual({ value: { n: 42 }, hit: true });
+      expect(calls).toBe(1);
+    });
+
+    it('does not cache a failed computation', async () => {
+      await expect(cache.getOrCompute('fails', 60, () => Promise.reject(new Error('boom')))).rejects.toThrow(
+        'boom',
+      );
+      expect((await cache.getOrCompute('fails', 60, () => Promise.resolve('ok'))).value).toBe('ok');
+    });
+
+    it('reports itself healthy', () => {
+      expect(cache.health().available).toBe(true);
+    });
+  });
+}
+
+cacheContract(
+  'memory',
+  () => Promise.resolve(new MemoryCacheStore(1000)),
+  () => Promise.resolve(),
+);
+
+cacheContract(
+  'redis',
+  async () => {
+    const cache = new RedisCacheStore({
+      url: TEST_REDIS_URL,
+      keyPrefix: `test:${randomBytes(4).toString('hex')}:`,
+      commandTimeoutMs: 500,
+    });
+    await cache.connect();
+    return cache;
+  },
+  (cache) => (cache as RedisCacheStore).close(),
+);
+
+describe('RedisCacheStore when Redis goes away', () => {
+  it('degrades to misses and dropped writes, reports it, and recovers', async () => {
+    const port = await freePort();
+    let redis = await startRedis(port);
+    const cache = new RedisCacheStore({
+      url: `redis://127.0.0.1:${port}`,
+      keyPrefix: 'test:',
+      commandTimeoutMs: 300,
+    });
+    await cache.connect();
+    try {
+      await cache.set('k', 'v', 60);
+      expect(await cache.get('k')).toBe('v');
+
+      redis.kill('SIGKILL');
+      await sleep(300);
+      const started = Date.now();
+      expect(await cache.get('k')).toBeUndefined();
+      await expect(cache.set('k2', 'v', 60)).resolves.toBeUndefined();
+      expect(await cache.increment('n')).toBeUndefined();
+      expect((await cache.getOrCompute('c', 60, () => Promise.resolve('computed'))).value).toBe('computed');
+      expect(Date.now() - started).toBeLessThan(5000);
+      expect(cache.health()).toMatchObject({ backend: 'redis', available: false });
+
+      redis = await startRedis(port);
+      for (let i = 0; i < 60 && !cache.health().available; i++) await sleep(100);
+      expect(cache.health().available).toBe(true);
+      await cache.set('k3', 'back', 60);
+      expect(await cache.get('k3')).toBe('back');
+    } finally {
+      await cache.close();
+      redis.kill('SIGKILL');
+    }
+  });
+
+  it('starts without a reachable Redis', async () => {
+    const cache = new RedisCacheStore({
+      url: `redis://127.0.0.1:${await freePort()}`,
+      keyPrefix: 'test:',
+      commandTimeoutMs: 200,
+    });
+    await cache.connect();
+    try {
+      expect(await cache.get('x')).toBeUndefined();
+      expect(cache.health().available).toBe(false);
+    } finally {
+      await cache.close();
+    }
+  });
+});

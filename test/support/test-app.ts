@@ -1,0 +1,96 @@
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import { PassThrough } from 'node:stream';
+import { generateTestApiKey } from './test-keys';
+import { validateEnvironment } from '@app/platform';
+import { createApp, ensureBootstrapAdmin } from '../../apps/api/src/bootstrap';
+import { createTestDatabase, TestDatabase } from './test-database';
+import { applyEnv, QUIET_TEST_ENV } from './test-env';
+
+export interface HttpResult<T = any> {
+  status: number;
+  body: T;
+  headers: Headers;
+}
+
+export interface RequestOptions {
+  key?: string | null;
+  body?: unknown;
+  headers?: Record<string, string>;
+  rawBody?: string;
+}
+
+export interface TestApp {
+  app: NestExpressApplication;
+  url: string;
+  database: TestDatabase;
+  /** The system admin key of the default tenant. */
+  adminKey: string;
+  request<T = any>(method: string, route: string, options?: RequestOptions): Promise<HttpResult<T>>;
+  close(): Promise<void>;
+}
+
+/** Boots the real application on a fresh test database and serves it on a random local port. */
+export async function startTestApp(extraEnv: Record<string, string> = {}): Promise<TestApp> {
+  const database = await createTestDatabase();
+  const adminKey = generateTestApiKey();
+  const restoreEnv = applyEnv({
+    ...QUIET_TEST_ENV,
+    ...database.env,
+    ADMIN_API_KEY: adminKey,
+    PORT: '0',
+    ...extraEnv,
+  });
+  const logStream = new PassThrough();
+  if (process.env.TEST_LOGS === '1') logStream.pipe(process.stderr);
+  else logStream.resume();
+  let app: NestExpressApplication | undefined;
+  try {
+    app = await createApp({ env: validateEnvironment(process.env), logStream });
+    await app.listen(0, '127.0.0.1');
+    await ensureBootstrapAdmin(app);
+  } catch (error) {
+    await app?.close();
+    restoreEnv();
+    await database.drop();
+    throw error;
+  }
+  const url = (await app.getUrl()).replace('[::1]', '127.0.0.1');
+  const started = app;
+
+  const request = async <T>(
+    method: string,
+    route: string,
+    options: RequestOptions = {},
+  ): Promise<HttpResult<T>> => {
+    const key = options.key === undefined ? adminKey : options.key;
+    const headers: Record<string, string> = { ...options.headers };
+    if (key) headers.authorization ??= `Bearer ${key}`;
+    let body: string | undefined = options.rawBody;
+    if (options.body !== undefined) {
+      body = JSON.stringify(options.body);
+      headers['content-type'] ??= 'application/json';
+    }
+    const response = await fetch(`${url}${route}`, { method, headers, body });
+    const text = await response.text();
+    let parsed: unknown = text;
+    try {
+      parsed = text ? JSON.parse(text) : undefined;
+    } catch {
+      // not JSON: keep the text
+    }
+    return { status: response.status, body: parsed as T, headers: response.headers };
+  };
+
+  return {
+    app: started,
+    url,
+    database,
+    adminKey,
+    request,
+    close: async () => {
+      await started.close();
+      restoreEnv();
+      await database.drop();
+    },
+  };
+}

@@ -1,0 +1,48 @@
+import { DynamicModule, ForwardReference, INestApplicationContext, Type } from '@nestjs/common';
+import { Test } from '@nestjs/testing';
+import { JsonLogger, PlatformModule } from '@app/platform';
+import { createTestDatabase, TestDatabase } from './test-database';
+import { applyEnv, QUIET_TEST_ENV } from './test-env';
+
+export interface TestContext {
+  app: INestApplicationContext;
+  database: TestDatabase;
+  get<T>(token: Type<T> | string | symbol | (abstract new (...args: never[]) => T)): T;
+  close(): Promise<void>;
+}
+
+type Importable = Type<unknown> | DynamicModule | Promise<DynamicModule> | ForwardReference;
+
+/**
+ * A Nest context with the platform (real database, real cache) and the given modules, for medium
+ * tests of services and repositories. Every spec file gets its own database.
+ */
+export async function startTestContext(
+  imports: Importable[] = [],
+  extraEnv: Record<string, string> = {},
+): Promise<TestContext> {
+  const database = await createTestDatabase();
+  const restoreEnv = applyEnv({ ...QUIET_TEST_ENV, ...database.env, ...extraEnv });
+  try {
+    const moduleRef = await Test.createTestingModule({
+      imports: [PlatformModule.forRoot({ schedulers: false }), ...imports],
+    })
+      .setLogger(new JsonLogger({ level: 'error', format: 'pretty', stream: process.stderr }))
+      .compile();
+    const app = await moduleRef.init();
+    return {
+      app,
+      database,
+      get: (token) => app.get(token as never),
+      close: async () => {
+        await app.close();
+        restoreEnv();
+        await database.drop();
+      },
+    };
+  } catch (error) {
+    restoreEnv();
+    await database.drop();
+    throw error;
+  }
+}

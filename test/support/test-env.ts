@@ -1,0 +1,22 @@
+/** Sets environment variables for the duration of a spec file and restores them afterwards. */
+export function applyEnv(values: Record<string, string | undefined>): () => void {
+  const previous = new Map<string, string | undefined>();
+  for (const [key, value] of Object.entries(values)) {
+    previous.set(key, process.env[key]);
+    if (value === undefined) delete process.env[key];
+    else process.env[key] = value;
+  }
+  return () => {
+    for (const [key, value] of previous) {
+      if (value === undefined) delete process.env[key];
+      else process.env[key] = value;
+    }
+  };
+}
+
+export const QUIET_TEST_ENV: Record<string, string> = {
+  NODE_ENV: 'test',
+  LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'error',
+  LOG_FORMAT: 'pretty',
+  WRITE_ADMIN_KEY_FILE: 'false',
+};
