@@ -33,3 +33,13 @@ export {
   type DependencyStatus,
   type ReadinessReport,
 } from './health/health-registry';
+export {
+  APP_EVENTS,
+  ASSET_TYPES,
+  EventBus,
+  type AppEventMap,
+  type AppEventName,
+  type AssetLifecycleEvent,
+  type AssetType,
+  type DocumentsChangedEvent,
+} from './events/app-events';

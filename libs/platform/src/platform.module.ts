@@ -11,6 +11,7 @@ import { CacheModule } from './cache/cache.module';
 import { CacheStore } from './cache/cache-store';
 import { ConfigCoreModule } from './config/config-core.module';
 import { DatabaseInfo, DatabaseModule } from './database/database.module';
+import { EventBus } from './events/app-events';
 import { HealthRegistry } from './health/health-registry';
 
 @Injectable()
@@ -73,8 +74,16 @@ export class PlatformModule {
         EventEmitterModule.forRoot({ wildcard: false, ignoreErrors: false }),
         ...(options.schedulers === false ? [] : [ScheduleModule.forRoot()]),
       ],
-      providers: [AuthRepository, AuthService, ApiKeyGuard, HealthRegistry, PlatformHealthChecks],
-      exports: [AuthService, ApiKeyGuard, HealthRegistry, DatabaseModule, CacheModule, TypeOrmModule],
+      providers: [AuthRepository, AuthService, ApiKeyGuard, HealthRegistry, PlatformHealthChecks, EventBus],
+      exports: [
+        AuthService,
+        ApiKeyGuard,
+        HealthRegistry,
+        EventBus,
+        DatabaseModule,
+        CacheModule,
+        TypeOrmModule,
+      ],
     };
   }
 }
