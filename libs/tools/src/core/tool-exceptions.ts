@@ -1,0 +1,24 @@
+import { AppException, ErrorKind } from '@app/platform';
+
+export enum ToolsExceptionCode {
+  TOOL_NOT_FOUND = 'TOOL_NOT_FOUND',
+  TOOL_INPUT_INVALID = 'TOOL_INPUT_INVALID',
+  TOOL_NAME_CONFLICT = 'TOOL_NAME_CONFLICT',
+}
+
+export class ToolsException extends AppException {
+  constructor(code: ToolsExceptionCode, kind: ErrorKind, message: string, details?: unknown) {
+    super(code, kind, message, details);
+  }
+
+  static notFound(name: string): ToolsException {
+    return new ToolsException(
+      ToolsExceptionCode.TOOL_NOT_FOUND,
+      ErrorKind.NOT_FOUND,
+      `Tool "${name}" does not exist.`,
+      {
+        tool: name,
+      },
+    );
+  }
+}

@@ -1,0 +1,74 @@
+export type JsonSchema = Record<string, unknown>;
+
+export type ToolSource = 'builtin' | 'dynamic' | 'mcp';
+
+/** What a caller (planner, MCP client, stage executor, LLM) needs to know to use a tool. */
+export interface ToolDefinition {
+  name: string;
+  description: string;
+  /** `builtin` tools name their kind (ci_lookup, metric_query, ...); dynamic ones `http` or `sql`. */
+  tool_type: string;
+  input_schema: JsonSchema;
+  output_schema: JsonSchema | null;
+  has_side_effects: boolean;
+  timeout_ms: number;
+  source: ToolSource;
+  /** Asset version for dynamic tools. */
+  version?: number | null;
+  tags?: string[];
+}
+
+/** Who runs the tool and within what limits. Tenant and user come from auth, never from tool input. */
+export interface ToolContext {
+  tenantId: string;
+  userId: string;
+  requestId: string;
+  traceId: string;
+  /** Epoch milliseconds after which the caller no longer wants an answer. */
+  deadline: number;
+  signal: AbortSignal;
+}
+
+/** What a tool implementation returns on success. Failures are thrown (see ToolError). */
+export interface ToolOutput<T = unknown> {
+  data: T;
+  warnings?: string[];
+  metadata?: Record<string, unknown>;
+}
+
+/** The standard result of every tool run, success or not (the seed's ToolResult). */
+export interface ToolResult<T = unknown> {
+  success: boolean;
+  data: T | null;
+  error: string | null;
+  error_details: Record<string, unknown> | null;
+  warnings: string[];
+  metadata: { tool: string; execution_time_ms: number; [key: string]: unknown };
+}
+
+export interface Tool {
+  readonly definition: ToolDefinition;
+  execute(context: ToolContext, input: Record<string, unknown>): Promise<ToolOutput>;
+}
+
+export enum ToolErrorCode {
+  INVALID_INPUT = 'INVALID_INPUT',
+  INVALID_OUTPUT = 'INVALID_OUTPUT',
+  TIMEOUT = 'TIMEOUT',
+  CANCELLED = 'CANCELLED',
+  UNAVAILABLE = 'UNAVAILABLE',
+  EXECUTION_FAILED = 'EXECUTION_FAILED',
+  FORBIDDEN = 'FORBIDDEN',
+}
+
+/** Thrown by tool implementations for an expected failure; becomes a failed ToolResult. */
+export class ToolError extends Error {
+  constructor(
+    readonly code: ToolErrorCode | string,
+    message: string,
+    readonly details?: Record<string, unknown>,
+  ) {
+    super(message);
+    this.name = 'ToolError';
+  }
+}
