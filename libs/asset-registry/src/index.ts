@@ -1,1 +1,2 @@
 export { AssetRegistryModule } from './asset-registry.module';
+export * from './asset-contents';

@@ -1,0 +1,117 @@
+/**
+ * The content shapes of the asset types other modules read. The asset registry validates them with
+ * JSON Schemas on save; the tool registry, the planner and the agents consume them as typed here.
+ */
+
+/** A column of a catalog table. `enum_values` lists the values worth knowing (e.g. prod|staging|dev). */
+export interface CatalogColumn {
+  name: string;
+  type: string;
+  description?: string | null;
+  nullable?: boolean;
+  primary_key?: boolean;
+  enum_values?: string[] | null;
+  /** Other names users say for this column (Korean and English), used by planners to match filters. */
+  aliases?: string[];
+}
+
+export interface CatalogTable {
+  name: string;
+  description?: string | null;
+  primary_key?: string[];
+  columns: CatalogColumn[];
+  /** Foreign keys: this table's columns -> another table's columns. */
+  references?: Array<{ columns: string[]; table: string; referenced_columns: string[] }>;
+}
+
+export interface CatalogContent {
+  /** Where the tables live: the internal database (`internal`) or a named source asset. */
+  source: { kind: 'internal' | 'source_asset'; name?: string; schema?: string };
+  tables: CatalogTable[];
+}
+
+/**
+ * Keyword -> value mappings (e.g. "CPU 사용률" -> metric `cpu_usage`, "운영" -> environment `prod`).
+ * `kind` says what the value is: a metric name, a filter value for `field`, a tool name, or other.
+ */
+export interface KeywordMapping {
+  keyword: string;
+  value: string;
+  kind: 'metric' | 'filter' | 'tool' | 'aggregation' | 'other';
+  field?: string;
+  description?: string;
+}
+
+export interface MappingContent {
+  mappings: KeywordMapping[];
+}
+
+export interface PromptContent {
+  scope: string;
+  engine: string;
+  template: string;
+  input_schema?: Record<string, unknown> | null;
+  output_contract?: Record<string, unknown> | null;
+}
+
+export const TOOL_ASSET_TYPES = ['http', 'sql'] as const;
+export type ToolAssetType = (typeof TOOL_ASSET_TYPES)[number];
+
+/**
+ * `http` tool config. Templates use `{{input.<path>}}`, `{{context.user_id}}`, `{{context.tenant_id}}`
+ * and `{{secret}}` (the resolved `secret_ref`); values are URL-encoded inside `url`.
+ */
+export interface HttpToolConfig {
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  url: string;
+  headers?: Record<string, string>;
+  query?: Record<string, string>;
+  /** JSON body template: strings may hold placeholders; a string that is exactly one placeholder keeps the value's type. */
+  body?: unknown;
+  /** `env:OPS_SECRET_<NAME>`: read from the environment at call time, never stored in the asset. */
+  secret_ref?: string | null;
+  /** Output field -> dot path into the JSON response (`data.items`, `items.0.id`); absent: whole body. */
+  response_mapping?: Record<string, string> | null;
+  timeout_ms?: number;
+  max_response_bytes?: number;
+}
+
+/** `sql` tool config: one read-only SELECT over the OPS data with `:name` parameters bound from input. */
+export interface SqlToolConfig {
+  query: string;
+  row_limit?: number;
+  timeout_ms?: number;
+}
+
+/** The tool-specific fields of a tool asset (as stored on the asset and in each version snapshot). */
+export interface ToolAssetSpec {
+  name: string;
+  description: string;
+  tool_type: ToolAssetType;
+  tool_config: HttpToolConfig | SqlToolConfig;
+  tool_input_schema: Record<string, unknown>;
+  tool_output_schema: Record<string, unknown> | null;
+  /** Optional example input: publishing runs the tool with it once (a dry run) and records the outcome. */
+  sample_input?: Record<string, unknown> | null;
+  has_side_effects?: boolean;
+  timeout_ms?: number;
+}
+
+export interface ToolDryRunOutcome {
+  status: 'passed' | 'failed' | 'skipped';
+  output?: unknown;
+  error?: string | null;
+  execution_time_ms?: number;
+}
+
+/**
+ * Port implemented by the tools library (it knows how to run a tool asset). The registry calls it,
+ * when present, to dry-run a tool asset's `sample_input` at publish time.
+ */
+export abstract class ToolAssetDryRunner {
+  abstract dryRun(
+    tenantId: string,
+    spec: ToolAssetSpec,
+    sampleInput: Record<string, unknown>,
+  ): Promise<ToolDryRunOutcome>;
+}
