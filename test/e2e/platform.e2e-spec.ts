@@ -3,7 +3,7 @@ import { startTestApp, TestApp, testBackend } from '@test/support';
 describe(`platform over HTTP (${testBackend()})`, () => {
   let t: TestApp;
   beforeAll(async () => {
-    t = await startTestApp();
+    t = await startTestApp({ CORS_ORIGINS: 'https://ops.example.com' });
   });
   afterAll(() => t.close());
 
@@ -28,6 +28,19 @@ describe(`platform over HTTP (${testBackend()})`, () => {
         expect.arrayContaining(['/api/keys', '/api/tenants', '/health/ready']),
       );
     });
+  });
+
+  it('answers CORS preflight for configured origins only', async () => {
+    const allowed = await t.request('OPTIONS', '/api/documents/search', {
+      key: null,
+      headers: { origin: 'https://ops.example.com', 'access-control-request-method': 'POST' },
+    });
+    expect(allowed.headers.get('access-control-allow-origin')).toBe('https://ops.example.com');
+    const other = await t.request('OPTIONS', '/api/documents/search', {
+      key: null,
+      headers: { origin: 'https://evil.example', 'access-control-request-method': 'POST' },
+    });
+    expect(other.headers.get('access-control-allow-origin')).toBeNull();
   });
 
   describe('authentication', () => {

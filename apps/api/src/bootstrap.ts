@@ -26,6 +26,15 @@ export async function createApp({ env, logStream }: CreateAppOptions): Promise<N
   app.useBodyParser('urlencoded', { limit: env.BODY_LIMIT, extended: true });
   app.disable('x-powered-by');
   app.set('trust proxy', 'loopback');
+  if (env.CORS_ORIGINS) {
+    const origins = env.CORS_ORIGINS.split(',').map((o) => o.trim());
+    app.enableCors({
+      origin: origins.includes('*') ? true : origins,
+      allowedHeaders: ['Authorization', 'X-Api-Key', 'Content-Type', 'X-Request-Id', 'traceparent'],
+      exposedHeaders: ['X-Request-Id'],
+      maxAge: 600,
+    });
+  }
   app.enableShutdownHooks();
   setupOpenApi(app);
   return app;

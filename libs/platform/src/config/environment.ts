@@ -104,6 +104,12 @@ export class EnvironmentVariables {
   @IsString()
   BODY_LIMIT = '10mb';
 
+  /** Comma-separated browser origins allowed to call the API (`*` for any); unset: no CORS headers. */
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @IsString()
+  CORS_ORIGINS?: string;
+
   @Transform(emptyToUndefined)
   @IsOptional()
   @Matches(/^https?:\/\//, { message: 'must be an http(s) URL' })

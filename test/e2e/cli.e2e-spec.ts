@@ -1,0 +1,100 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { buildDist, freePort, runNode, testBackend } from '@test/support';
+
+const MAIN = 'dist/apps/api/src/main.js';
+const CLI = 'dist/apps/api/src/cli/main.js';
+
+async function cli(env: Record<string, string>, ...args: string[]) {
+  const proc = runNode(CLI, env, args);
+  const code = await proc.exited;
+  return { code, output: proc.output() };
+}
+
+describe(`keys CLI (${testBackend()})`, () => {
+  let dataDir: string;
+  beforeAll(() => buildDist());
+  beforeEach(() => {
+    dataDir = mkdtempSync(path.join(os.tmpdir(), 'ops-test-cli-'));
+  });
+  afterEach(() => rmSync(dataDir, { recursive: true, force: true }));
+
+  it('manages keys on a running server over HTTP and on a stopped server through its data directory', async () => {
+    const port = await freePort();
+    const url = `http://127.0.0.1:${port}`;
+    const server = runNode(MAIN, { PORT: String(port), DATA_DIR: dataDir, LOG_LEVEL: 'warn' });
+    let createdOnline: string;
+    try {
+      await server.waitForOutput(/listening on/);
+      const env = { DATA_DIR: dataDir };
+      const created = await cli(
+        env,
+        'keys',
+        'create',
+        '--role',
+        'operator',
+        '--name',
+        'pipeline',
+        '--url',
+        url,
+      );
+      expect(created.code).toBe(0);
+      createdOnline = /^(ops_\S+)$/m.exec(created.output)![1];
+      const probe = await fetch(`${url}/api/keys`, { headers: { 'x-api-key': createdOnline } });
+      expect(probe.status).toBe(403);
+
+      const tenant = await cli(env, 'keys', 'list', '--url', url, '--tenant', 'default');
+      expect(tenant.output).toMatch(/pipeline/);
+
+      // The embedded data directory is locked while the server runs.
+      const locked = await cli({ LOG_LEVEL: 'error' }, 'keys', 'list', '--data-dir', dataDir);
+      expect(locked.code).toBe(1);
+      expect(locked.output).toMatch(/in use by process/);
+    } finally {
+      server.child.kill('SIGTERM');
+      await server.exited;
+    }
+
+    const offline = await cli(
+      {},
+      'keys',
+      'create',
+      '--tenant',
+      'default',
+      '--role',
+      'reader',
+      '--name',
+      'offline',
+      '--data-dir',
+      dataDir,
+    );
+    expect(offline.code).toBe(0);
+    const listed = await cli({}, 'keys', 'list', '--data-dir', dataDir);
+    expect(listed.output).toMatch(/pipeline/);
+    expect(listed.output).toMatch(/offline/);
+    const pipelineId = /^(\S+)\s+default\s+operator/m.exec(listed.output)![1];
+    const revoked = await cli({}, 'keys', 'revoke', pipelineId, '--data-dir', dataDir);
+    expect(revoked.code).toBe(0);
+    expect(revoked.output).toMatch(/revoked/);
+
+    const restarted = runNode(MAIN, { PORT: String(port), DATA_DIR: dataDir, LOG_LEVEL: 'warn' });
+    try {
+      await restarted.waitForOutput(/listening on/);
+      const admin = readFileSync(path.join(dataDir, 'admin-key'), 'utf8').trim();
+      const keys = (await (
+        await fetch(`${url}/api/keys`, { headers: { authorization: `Bearer ${admin}` } })
+      ).json()) as {
+        keys: Array<{ name: string; revoked_at: string | null }>;
+      };
+      expect(keys.keys.find((k) => k.name === 'pipeline')?.revoked_at).not.toBeNull();
+      expect(keys.keys.find((k) => k.name === 'offline')?.revoked_at).toBeNull();
+      expect(
+        (await fetch(`${url}/api/keys`, { headers: { authorization: `Bearer ${createdOnline!}` } })).status,
+      ).toBe(401);
+    } finally {
+      restarted.child.kill('SIGTERM');
+      await restarted.exited;
+    }
+  });
+});
