@@ -119,7 +119,7 @@ export const OPS_TOOL_DEFINITIONS: ToolDefinition[] = [
   ),
   builtin(
     'history_query',
-    '이력 조회: 배포, 장애, 변경, 알람, 점검 같은 CI 이벤트 이력을 기간과 항목, 종류로 조회합니다. ' +
+    '이력 조회: 배포, 장애, 변경, 알람, 점검 같은 CI 이벤트 이력을 기간, 대상 CI, 종류로 조회합니다. ' +
       'Query the event history of CIs (deployments, incidents, changes, alerts, maintenance) by time range, item and kind.',
     {
       type: 'object',

@@ -131,7 +131,8 @@ export class PromptBuilder {
       used += cost;
     }
 
-    const pick = (kind: Section['kind']) => sections.filter((s) => s.kind === kind && included.has(s));
+    const pick = (kind: Section['kind']) =>
+      (kind === 'table' ? ranked : sections).filter((s) => s.kind === kind && included.has(s));
     const user = [
       header,
       `Tool input schemas:\n${
