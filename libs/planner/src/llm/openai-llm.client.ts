@@ -1,5 +1,5 @@
 import { Logger } from '@nestjs/common';
-import OpenAI, { APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
+import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
 import type {
   ChatCompletionCreateParamsNonStreaming,
   ChatCompletionMessageParam,
@@ -81,6 +81,7 @@ export class OpenAiLlmClient extends LlmClient {
     let attempt = 0;
     for (;;) {
       attempt += 1;
+      const attemptStarted = performance.now();
       try {
         const completion = await this.client.chat.completions.create(body, {
           timeout,
@@ -116,7 +117,7 @@ export class OpenAiLlmClient extends LlmClient {
           latencyMs: Math.round(performance.now() - started),
         };
       } catch (error) {
-        const failure = this.classify(error, timeout, attempt);
+        const failure = this.classify(error, timeout, attempt, performance.now() - attemptStarted);
         if (!failure.transient || attempt > this.options.maxRetries || request.signal?.aborted) throw failure;
         const delay = this.options.retryBaseDelayMs * 2 ** (attempt - 1) * (0.8 + Math.random() * 0.4);
         this.logger.warn({
@@ -183,10 +184,14 @@ export class OpenAiLlmClient extends LlmClient {
     };
   }
 
-  private classify(error: unknown, timeoutMs: number, attempts: number): LlmException {
+  private classify(error: unknown, timeoutMs: number, attempts: number, elapsedMs: number): LlmException {
     if (error instanceof LlmException) return error;
     const details = { attempts };
-    if (error instanceof APIConnectionTimeoutError) {
+    // Some runtimes surface the SDK's timeout abort as a plain connection error; the clock tells them apart.
+    const timedOut =
+      error instanceof APIConnectionTimeoutError ||
+      (error instanceof APIConnectionError && elapsedMs >= timeoutMs * 0.95);
+    if (timedOut) {
       return new LlmException(
         PlannerExceptionCode.LLM_TIMEOUT,
         `The model did not answer within ${timeoutMs} ms.`,
