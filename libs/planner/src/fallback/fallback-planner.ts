@@ -93,7 +93,11 @@ export class FallbackPlanner {
       scores[tool.name] = Math.round(strong * 100) / 100;
     }
 
-    let chosen = input.tools.filter((tool) => scores[tool.name] >= MIN_TOOL_SCORE);
+    // A keyword mapped to a tool is an explicit routing decision by whoever published the mappings.
+    const routed = new Set(matchedMappings.filter((m) => m.kind === 'tool').map((m) => m.value));
+    let chosen = routed.size
+      ? input.tools.filter((tool) => routed.has(tool.name))
+      : input.tools.filter((tool) => scores[tool.name] >= MIN_TOOL_SCORE);
     if (!chosen.length) {
       const byWeak = input.tools
         .filter((tool) => weak[tool.name] > 0)
