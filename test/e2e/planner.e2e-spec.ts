@@ -17,7 +17,7 @@ describe(`planner over HTTP (${testBackend()})`, () => {
   beforeAll(async () => {
     t = await startTestApp();
     registerFakeOpsTools(t.app.get(ToolRegistry));
-    feedOpsKnowledge(t.app.get(PlanningKnowledge) as InMemoryPlanningKnowledge);
+    feedOpsKnowledge(t.app.get<PlanningKnowledge, InMemoryPlanningKnowledge>(PlanningKnowledge));
     operator = (await t.request('POST', '/api/keys', { body: { name: 'ops', role: 'operator' } })).body
       .secret;
     reader = (await t.request('POST', '/api/keys', { body: { name: 'viewer', role: 'reader' } })).body.secret;
