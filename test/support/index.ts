@@ -5,3 +5,5 @@ export * from './test-app';
 export * from './test-context';
 export * from './test-keys';
 export * from './processes';
+export * from './fake-llm-server';
+export * from './planner-fixtures';

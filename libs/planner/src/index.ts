@@ -1,1 +1,37 @@
-export { PlannerModule } from './planner.module';
+export { PlannerModule, createLlmClient, DEFAULT_LLM_MODEL } from './planner.module';
+export { PlannerService, type PlanRequest } from './planner.service';
+export { AskService, type AskRequest, type AskResult } from './ask.service';
+export { PlannerOptions } from './planner-options';
+export {
+  LlmClient,
+  type LlmChatRequest,
+  type LlmChatResponse,
+  type LlmMessage,
+  type LlmResponseFormat,
+  type LlmToolCall,
+  type LlmToolSpec,
+  type LlmUsage,
+} from './llm/llm-client';
+export { OpenAiLlmClient, type OpenAiLlmOptions } from './llm/openai-llm.client';
+export { UnconfiguredLlmClient } from './llm/unconfigured-llm.client';
+export {
+  PlanningKnowledge,
+  InMemoryPlanningKnowledge,
+  type PlanningKnowledgeEntry,
+  type VersionedAsset,
+} from './knowledge/planning-knowledge';
+export { CatalogIndex } from './knowledge/catalog-index';
+export { estimateTokens } from './knowledge/text-match.util';
+export { PlanExecutor } from './execution/plan-executor';
+export { RegistryPlanExecutor } from './execution/registry-plan.executor';
+export {
+  FallbackPlanner,
+  type FallbackPlannerInput,
+  type FallbackPlanResult,
+} from './fallback/fallback-planner';
+export { PlanValidator, type PlanValidationContext } from './plan/plan-validator';
+export { PromptBuilder, DEFAULT_PLANNER_SYSTEM_PROMPT, type BuiltPrompt } from './prompt/prompt-builder';
+export { planJsonSchema } from './plan/plan-json-schema';
+export { CATALOG_COLUMN_KEY, CATALOG_TABLE_KEY } from './plan/schema-introspection.util';
+export { LlmException, PlannerException, PlannerExceptionCode } from './planner.exception';
+export type * from './plan/plan.types';

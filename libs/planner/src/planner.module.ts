@@ -1,4 +1,65 @@
-import { Module } from '@nestjs/common';
+import { Module, OnModuleInit } from '@nestjs/common';
+import { AppConfig, HealthRegistry } from '@app/platform';
+import { ToolsModule } from '@app/tools';
+import { AnswerWriter } from './answer/answer-writer';
+import { AskService } from './ask.service';
+import { PlanExecutor } from './execution/plan-executor';
+import { RegistryPlanExecutor } from './execution/registry-plan.executor';
+import { PlannerController } from './http/planner.controller';
+import { InMemoryPlanningKnowledge, PlanningKnowledge } from './knowledge/planning-knowledge';
+import { LlmClient } from './llm/llm-client';
+import { OpenAiLlmClient } from './llm/openai-llm.client';
+import { UnconfiguredLlmClient } from './llm/unconfigured-llm.client';
+import { PlannerOptions } from './planner-options';
+import { PlannerService } from './planner.service';
 
-@Module({})
-export class PlannerModule {}
+export const DEFAULT_LLM_MODEL = 'gpt-4o-mini';
+
+export function createLlmClient(config: AppConfig): LlmClient {
+  const baseUrl = config.get('LLM_BASE_URL');
+  if (!baseUrl) return new UnconfiguredLlmClient();
+  return new OpenAiLlmClient({
+    baseUrl,
+    apiKey: config.get('LLM_API_KEY'),
+    model: config.get('LLM_MODEL') ?? DEFAULT_LLM_MODEL,
+    temperature: config.get('LLM_TEMPERATURE'),
+    maxTokens: config.get('LLM_MAX_TOKENS'),
+    timeoutMs: config.get('LLM_TIMEOUT_MS'),
+    maxRetries: config.get('LLM_MAX_RETRIES'),
+    retryBaseDelayMs: config.get('LLM_RETRY_BASE_DELAY_MS'),
+  });
+}
+
+@Module({
+  imports: [ToolsModule],
+  controllers: [PlannerController],
+  providers: [
+    { provide: LlmClient, useFactory: createLlmClient, inject: [AppConfig] },
+    { provide: PlanningKnowledge, useClass: InMemoryPlanningKnowledge },
+    { provide: PlanExecutor, useClass: RegistryPlanExecutor },
+    {
+      provide: PlannerOptions,
+      useFactory: (config: AppConfig): PlannerOptions => ({
+        tokenBudget: config.get('PLANNER_TOKEN_BUDGET'),
+        maxLimit: config.get('PLANNER_MAX_LIMIT'),
+        maxSteps: config.get('PLANNER_MAX_STEPS'),
+        executionTimeoutMs: config.get('PLANNER_EXECUTION_TIMEOUT_MS'),
+      }),
+      inject: [AppConfig],
+    },
+    PlannerService,
+    AskService,
+    AnswerWriter,
+  ],
+  exports: [LlmClient, PlanningKnowledge, PlanExecutor, PlannerService, AskService],
+})
+export class PlannerModule implements OnModuleInit {
+  constructor(
+    private readonly health: HealthRegistry,
+    private readonly llm: LlmClient,
+  ) {}
+
+  onModuleInit(): void {
+    this.health.register('llm', () => this.llm.health(), { critical: false });
+  }
+}

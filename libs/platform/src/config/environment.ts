@@ -3,6 +3,7 @@ import {
   IsBoolean,
   IsIn,
   IsInt,
+  IsNumber,
   IsOptional,
   IsString,
   Matches,
@@ -124,6 +125,55 @@ export class EnvironmentVariables {
   @IsOptional()
   @IsString()
   LLM_MODEL?: string;
+
+  // Planner and LLM client (libs/planner)
+  @Transform(toNumber)
+  @IsNumber()
+  @Min(0)
+  @Max(2)
+  LLM_TEMPERATURE = 0;
+
+  @Transform(toNumber)
+  @IsInt()
+  @Min(16)
+  LLM_MAX_TOKENS = 1024;
+
+  @Transform(toNumber)
+  @IsInt()
+  @Min(100)
+  LLM_TIMEOUT_MS = 30_000;
+
+  @Transform(toNumber)
+  @IsInt()
+  @Min(0)
+  @Max(10)
+  LLM_MAX_RETRIES = 2;
+
+  @Transform(toNumber)
+  @IsInt()
+  @Min(0)
+  LLM_RETRY_BASE_DELAY_MS = 1000;
+
+  @Transform(toNumber)
+  @IsInt()
+  @Min(500)
+  PLANNER_TOKEN_BUDGET = 6000;
+
+  @Transform(toNumber)
+  @IsInt()
+  @Min(1)
+  PLANNER_MAX_LIMIT = 100;
+
+  @Transform(toNumber)
+  @IsInt()
+  @Min(1)
+  @Max(50)
+  PLANNER_MAX_STEPS = 8;
+
+  @Transform(toNumber)
+  @IsInt()
+  @Min(100)
+  PLANNER_EXECUTION_TIMEOUT_MS = 30_000;
 }
 
 export class InvalidEnvironmentError extends Error {

@@ -1,0 +1,222 @@
+import type { DiscoveryService } from '@nestjs/core';
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import {
+  createLlmClient,
+  InMemoryPlanningKnowledge,
+  LlmClient,
+  PlannerService,
+  RegistryPlanExecutor,
+  UnconfiguredLlmClient,
+  type PlanOutcome,
+} from '@app/planner';
+import { AppConfig, validateEnvironment } from '@app/platform';
+import { ToolRegistry } from '@app/tools';
+import { createFakeOpsTools } from './ops-fake-tools';
+import { OPS_CATALOG, OPS_MAPPINGS } from './ops-tool-definitions';
+
+interface LabelledQuestion {
+  id: string;
+  lang: 'ko' | 'en';
+  kind: 'single' | 'multi' | 'none';
+  query: string;
+  tools: string[];
+  params: Record<string, unknown>;
+}
+
+export interface QuestionScore {
+  id: string;
+  planner: string;
+  toolsCorrect: boolean;
+  paramsCorrect: number;
+  paramsTotal: number;
+  valid: boolean;
+  executed: boolean;
+  chosen: string[];
+  misses: string[];
+}
+
+export interface EvaluationReport {
+  mode: 'fallback' | 'llm';
+  model: string | null;
+  questions: number;
+  toolAccuracy: number;
+  paramAccuracy: number;
+  invalidPlans: number;
+  invalidPlansExecuted: number;
+  fellBack: number;
+  byGroup: Record<string, { questions: number; toolAccuracy: number; paramAccuracy: number }>;
+  scores: QuestionScore[];
+}
+
+function loadQuestions(): { now: Date; questions: LabelledQuestion[] } {
+  const candidates = [
+    path.join(__dirname, 'planner-questions.json'),
+    path.resolve(__dirname, '../../../bench/planner/planner-questions.json'),
+  ];
+  const file = candidates.find((candidate) => existsSync(candidate));
+  if (!file) throw new Error(`planner-questions.json not found (looked in ${candidates.join(', ')})`);
+  const parsed = JSON.parse(readFileSync(file, 'utf8')) as { now: string; questions: LabelledQuestion[] };
+  return { now: new Date(parsed.now), questions: parsed.questions };
+}
+
+function valueAt(parameters: unknown, keys: string[]): unknown {
+  let current = parameters;
+  for (const key of keys) current = (current as Record<string, unknown> | undefined)?.[key];
+  return current;
+}
+
+function matches(actual: unknown, expected: unknown): boolean {
+  if (expected && typeof expected === 'object' && '$nonEmpty' in expected) {
+    return typeof actual === 'string' ? actual.trim().length > 0 : actual !== undefined && actual !== null;
+  }
+  if (typeof expected === 'object' && expected !== null && typeof actual === 'object' && actual !== null) {
+    const e = expected as Record<string, unknown>;
+    return Object.keys(e).every((key) => {
+      const a = (actual as Record<string, unknown>)[key];
+      return typeof e[key] === 'string' && typeof a === 'string' && !Number.isNaN(Date.parse(a))
+        ? Date.parse(a) === Date.parse(e[key])
+        : matches(a, e[key]);
+    });
+  }
+  return actual === expected;
+}
+
+function score(question: LabelledQuestion, outcome: PlanOutcome, executed: boolean): QuestionScore {
+  const steps = outcome.plan?.steps ?? [];
+  const chosen = [...new Set(steps.map((s) => s.tool_type))].sort();
+  const toolsCorrect = JSON.stringify(chosen) === JSON.stringify([...question.tools].sort());
+  const misses: string[] = [];
+  let paramsCorrect = 0;
+  for (const [label, expected] of Object.entries(question.params)) {
+    const [tool, ...keys] = label.split('.');
+    const ok = steps.some((s) => s.tool_type === tool && matches(valueAt(s.parameters, keys), expected));
+    if (ok) paramsCorrect += 1;
+    else misses.push(label);
+  }
+  return {
+    id: question.id,
+    planner: outcome.planner,
+    toolsCorrect,
+    paramsCorrect,
+    paramsTotal: Object.keys(question.params).length,
+    valid: outcome.valid,
+    executed,
+    chosen,
+    misses,
+  };
+}
+
+function ratio(part: number, whole: number): number {
+  return whole ? Math.round((part / whole) * 1000) / 10 : 100;
+}
+
+/** Plans every labelled question (and runs the valid plans against the stand-in tools) and scores it. */
+export async function evaluatePlanner(
+  mode: 'fallback' | 'llm',
+  llm: LlmClient = new UnconfiguredLlmClient(),
+): Promise<EvaluationReport> {
+  const { now, questions } = loadQuestions();
+  const registry = new ToolRegistry({ getProviders: () => [] } as unknown as DiscoveryService);
+  for (const tool of createFakeOpsTools(now)) registry.registerBuiltin(tool);
+  const knowledge = new InMemoryPlanningKnowledge();
+  knowledge.set(null, {
+    catalog: { name: 'ops-catalog', version: 1, content: OPS_CATALOG },
+    mappings: { name: 'ops-mappings', version: 1, content: OPS_MAPPINGS },
+  });
+  const options = { tokenBudget: 6000, maxLimit: 100, maxSteps: 8, executionTimeoutMs: 30_000 };
+  const planner = new PlannerService(registry, knowledge, llm, options);
+  const executor = new RegistryPlanExecutor(registry);
+
+  const scores: QuestionScore[] = [];
+  for (const question of questions) {
+    const outcome = await planner.plan({
+      tenantId: 'eval',
+      query: question.query,
+      now,
+      useLlm: mode === 'llm',
+    });
+    let executed = false;
+    if (outcome.valid && outcome.plan?.steps.length) {
+      const deadline = Date.now() + options.executionTimeoutMs;
+      const context = {
+        tenantId: 'eval',
+        userId: 'eval',
+        requestId: question.id,
+        traceId: question.id,
+        deadline,
+        signal: new AbortController().signal,
+      };
+      await executor.execute(context, outcome.plan.steps, deadline);
+      executed = true;
+    }
+    scores.push(score(question, outcome, executed));
+  }
+
+  const summarize = (subset: QuestionScore[]) => ({
+    questions: subset.length,
+    toolAccuracy: ratio(subset.filter((s) => s.toolsCorrect).length, subset.length),
+    paramAccuracy: ratio(
+      subset.reduce((sum, s) => sum + s.paramsCorrect, 0),
+      subset.reduce((sum, s) => sum + s.paramsTotal, 0),
+    ),
+  });
+  const byGroup: EvaluationReport['byGroup'] = {};
+  for (const key of ['ko', 'en', 'single', 'multi', 'none']) {
+    const ids = new Set(questions.filter((q) => q.lang === key || q.kind === key).map((q) => q.id));
+    byGroup[key] = summarize(scores.filter((s) => ids.has(s.id)));
+  }
+  const all = summarize(scores);
+  return {
+    mode,
+    model: mode === 'llm' ? llm.defaultModel : null,
+    questions: scores.length,
+    toolAccuracy: all.toolAccuracy,
+    paramAccuracy: all.paramAccuracy,
+    invalidPlans: scores.filter((s) => !s.valid).length,
+    invalidPlansExecuted: scores.filter((s) => !s.valid && s.executed).length,
+    fellBack: scores.filter((s) => s.planner === 'fallback').length,
+    byGroup,
+    scores,
+  };
+}
+
+function print(report: EvaluationReport): void {
+  const out = process.stdout;
+  out.write(`\n== planner evaluation: ${report.mode}${report.model ? ` (${report.model})` : ''} ==\n`);
+  out.write(`questions:               ${report.questions}\n`);
+  out.write(`tool-selection accuracy: ${report.toolAccuracy}%\n`);
+  out.write(`parameter accuracy:      ${report.paramAccuracy}%\n`);
+  out.write(`invalid plans:           ${report.invalidPlans} (executed: ${report.invalidPlansExecuted})\n`);
+  if (report.mode === 'llm') out.write(`fell back to deterministic: ${report.fellBack}\n`);
+  for (const [group, s] of Object.entries(report.byGroup)) {
+    out.write(
+      `  ${group.padEnd(7)} n=${String(s.questions).padStart(2)}  tools ${s.toolAccuracy}%  params ${s.paramAccuracy}%\n`,
+    );
+  }
+  for (const s of report.scores.filter((q) => !q.toolsCorrect || q.misses.length || !q.valid)) {
+    out.write(
+      `  miss ${s.id}: chose [${s.chosen.join(', ')}]${s.misses.length ? ` params wrong: ${s.misses.join(', ')}` : ''}${s.valid ? '' : ' INVALID'}\n`,
+    );
+  }
+}
+
+async function main(): Promise<void> {
+  const fallback = await evaluatePlanner('fallback');
+  print(fallback);
+  const env = validateEnvironment(process.env);
+  if (env.LLM_BASE_URL) {
+    const config = { get: (key: keyof typeof env) => env[key] } as unknown as AppConfig;
+    print(await evaluatePlanner('llm', createLlmClient(config)));
+  } else {
+    process.stdout.write('\n(LLM_BASE_URL not set: LLM evaluation skipped)\n');
+  }
+  if (process.argv.includes('--json')) process.stdout.write(`${JSON.stringify(fallback, null, 2)}\n`);
+}
+
+if (require.main === module) {
+  main().catch((error: unknown) => {
+    process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.exitCode = 1;
+  });
+}

@@ -1,0 +1,15 @@
+import { evaluatePlanner } from '../../../../bench/planner/eval-planner';
+
+describe('fallback planner on the labelled OPS questions', () => {
+  it('meets the targets: tools >= 90%, parameters >= 80%, no invalid plan executed', async () => {
+    const report = await evaluatePlanner('fallback');
+    expect(report.questions).toBeGreaterThanOrEqual(40);
+    expect(report.byGroup.ko.questions).toBe(report.byGroup.en.questions);
+    expect(report.byGroup.none.questions).toBeGreaterThan(0);
+    expect(report.byGroup.multi.questions).toBeGreaterThan(0);
+    expect(report.toolAccuracy).toBeGreaterThanOrEqual(90);
+    expect(report.paramAccuracy).toBeGreaterThanOrEqual(80);
+    expect(report.invalidPlans).toBe(0);
+    expect(report.invalidPlansExecuted).toBe(0);
+  });
+});

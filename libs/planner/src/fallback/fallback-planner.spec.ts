@@ -1,0 +1,144 @@
+import {
+  OPS_CATALOG,
+  OPS_MAPPINGS,
+  OPS_TOOL_DEFINITIONS,
+} from '../../../../bench/planner/ops-tool-definitions';
+import { CatalogIndex } from '../knowledge/catalog-index';
+import { PlanValidator } from '../plan/plan-validator';
+import { FallbackPlanner } from './fallback-planner';
+
+const NOW = new Date('2026-11-22T09:00:00Z');
+const catalog = new CatalogIndex(OPS_CATALOG);
+const plan = (query: string, mappings = OPS_MAPPINGS) =>
+  new FallbackPlanner().plan({
+    query,
+    tools: OPS_TOOL_DEFINITIONS,
+    catalog,
+    mappings,
+    now: NOW,
+    maxLimit: 100,
+  });
+const step = (query: string, tool: string) => plan(query).plan.steps.find((s) => s.tool_type === tool);
+
+describe('FallbackPlanner', () => {
+  it("produces the seed's plan for the seed question", () => {
+    const { plan: result } = plan('지난 주 prod 환경의 서버들 중 CPU 사용률이 높은 top 5개를 보여줘');
+    expect(result.intent).toBe('query_metrics');
+    expect(result.language).toBe('ko');
+    expect(result.steps.map((s) => s.tool_type)).toEqual(['ci_lookup', 'metric_query']);
+    expect(result.steps[0].parameters).toMatchObject({
+      filters: { environment: 'prod', ci_type: 'server' },
+      limit: 5,
+    });
+    expect(result.steps[1].parameters).toEqual({
+      metric: 'cpu_usage',
+      time_range: { start: '2026-11-09T00:00:00.000Z', end: '2026-11-16T00:00:00.000Z' },
+      filters: { environment: 'prod', ci_type: 'server' },
+      top_n: 5,
+      order: 'desc',
+    });
+    expect(result.steps.every((s) => !s.depends_on)).toBe(true);
+    const validation = new PlanValidator().validate(result, {
+      tools: OPS_TOOL_DEFINITIONS,
+      catalog,
+      maxLimit: 100,
+      maxSteps: 8,
+    });
+    expect(validation.errors).toEqual([]);
+    expect(validation.plan?.steps[1].parameters.aggregation).toBe('avg');
+  });
+
+  it('plans the same question in English the same way', () => {
+    const steps = plan('Show the top 5 prod servers by CPU usage last week').plan.steps;
+    expect(steps.map((s) => s.tool_type)).toEqual(['ci_lookup', 'metric_query']);
+    expect(steps[1].parameters).toMatchObject({
+      metric: 'cpu_usage',
+      top_n: 5,
+      filters: { environment: 'prod' },
+    });
+  });
+
+  it.each([
+    [
+      '어제 메모리 평균',
+      {
+        metric: 'memory_usage',
+        aggregation: 'avg',
+        time_range: { start: '2026-11-21T00:00:00.000Z', end: '2026-11-22T00:00:00.000Z' },
+      },
+    ],
+    [
+      'max disk read in the last 6 hours',
+      {
+        metric: 'disk_io_read',
+        aggregation: 'max',
+        time_range: { start: '2026-11-22T03:00:00.000Z', end: '2026-11-22T09:00:00.000Z' },
+      },
+    ],
+    [
+      '최근 24시간 CPU 사용률 p95 상위 3개',
+      {
+        metric: 'cpu_usage',
+        aggregation: 'p95',
+        top_n: 3,
+        time_range: { start: '2026-11-21T09:00:00.000Z', end: '2026-11-22T09:00:00.000Z' },
+      },
+    ],
+    [
+      'CPU usage from 2026-11-01 to 2026-11-03 hourly',
+      { bucket: '1h', time_range: { start: '2026-11-01T00:00:00.000Z', end: '2026-11-04T00:00:00.000Z' } },
+    ],
+    [
+      'staging 서버 중 CPU 사용률이 가장 낮은 서버',
+      { top_n: 1, order: 'asc', filters: { environment: 'staging', ci_type: 'server' } },
+    ],
+  ])('reads metric parameters from %s', (query, expected) => {
+    expect(step(query, 'metric_query')?.parameters).toMatchObject(expected);
+  });
+
+  it('names items, kinds and views through the catalog and mappings', () => {
+    expect(step('db-01의 지난 주 배포 이력', 'history_query')?.parameters).toMatchObject({
+      item: 'db-01',
+      kind: 'deployment',
+    });
+    expect(step('api-01 장애 시 영향 범위를 깊이 3까지 분석해줘', 'graph_analysis')?.parameters).toEqual({
+      scope: 'api-01',
+      view: 'impact',
+      depth: 3,
+    });
+    expect(step('list stopped servers in dev', 'ci_lookup')?.parameters).toEqual({
+      filters: { ci_type: 'server', environment: 'dev', status: 'stopped' },
+    });
+    expect(step('DB 장애 복구 절차 문서를 찾아줘', 'document_search')?.parameters).toEqual({
+      query: 'DB 장애 복구 절차 문서를 찾아줘',
+    });
+  });
+
+  it('feeds the ids found by a graph step into the steps after it', () => {
+    const steps = plan('web-01이 의존하는 CI들의 최근 24시간 CPU 사용률').plan.steps;
+    expect(steps.map((s) => s.tool_type)).toEqual(['graph_analysis', 'metric_query']);
+    expect(steps[1]).toMatchObject({
+      depends_on: ['s1'],
+      parameters: { ci_ids: { $ref: 's1', path: 'nodes.ci_id' } },
+    });
+  });
+
+  it('plans no tool for questions that need none', () => {
+    for (const query of ['안녕하세요', 'thanks, that is all'])
+      expect(plan(query).plan).toMatchObject({ intent: 'general', steps: [] });
+  });
+
+  it('leaves out a tool whose required parameters the question does not give, and says so', () => {
+    const result = plan('show the dependency graph');
+    expect(result.plan.steps).toEqual([]);
+    expect(result.warnings.join(' ')).toMatch(/graph_analysis .* scope/);
+  });
+
+  it('without mappings still uses literal catalog values and metric names', () => {
+    const steps = plan('avg cpu_usage of prod servers today', { mappings: [] }).plan.steps;
+    expect(steps.find((s) => s.tool_type === 'metric_query')?.parameters).toMatchObject({
+      metric: 'cpu_usage',
+      filters: { environment: 'prod', ci_type: 'server' },
+    });
+  });
+});

@@ -1,0 +1,143 @@
+export interface ResolvedTimeRange {
+  start: string;
+  end: string;
+  /** What the text said, for warnings and answers ("last week", "최근 24시간"). */
+  label: string;
+}
+
+const HOUR = 3_600_000;
+const DAY = 24 * HOUR;
+
+const UNIT_MS: Record<string, number> = {
+  minute: 60_000,
+  hour: HOUR,
+  day: DAY,
+  week: 7 * DAY,
+  month: 30 * DAY,
+};
+
+const KOREAN_UNITS: Record<string, string> = {
+  분: 'minute',
+  시간: 'hour',
+  일: 'day',
+  주: 'week',
+  개월: 'month',
+  달: 'month',
+};
+
+function startOfDay(date: Date): Date {
+  return new Date(Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), date.getUTCDate()));
+}
+
+function startOfWeek(date: Date): Date {
+  const day = startOfDay(date);
+  const offset = (day.getUTCDay() + 6) % 7;
+  return new Date(day.getTime() - offset * DAY);
+}
+
+function startOfMonth(date: Date, monthsBack = 0): Date {
+  return new Date(Date.UTC(date.getUTCFullYear(), date.getUTCMonth() - monthsBack, 1));
+}
+
+function range(start: Date, end: Date, label: string): ResolvedTimeRange {
+  return { start: start.toISOString(), end: end.toISOString(), label };
+}
+
+function parseDate(text: string): Date | null {
+  const match = /(\d{4})[-./](\d{1,2})[-./](\d{1,2})(?:[ t](\d{1,2}):(\d{2}))?/i.exec(text);
+  if (!match) return null;
+  const [, y, m, d, hh, mm] = match;
+  const date = new Date(Date.UTC(Number(y), Number(m) - 1, Number(d), Number(hh ?? 0), Number(mm ?? 0)));
+  return Number.isNaN(date.getTime()) || date.getUTCDate() !== Number(d) ? null : date;
+}
+
+const DATE = String.raw`\d{4}[-./]\d{1,2}[-./]\d{1,2}(?:[ tT]\d{1,2}:\d{2})?`;
+
+/**
+ * Resolves the time range a question mentions (Korean or English), in UTC, relative to `now`.
+ * Calendar words ("last week", "어제") mean calendar periods; "last N hours/최근 N시간" is rolling.
+ * Returns the span it consumed so that numbers inside it are not read as limits.
+ */
+export function parseTimeRange(query: string, now: Date): (ResolvedTimeRange & { span: string }) | null {
+  const text = query.toLowerCase();
+
+  const between = new RegExp(`(${DATE})\\s*(?:~|-|–|to|until|부터|에서)\\s*(${DATE})(?:\\s*까지)?`, 'i').exec(
+    text,
+  );
+  if (between) {
+    const start = parseDate(between[1]);
+    const end = parseDate(between[2]);
+    if (start && end && start <= end) {
+      const endExclusive = /\d:\d/.test(between[2]) ? end : new Date(end.getTime() + DAY);
+      return { ...range(start, endExclusive, between[0].trim()), span: between[0] };
+    }
+  }
+  const since = new RegExp(`(?:since|from|after)\\s+(${DATE})|(${DATE})\\s*(?:이후|부터)`, 'i').exec(text);
+  if (since) {
+    const start = parseDate(since[1] ?? since[2]);
+    if (start) return { ...range(start, now, since[0].trim()), span: since[0] };
+  }
+  const single = new RegExp(`(?:on\\s+)?(${DATE})`, 'i').exec(text);
+  if (single) {
+    const day = parseDate(single[1]);
+    if (day) {
+      const end = /\d:\d/.test(single[1]) ? new Date(day.getTime() + HOUR) : new Date(day.getTime() + DAY);
+      return { ...range(day, end, single[0].trim()), span: single[0] };
+    }
+  }
+
+  const rollingEn =
+    /(?:last|past|previous|recent|in the last|over the last)\s+(\d+)\s*(minute|min|hour|hr|h|day|d|week|wk|month)s?\b/.exec(
+      text,
+    );
+  if (rollingEn) {
+    const unit = { min: 'minute', hr: 'hour', h: 'hour', d: 'day', wk: 'week' }[rollingEn[2]] ?? rollingEn[2];
+    const ms = Number(rollingEn[1]) * UNIT_MS[unit];
+    return { ...range(new Date(now.getTime() - ms), now, rollingEn[0]), span: rollingEn[0] };
+  }
+  const rollingKo = /(?:최근|지난|과거)\s*(\d+)\s*(분|시간|일|주|개월|달)(?:\s*(?:간|동안))?/.exec(text);
+  if (rollingKo) {
+    const ms = Number(rollingKo[1]) * UNIT_MS[KOREAN_UNITS[rollingKo[2]]];
+    return { ...range(new Date(now.getTime() - ms), now, rollingKo[0]), span: rollingKo[0] };
+  }
+  const hourAgo = /(?:last|past)\s+hour\b|최근\s*한\s*시간/.exec(text);
+  if (hourAgo) return { ...range(new Date(now.getTime() - HOUR), now, hourAgo[0]), span: hourAgo[0] };
+
+  const today = startOfDay(now);
+  const calendar: Array<[RegExp, () => ResolvedTimeRange]> = [
+    [
+      /지난\s*주|저번\s*주|전주|last\s+week|previous\s+week|past\s+week/,
+      () => range(new Date(startOfWeek(now).getTime() - 7 * DAY), startOfWeek(now), 'last week'),
+    ],
+    [/이번\s*주|금주|this\s+week/, () => range(startOfWeek(now), now, 'this week')],
+    [
+      /그저께|그제|day\s+before\s+yesterday/,
+      () =>
+        range(
+          new Date(today.getTime() - 2 * DAY),
+          new Date(today.getTime() - DAY),
+          'the day before yesterday',
+        ),
+    ],
+    [/어제|yesterday/, () => range(new Date(today.getTime() - DAY), today, 'yesterday')],
+    [/오늘|today/, () => range(today, now, 'today')],
+    [
+      /지난\s*달|저번\s*달|전월|last\s+month|previous\s+month/,
+      () => range(startOfMonth(now, 1), startOfMonth(now), 'last month'),
+    ],
+    [/이번\s*달|금월|this\s+month/, () => range(startOfMonth(now), now, 'this month')],
+  ];
+  for (const [pattern, build] of calendar) {
+    const match = pattern.exec(text);
+    if (match) return { ...build(), span: match[0] };
+  }
+  return null;
+}
+
+/** A bucket width that gives a readable number of points for the range. */
+export function autoBucket(range: { start: string; end: string }): string {
+  const span = Date.parse(range.end) - Date.parse(range.start);
+  if (span <= 6 * HOUR) return '5m';
+  if (span <= 3 * DAY) return '1h';
+  return '1d';
+}

@@ -1,0 +1,58 @@
+import type { CatalogContent, MappingContent, PromptContent } from '@app/asset-registry';
+
+/** Published content of one asset with the version it came from. */
+export interface VersionedAsset<T> {
+  name: string;
+  version: number;
+  content: T;
+}
+
+/**
+ * What the planner knows about a tenant's data besides the tools: the published catalog, keyword
+ * mappings and planner system prompt. Bound to the asset registry by the application; null means
+ * nothing is published.
+ */
+export abstract class PlanningKnowledge {
+  abstract catalog(tenantId: string): Promise<VersionedAsset<CatalogContent> | null>;
+  abstract mappings(tenantId: string): Promise<VersionedAsset<MappingContent> | null>;
+  abstract systemPrompt(tenantId: string): Promise<VersionedAsset<PromptContent> | null>;
+}
+
+export interface PlanningKnowledgeEntry {
+  catalog?: VersionedAsset<CatalogContent> | null;
+  mappings?: VersionedAsset<MappingContent> | null;
+  prompt?: VersionedAsset<PromptContent> | null;
+}
+
+/** Knowledge held in memory, per tenant or for every tenant; used until an asset source is bound. */
+export class InMemoryPlanningKnowledge extends PlanningKnowledge {
+  private readonly byTenant = new Map<string, PlanningKnowledgeEntry>();
+  private shared: PlanningKnowledgeEntry = {};
+
+  /** Sets a tenant's knowledge, or every tenant's when tenantId is null. */
+  set(tenantId: string | null, entry: PlanningKnowledgeEntry): void {
+    if (tenantId === null) this.shared = { ...entry };
+    else this.byTenant.set(tenantId, { ...entry });
+  }
+
+  clear(): void {
+    this.byTenant.clear();
+    this.shared = {};
+  }
+
+  catalog(tenantId: string): Promise<VersionedAsset<CatalogContent> | null> {
+    return Promise.resolve(this.entry(tenantId).catalog ?? null);
+  }
+
+  mappings(tenantId: string): Promise<VersionedAsset<MappingContent> | null> {
+    return Promise.resolve(this.entry(tenantId).mappings ?? null);
+  }
+
+  systemPrompt(tenantId: string): Promise<VersionedAsset<PromptContent> | null> {
+    return Promise.resolve(this.entry(tenantId).prompt ?? null);
+  }
+
+  private entry(tenantId: string): PlanningKnowledgeEntry {
+    return this.byTenant.get(tenantId) ?? this.shared;
+  }
+}

@@ -1,0 +1,116 @@
+import type { ToolResult } from '@app/tools';
+
+/** A reference to an earlier step's output: `{ "$ref": "s1", "path": "items.ci_id" }`. */
+export interface StepReference {
+  $ref: string;
+  path?: string;
+}
+
+export interface PlanStep {
+  id: string;
+  tool_type: string;
+  parameters: Record<string, unknown>;
+  depends_on?: string[];
+  purpose?: string;
+}
+
+/** What the planner decided: the intent and the tool steps (empty when the question needs no tool). */
+export interface Plan {
+  intent: string;
+  steps: PlanStep[];
+  /** The language the answer should be written in. */
+  language?: 'ko' | 'en';
+}
+
+export type PlanIssueCode =
+  | 'MALFORMED_PLAN'
+  | 'UNKNOWN_TOOL'
+  | 'TOOL_UNAVAILABLE'
+  | 'INVALID_PARAMETERS'
+  | 'UNKNOWN_FILTER_FIELD'
+  | 'INVALID_FILTER_VALUE'
+  | 'UNKNOWN_CATALOG_VALUE'
+  | 'DUPLICATE_STEP_ID'
+  | 'UNKNOWN_DEPENDENCY'
+  | 'INVALID_REFERENCE'
+  | 'DEPENDENCY_CYCLE'
+  | 'TOO_MANY_STEPS';
+
+export interface PlanIssue {
+  code: PlanIssueCode;
+  step_id: string | null;
+  path: string;
+  message: string;
+}
+
+export interface PlanValidation {
+  valid: boolean;
+  errors: PlanIssue[];
+  /** Adjustments made on the way (limits capped, defaults filled). */
+  warnings: string[];
+  /** The plan as it will run: defaults filled in, limits capped. Null when invalid. */
+  plan: Plan | null;
+}
+
+export type PlannerSource = 'llm' | 'llm_repair' | 'fallback';
+
+/** One planning attempt that was not used, and why. */
+export interface RejectedPlanAttempt {
+  source: PlannerSource;
+  reason: 'llm_error' | 'malformed_output' | 'invalid_plan';
+  message: string;
+  errors: PlanIssue[];
+  raw?: string | null;
+}
+
+export interface AssetVersionRef {
+  name: string;
+  version: number;
+}
+
+export interface PlanAssetVersions {
+  prompt: AssetVersionRef | null;
+  catalog: AssetVersionRef | null;
+  mappings: AssetVersionRef | null;
+  tools: Array<{ name: string; source: string; version: number | null }>;
+}
+
+export interface PromptReport {
+  estimated_tokens: number;
+  token_budget: number;
+  included_tables: string[];
+  omitted_tables: string[];
+  omitted_tool_schemas: string[];
+  omitted_mappings: number;
+}
+
+export interface PlanOutcome {
+  plan: Plan | null;
+  valid: boolean;
+  planner: PlannerSource;
+  model: string | null;
+  errors: PlanIssue[];
+  warnings: string[];
+  rejected: RejectedPlanAttempt[];
+  prompt: PromptReport | null;
+  asset_versions: PlanAssetVersions;
+  timings: { planning_ms: number; llm_ms: number };
+}
+
+export type StepStatus = 'succeeded' | 'failed' | 'skipped';
+
+export interface StepExecution {
+  step_id: string;
+  tool_type: string;
+  status: StepStatus;
+  input: Record<string, unknown> | null;
+  result: ToolResult;
+  started_at: string | null;
+  duration_ms: number;
+}
+
+export interface PlanExecutionResult {
+  status: 'succeeded' | 'partial' | 'failed' | 'skipped';
+  steps: StepExecution[];
+  duration_ms: number;
+}

@@ -1,0 +1,72 @@
+import type { JsonSchema } from '@app/tools';
+
+/** JSON Schema annotations the planner understands on tool input properties. */
+export const CATALOG_TABLE_KEY = 'x-catalog-table';
+export const CATALOG_COLUMN_KEY = 'x-catalog-column';
+
+export interface PropertyInfo {
+  name: string;
+  schema: JsonSchema;
+  required: boolean;
+  type: string | null;
+  enumValues: string[] | null;
+  hasDefault: boolean;
+  maximum: number | null;
+  catalogTable: string | null;
+  catalogColumn: string | null;
+}
+
+function typeOf(schema: JsonSchema): string | null {
+  const type = schema.type;
+  if (typeof type === 'string') return type;
+  if (Array.isArray(type)) return (type.find((t) => t !== 'null') as string | undefined) ?? null;
+  return null;
+}
+
+export function schemaProperties(schema: JsonSchema | null | undefined): PropertyInfo[] {
+  const properties = (schema?.properties ?? {}) as Record<string, JsonSchema>;
+  const required = new Set((schema?.required as string[] | undefined) ?? []);
+  return Object.entries(properties).map(([name, property]) => ({
+    name,
+    schema: property,
+    required: required.has(name),
+    type: typeOf(property),
+    enumValues: Array.isArray(property.enum) ? (property.enum as unknown[]).map(String) : null,
+    hasDefault: property.default !== undefined,
+    maximum: typeof property.maximum === 'number' ? property.maximum : null,
+    catalogTable: typeof property[CATALOG_TABLE_KEY] === 'string' ? property[CATALOG_TABLE_KEY] : null,
+    catalogColumn: typeof property[CATALOG_COLUMN_KEY] === 'string' ? property[CATALOG_COLUMN_KEY] : null,
+  }));
+}
+
+export function findProperty(
+  schema: JsonSchema | null | undefined,
+  names: string[],
+): PropertyInfo | undefined {
+  const properties = schemaProperties(schema);
+  for (const name of names) {
+    const found = properties.find((p) => p.name === name);
+    if (found) return found;
+  }
+  return undefined;
+}
+
+/**
+ * A path through an output schema to the ids of the items it returns (`nodes.ci_id`), so that a later
+ * step can take them as input. Searches arrays of objects for an id-like field.
+ */
+export function findIdPath(schema: JsonSchema | null | undefined, idFields = ['ci_id', 'id']): string | null {
+  if (!schema) return null;
+  for (const { name, schema: property, type } of schemaProperties(schema)) {
+    if (type === 'array') {
+      const items = property.items as JsonSchema | undefined;
+      const itemProps = schemaProperties(items).map((p) => p.name);
+      const field = idFields.find((f) => itemProps.includes(f));
+      if (field) return `${name}.${field}`;
+    } else if (type === 'object') {
+      const inner = findIdPath(property, idFields);
+      if (inner) return `${name}.${inner}`;
+    }
+  }
+  return null;
+}

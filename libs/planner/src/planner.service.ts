@@ -1,0 +1,203 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { ToolListing, ToolRegistry } from '@app/tools';
+import { FallbackPlanner } from './fallback/fallback-planner';
+import { CatalogIndex } from './knowledge/catalog-index';
+import { PlanningKnowledge } from './knowledge/planning-knowledge';
+import { LlmChatResponse, LlmClient, LlmMessage } from './llm/llm-client';
+import { planJsonSchema } from './plan/plan-json-schema';
+import { PlanValidator } from './plan/plan-validator';
+import {
+  PlanAssetVersions,
+  PlanIssue,
+  PlannerSource,
+  PlanOutcome,
+  PlanValidation,
+  RejectedPlanAttempt,
+} from './plan/plan.types';
+import { PlannerOptions } from './planner-options';
+import { LlmException } from './planner.exception';
+import { PromptBuilder } from './prompt/prompt-builder';
+
+export interface PlanRequest {
+  tenantId: string;
+  query: string;
+  /** Overrides the configured model. */
+  model?: string;
+  /** false: plan deterministically even when an LLM is configured. */
+  useLlm?: boolean;
+  now?: Date;
+  signal?: AbortSignal;
+}
+
+const LLM_ATTEMPTS: PlannerSource[] = ['llm', 'llm_repair'];
+
+function extractJson(text: string): unknown {
+  const trimmed = text.trim();
+  const fenced = /^```(?:json)?\s*([\s\S]*?)\s*```$/.exec(trimmed);
+  return JSON.parse(fenced ? fenced[1] : trimmed);
+}
+
+/**
+ * Turns a question into a validated plan: the LLM plans from the tools, catalog and mappings; an
+ * invalid or malformed plan goes back to it once with the errors; if that fails too (or no LLM is
+ * configured, or it is unreachable) the deterministic planner plans instead.
+ */
+@Injectable()
+export class PlannerService {
+  private readonly logger = new Logger(PlannerService.name);
+  private readonly validator = new PlanValidator();
+  private readonly fallback = new FallbackPlanner();
+  private readonly prompts = new PromptBuilder();
+
+  constructor(
+    private readonly tools: ToolRegistry,
+    private readonly knowledge: PlanningKnowledge,
+    private readonly llm: LlmClient,
+    private readonly options: PlannerOptions,
+  ) {}
+
+  async plan(request: PlanRequest): Promise<PlanOutcome> {
+    const started = performance.now();
+    const now = request.now ?? new Date();
+    const [catalogAsset, mappingsAsset, promptAsset] = await Promise.all([
+      this.knowledge.catalog(request.tenantId),
+      this.knowledge.mappings(request.tenantId),
+      this.knowledge.systemPrompt(request.tenantId),
+    ]);
+    const listing = this.tools.list(request.tenantId);
+    const usable = listing.filter((tool) => tool.available);
+    const catalog = new CatalogIndex(catalogAsset?.content ?? null);
+    const mappings = mappingsAsset?.content ?? null;
+    const context = {
+      tools: listing,
+      catalog,
+      maxLimit: this.options.maxLimit,
+      maxSteps: this.options.maxSteps,
+    };
+    const deterministic = this.fallback.plan({
+      query: request.query,
+      tools: usable,
+      catalog,
+      mappings,
+      now,
+      maxLimit: this.options.maxLimit,
+    });
+
+    const rejected: RejectedPlanAttempt[] = [];
+    let llmMs = 0;
+    let prompt: PlanOutcome['prompt'] = null;
+    const finish = (
+      source: PlannerSource,
+      validation: PlanValidation,
+      model: string | null,
+      extraWarnings: string[] = [],
+    ): PlanOutcome => ({
+      plan: validation.plan,
+      valid: validation.valid,
+      planner: source,
+      model,
+      errors: validation.errors,
+      warnings: [...extraWarnings, ...validation.warnings],
+      rejected,
+      prompt,
+      asset_versions: this.assetVersions(catalogAsset, mappingsAsset, promptAsset, validation, listing),
+      timings: { planning_ms: Math.round(performance.now() - started), llm_ms: llmMs },
+    });
+
+    if (this.llm.configured && request.useLlm !== false) {
+      const built = this.prompts.build({
+        query: request.query,
+        tools: usable,
+        catalog,
+        mappings,
+        systemPrompt: promptAsset?.content.template ?? null,
+        tokenBudget: this.options.tokenBudget,
+        now,
+        toolScores: deterministic.scores,
+      });
+      prompt = built.report;
+      const messages: LlmMessage[] = [...built.messages];
+      for (const source of LLM_ATTEMPTS) {
+        let response: LlmChatResponse;
+        try {
+          response = await this.llm.chat({
+            messages,
+            model: request.model,
+            responseFormat: {
+              type: 'json_schema',
+              name: 'ops_plan',
+              schema: planJsonSchema(usable.map((t) => t.name)),
+            },
+            signal: request.signal,
+          });
+        } catch (error) {
+          const message = error instanceof LlmException ? error.message : (error as Error).message;
+          this.logger.warn({
+            msg: 'LLM planning failed, using the fallback planner',
+            source,
+            error: message,
+          });
+          rejected.push({ source, reason: 'llm_error', message, errors: [] });
+          break;
+        }
+        llmMs += response.latencyMs;
+        const raw = response.content ?? response.toolCalls[0]?.arguments ?? '';
+        let parsed: unknown;
+        try {
+          parsed = extractJson(raw);
+        } catch (error) {
+          const issue: PlanIssue = {
+            code: 'MALFORMED_PLAN',
+            step_id: null,
+            path: '/',
+            message: `The output is not valid JSON: ${(error as Error).message}`,
+          };
+          rejected.push({ source, reason: 'malformed_output', message: issue.message, errors: [issue], raw });
+          messages.push(
+            { role: 'assistant', content: raw },
+            { role: 'user', content: this.repairMessage([issue]) },
+          );
+          continue;
+        }
+        const validation = this.validator.validate(parsed, context);
+        if (validation.valid) return finish(source, validation, response.model);
+        rejected.push({
+          source,
+          reason: 'invalid_plan',
+          message: `The plan was rejected: ${validation.errors.map((e) => e.message).join(' ')}`,
+          errors: validation.errors,
+          raw,
+        });
+        messages.push(
+          { role: 'assistant', content: raw },
+          { role: 'user', content: this.repairMessage(validation.errors) },
+        );
+      }
+    }
+
+    const validation = this.validator.validate(deterministic.plan, context);
+    return finish('fallback', validation, null, deterministic.warnings);
+  }
+
+  private repairMessage(errors: PlanIssue[]): string {
+    return `Your plan was rejected and nothing was run. Fix these problems and return the corrected plan JSON only:\n${JSON.stringify(errors, null, 2)}`;
+  }
+
+  private assetVersions(
+    catalog: { name: string; version: number } | null,
+    mappings: { name: string; version: number } | null,
+    prompt: { name: string; version: number } | null,
+    validation: PlanValidation,
+    listing: ToolListing[],
+  ): PlanAssetVersions {
+    const used = new Set(validation.plan?.steps.map((s) => s.tool_type) ?? []);
+    return {
+      prompt: prompt ? { name: prompt.name, version: prompt.version } : null,
+      catalog: catalog ? { name: catalog.name, version: catalog.version } : null,
+      mappings: mappings ? { name: mappings.name, version: mappings.version } : null,
+      tools: listing
+        .filter((tool) => used.has(tool.name))
+        .map((tool) => ({ name: tool.name, source: tool.source, version: tool.version ?? null })),
+    };
+  }
+}
