@@ -3,6 +3,7 @@ import {
   IsBoolean,
   IsIn,
   IsInt,
+  IsJSON,
   IsOptional,
   IsString,
   Matches,
@@ -118,6 +119,19 @@ export class EnvironmentVariables {
   @IsOptional()
   @IsString()
   LLM_MODEL?: string;
+
+  // Tools (http tools and MCP): hosts http tools may reach even when they resolve to internal
+  // addresses (`host[:port],*.corp.example`), and external MCP servers to connect to (JSON array).
+  @IsString()
+  @Matches(/^\s*((\*\.)?(\[[0-9a-fA-F:.]+\]|[^\s,:[\]]+)(:\d{1,5})?\s*(,\s*|$))*$/, {
+    message: 'must be a comma-separated list of host[:port]',
+  })
+  HTTP_TOOL_ALLOWLIST = '';
+
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @IsJSON({ message: 'must be a JSON array of MCP servers' })
+  MCP_SERVERS?: string;
 }
 
 export class InvalidEnvironmentError extends Error {
