@@ -195,14 +195,21 @@ export class OutboundHttpClient {
     const transport = target.url.protocol === 'https:' ? https : http;
 
     return new Promise((resolve, reject) => {
+      let settled = false;
+      const settle = (outcome: () => void) => {
+        if (settled) return;
+        settled = true;
+        outcome();
+      };
+      const fail = (error: Error) => settle(() => reject(error));
       const req = transport.request(
         target.url,
         { method, headers: outgoing, lookup: pinned, agent: false, signal },
         (res) => {
           const declared = Number(res.headers['content-length']);
           if (Number.isFinite(declared) && declared > maxBytes) {
-            res.destroy();
-            reject(tooLarge(maxBytes, declared));
+            fail(tooLarge(maxBytes, declared));
+            req.destroy();
             return;
           }
           const chunks: Buffer[] = [];
@@ -210,26 +217,27 @@ export class OutboundHttpClient {
           res.on('data', (chunk: Buffer) => {
             size += chunk.length;
             if (size > maxBytes) {
-              res.destroy();
+              fail(tooLarge(maxBytes));
               req.destroy();
-              reject(tooLarge(maxBytes));
               return;
             }
             chunks.push(chunk);
           });
           res.on('end', () =>
-            resolve({
-              status: res.statusCode ?? 0,
-              headers: res.headers,
-              body: Buffer.concat(chunks),
-              url: target.url.toString(),
-            }),
+            settle(() =>
+              resolve({
+                status: res.statusCode ?? 0,
+                headers: res.headers,
+                body: Buffer.concat(chunks),
+                url: target.url.toString(),
+              }),
+            ),
           );
-          res.on('error', reject);
-          res.on('aborted', () => reject(new Error('the response was cut off')));
+          res.on('error', fail);
+          res.on('aborted', () => fail(new Error('the response was cut off')));
         },
       );
-      req.on('error', reject);
+      req.on('error', fail);
       if (body !== undefined) req.write(body);
       req.end();
     });
