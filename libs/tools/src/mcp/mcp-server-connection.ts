@@ -45,6 +45,7 @@ export class McpServerConnection {
   private readonly prefix: string;
   private readonly timeoutMs: number;
   private client: Client | null = null;
+  private handshaking: Client | null = null;
   private state: McpConnectionState = 'disconnected';
   private attempts = 0;
   private lastError: string | null = null;
@@ -87,9 +88,10 @@ export class McpServerConnection {
     this.generation++;
     clearTimeout(this.retryTimer);
     clearInterval(this.pingTimer);
-    const client = this.client;
+    const clients = [this.client, this.handshaking];
     this.client = null;
-    await client?.close().catch(() => undefined);
+    this.handshaking = null;
+    await Promise.all(clients.map((client) => client?.close().catch(() => undefined)));
   }
 
   private async connect(): Promise<void> {
@@ -98,8 +100,10 @@ export class McpServerConnection {
     this.attempts++;
     const client = new Client({ name: MCP_SERVER_NAME, version: MCP_SERVER_VERSION }, { capabilities: {} });
     const transport = this.createTransport();
+    this.handshaking = client;
     try {
       await client.connect(transport, { timeout: this.timeoutMs });
+      this.handshaking = null;
       if (generation !== this.generation) {
         await client.close();
         return;
@@ -120,6 +124,7 @@ export class McpServerConnection {
       this.startPing(client, generation);
       this.logger.log({ msg: 'MCP server connected', server: this.config.name, tools: this.toolCount });
     } catch (error) {
+      if (this.handshaking === client) this.handshaking = null;
       await client.close().catch(() => undefined);
       this.lost(generation, (error as Error).message);
     }
