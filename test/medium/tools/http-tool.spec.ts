@@ -23,7 +23,7 @@ function spec(
   name: string,
   config: Partial<HttpToolConfig> & { url: string },
   extra: Partial<ToolAssetSpec> = {},
-) {
+): ToolAssetSpec {
   return {
     name,
     description: `${name} (test)`,
@@ -32,7 +32,7 @@ function spec(
     tool_input_schema: { type: 'object', properties: {}, additionalProperties: true },
     tool_output_schema: null,
     ...extra,
-  } as ToolAssetSpec;
+  };
 }
 
 describe(`http tools (${testBackend()})`, () => {

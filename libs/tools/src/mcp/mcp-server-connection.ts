@@ -91,7 +91,9 @@ export class McpServerConnection {
     const clients = [this.client, this.handshaking];
     this.client = null;
     this.handshaking = null;
-    await Promise.all(clients.map((client) => client?.close().catch(() => undefined)));
+    await Promise.all(
+      clients.filter((c): c is Client => c !== null).map((c) => c.close().catch(() => undefined)),
+    );
   }
 
   private async connect(): Promise<void> {
