@@ -104,8 +104,12 @@ describe(`http tools (${testBackend()})`, () => {
         res.on('close', () => clearTimeout(timer));
         return;
       }
-      if (url.pathname === '/status')
-        return sendJson(res, Number(url.searchParams.get('code')), { failed: true });
+      if (url.pathname === '/status') {
+        return sendJson(res, Number(url.searchParams.get('code')), {
+          failed: true,
+          key: req.headers['x-user-api-key'] ?? null,
+        });
+      }
       if (url.pathname === '/text') {
         res.setHeader('content-type', 'text/plain; charset=utf-8');
         return void res.end('plain words');
@@ -223,6 +227,16 @@ describe(`http tools (${testBackend()})`, () => {
       });
       const unavailable = await run(spec('five_oh_three', { url: `${blog.url}/status?code=503` }));
       expect(unavailable.error_details).toMatchObject({ code: 'HTTP_STATUS', status: 503 });
+      const echoing = await run(
+        spec('echo_key_on_error', {
+          url: `${blog.url}/status?code=500`,
+          headers: { 'X-User-Api-Key': '{{secret}}' },
+          secret_ref: 'env:OPS_SECRET_BLOG',
+        }),
+      );
+      expect(echoing.error_details).toMatchObject({ code: 'HTTP_STATUS', status: 500 });
+      expect(echoing.error_details?.body).toContain('[redacted]');
+      expect(JSON.stringify(echoing)).not.toContain(BLOG_KEY);
     });
 
     it('returns text bodies as text and refuses invalid JSON', async () => {

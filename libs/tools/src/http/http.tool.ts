@@ -84,9 +84,8 @@ export class HttpTool implements Tool {
       1,
       Math.min(this.config.timeout_ms ?? HTTP_TOOL_DEFAULT_TIMEOUT_MS, remaining),
     );
-    let response: OutboundResponse;
     try {
-      response = await this.client.request({
+      const response = await this.client.request({
         method: this.config.method,
         url: url.toString(),
         headers,
@@ -96,6 +95,7 @@ export class HttpTool implements Tool {
         signal: context.signal,
         credentialHeaders,
       });
+      return redactSecret(this.toOutput(response), secret);
     } catch (error) {
       if (error instanceof ToolError && secret) {
         throw new ToolError(
@@ -106,7 +106,6 @@ export class HttpTool implements Tool {
       }
       throw error;
     }
-    return redactSecret(this.toOutput(response), secret);
   }
 
   private resolveSecret(): string | undefined {
