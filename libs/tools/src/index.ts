@@ -14,3 +14,12 @@ export {
   type ToolResult,
   type ToolSource,
 } from './core/tool.types';
+export { HttpToolsModule } from './http/http-tools.module';
+export { HttpToolFactory } from './http/http-tool.factory';
+export { SQL_TOOL_FACTORY, type DynamicToolFactory, type DynamicToolMeta } from './http/dynamic-tool.factory';
+export { DynamicToolException, DynamicToolExceptionCode } from './http/http-tool.exception';
+export { ToolAssetDryRunService } from './http/tool-asset-dry-run.service';
+export { OutboundHttpClient, OutboundErrorCode } from './http/outbound-http.client';
+export { McpToolServer } from './mcp/mcp-tool-server.service';
+export { McpClientService } from './mcp/mcp-client.service';
+export { type McpConnectionStatus } from './mcp/mcp-server-connection';

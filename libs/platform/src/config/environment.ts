@@ -4,6 +4,7 @@ import {
   IsIn,
   IsInt,
   IsNumber,
+  IsJSON,
   IsOptional,
   IsString,
   Matches,
@@ -174,6 +175,18 @@ export class EnvironmentVariables {
   @IsInt()
   @Min(100)
   PLANNER_EXECUTION_TIMEOUT_MS = 30_000;
+  // Tools (http tools and MCP): hosts http tools may reach even when they resolve to internal
+  // addresses (`host[:port],*.corp.example`), and external MCP servers to connect to (JSON array).
+  @IsString()
+  @Matches(/^\s*((\*\.)?(\[[0-9a-fA-F:.]+\]|[^\s,:[\]]+)(:\d{1,5})?\s*(,\s*|$))*$/, {
+    message: 'must be a comma-separated list of host[:port]',
+  })
+  HTTP_TOOL_ALLOWLIST = '';
+
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @IsJSON({ message: 'must be a JSON array of MCP servers' })
+  MCP_SERVERS?: string;
 }
 
 export class InvalidEnvironmentError extends Error {

@@ -1,0 +1,153 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import {
+  CallToolRequestSchema,
+  CallToolResult,
+  ErrorCode,
+  ListToolsRequestSchema,
+  McpError,
+  Tool as McpTool,
+} from '@modelcontextprotocol/sdk/types.js';
+import { randomUUID } from 'node:crypto';
+import { Principal, roleSatisfies } from '@app/platform';
+import { ToolListing, ToolRegistry } from '../core/tool-registry';
+import { ToolsException } from '../core/tool-exceptions';
+import { JsonSchema, ToolErrorCode, ToolResult } from '../core/tool.types';
+
+export const MCP_SERVER_NAME = 'ops-copilot';
+export const MCP_SERVER_VERSION = '0.1.0';
+/** Upper bound for one tools/call; each tool's own timeout usually ends it sooner. */
+export const MCP_CALL_DEADLINE_MS = 120_000;
+/** Calling a tool needs the same role as running a stage. */
+export const MCP_CALL_ROLE = 'operator';
+
+function objectSchema(schema: JsonSchema): McpTool['inputSchema'] {
+  return { ...schema, type: 'object' };
+}
+
+function hasObjectOutput(listing: ToolListing): boolean {
+  return listing.output_schema?.type === 'object';
+}
+
+export function toMcpTool(listing: ToolListing): McpTool {
+  return {
+    name: listing.name,
+    description: listing.description,
+    inputSchema: objectSchema(listing.input_schema),
+    ...(hasObjectOutput(listing) ? { outputSchema: listing.output_schema as McpTool['outputSchema'] } : {}),
+    annotations: { readOnlyHint: !listing.has_side_effects },
+    _meta: { tool_type: listing.tool_type, source: listing.source, version: listing.version ?? null },
+  };
+}
+
+export function toCallToolResult(result: ToolResult, structured: boolean): CallToolResult {
+  const meta = { warnings: result.warnings, metadata: result.metadata };
+  if (!result.success) {
+    return {
+      content: [
+        { type: 'text', text: JSON.stringify({ error: result.error, error_details: result.error_details }) },
+      ],
+      isError: true,
+      _meta: meta,
+    };
+  }
+  const text = typeof result.data === 'string' ? result.data : JSON.stringify(result.data ?? null);
+  const isObject = typeof result.data === 'object' && result.data !== null && !Array.isArray(result.data);
+  return {
+    content: [{ type: 'text', text }],
+    ...(structured && isObject ? { structuredContent: result.data as Record<string, unknown> } : {}),
+    isError: false,
+    _meta: meta,
+  };
+}
+
+/**
+ * The tool registry as an MCP server. One `Server` per client session, bound to the caller's
+ * principal: it lists the tools the tenant can use, runs them through the registry (validation,
+ * timeouts, cancellation) and sends `notifications/tools/list_changed` when that tenant's tool set
+ * (or the shared one) changes.
+ */
+@Injectable()
+export class McpToolServer {
+  private readonly logger = new Logger(McpToolServer.name);
+
+  constructor(private readonly registry: ToolRegistry) {}
+
+  createServer(principal: Principal): Server {
+    const server = new Server(
+      { name: MCP_SERVER_NAME, version: MCP_SERVER_VERSION },
+      {
+        capabilities: { tools: { listChanged: true } },
+        instructions:
+          'Operations tools of this tenant: configuration items, metrics, history, dependency graphs, documents ' +
+          'and the tenant’s own http/sql tools. Results are JSON text.',
+      },
+    );
+    server.setRequestHandler(ListToolsRequestSchema, () => ({
+      tools: this.registry
+        .list(principal.tenantId)
+        .filter((tool) => tool.available)
+        .map(toMcpTool),
+    }));
+    server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+      const name = request.params.name;
+      const listing = this.registry.definition(principal.tenantId, name);
+      if (!listing) throw new McpError(ErrorCode.InvalidParams, `Tool ${name} not found`);
+      if (!roleSatisfies(principal.role, MCP_CALL_ROLE)) {
+        return toCallToolResult(
+          {
+            success: false,
+            data: null,
+            error: `Calling tools needs the ${MCP_CALL_ROLE} role; the key has ${principal.role}.`,
+            error_details: { code: ToolErrorCode.FORBIDDEN, required_role: MCP_CALL_ROLE },
+            warnings: [],
+            metadata: { tool: name, execution_time_ms: 0 },
+          },
+          false,
+        );
+      }
+      try {
+        const result = await this.registry.execute(
+          {
+            tenantId: principal.tenantId,
+            userId: principal.userId,
+            requestId: randomUUID(),
+            traceId: randomUUID(),
+            deadline: Date.now() + MCP_CALL_DEADLINE_MS,
+            signal: extra.signal,
+          },
+          name,
+          request.params.arguments ?? {},
+        );
+        return toCallToolResult(result, hasObjectOutput(listing));
+      } catch (error) {
+        // The tool vanished between lookup and run (an asset archived meanwhile).
+        if (error instanceof ToolsException) throw new McpError(ErrorCode.InvalidParams, error.message);
+        throw error;
+      }
+    });
+
+    let pending = false;
+    const unsubscribe = this.registry.onChange(({ tenantId }) => {
+      if (tenantId !== null && tenantId !== principal.tenantId) return;
+      if (pending) return;
+      pending = true;
+      // One notification per burst of changes (a refresh swaps many tools in the same tick).
+      setImmediate(() => {
+        pending = false;
+        if (!server.transport) return;
+        server
+          .sendToolListChanged()
+          .catch((error: Error) =>
+            this.logger.debug({ msg: 'could not send tools/list_changed', error: error.message }),
+          );
+      });
+    });
+    const previousOnClose = server.onclose;
+    server.onclose = () => {
+      unsubscribe();
+      previousOnClose?.();
+    };
+    return server;
+  }
+}

@@ -1,0 +1,150 @@
+import { Injectable, Module, Optional } from '@nestjs/common';
+import type { SqlToolConfig, ToolAssetSpec } from '@app/asset-registry';
+import { ToolAssetDryRunner } from '@app/asset-registry';
+import { SQL_TOOL_FACTORY, Tool, ToolContext, ToolsModule, type DynamicToolFactory } from '@app/tools';
+import { startTestContext, TestContext, testBackend } from '@test/support';
+import { sendJson, StandInServer, startStandIn } from '../../support/http-stand-in';
+
+/** Stands for a module of another library that may or may not have the dry runner. */
+@Injectable()
+class PublishingService {
+  constructor(@Optional() readonly dryRunner?: ToolAssetDryRunner) {}
+}
+
+@Module({ providers: [PublishingService], exports: [PublishingService] })
+class PublishingModule {}
+
+/** A stand-in `sql` factory: the real one belongs to the OPS data side of the library. */
+class EchoSqlFactory implements DynamicToolFactory {
+  create(spec: ToolAssetSpec): Tool {
+    const config = spec.tool_config as SqlToolConfig;
+    return {
+      definition: {
+        name: spec.name,
+        description: spec.description,
+        tool_type: 'sql',
+        input_schema: spec.tool_input_schema,
+        output_schema: spec.tool_output_schema,
+        has_side_effects: false,
+        timeout_ms: 1000,
+        source: 'dynamic',
+      },
+      execute: (ctx: ToolContext, input: Record<string, unknown>) =>
+        Promise.resolve({ data: { query: config.query, input, tenant: ctx.tenantId } }),
+    };
+  }
+}
+
+@Module({ providers: [{ provide: SQL_TOOL_FACTORY, useClass: EchoSqlFactory }] })
+class SqlFactoryModule {}
+
+const httpSpec = (url: string, extra: Partial<ToolAssetSpec> = {}): ToolAssetSpec => ({
+  name: 'list_posts',
+  description: 'list posts',
+  tool_type: 'http',
+  tool_config: { method: 'GET', url, query: { limit: '{{input.limit}}' } },
+  tool_input_schema: {
+    type: 'object',
+    properties: { limit: { type: 'integer', minimum: 1 } },
+    required: ['limit'],
+    additionalProperties: false,
+  },
+  tool_output_schema: { type: 'object', required: ['posts'] },
+  ...extra,
+});
+
+const sqlSpec: ToolAssetSpec = {
+  name: 'servers_by_env',
+  description: 'servers in an environment',
+  tool_type: 'sql',
+  tool_config: { query: 'SELECT name FROM ci WHERE environment = :env' },
+  tool_input_schema: { type: 'object', properties: { env: { type: 'string' } } },
+  tool_output_schema: null,
+};
+
+describe(`tool asset dry runs (${testBackend()})`, () => {
+  let stand: StandInServer;
+  let ctx: TestContext;
+
+  beforeAll(async () => {
+    stand = await startStandIn((req, res) =>
+      req.url?.startsWith('/posts')
+        ? sendJson(res, 200, { posts: [1, 2] })
+        : sendJson(res, 200, { other: true }),
+    );
+    ctx = await startTestContext([ToolsModule, PublishingModule], {
+      HTTP_TOOL_ALLOWLIST: `127.0.0.1:${stand.port}`,
+    });
+  });
+  afterAll(async () => {
+    await ctx?.close();
+    await stand?.close();
+  });
+
+  it('is injectable (optionally) from another module through the global provider', () => {
+    expect(ctx.get(PublishingService).dryRunner).toBeInstanceOf(ToolAssetDryRunner);
+  });
+
+  it('runs an http spec with its sample input and checks the output schema', async () => {
+    const runner = ctx.get(ToolAssetDryRunner);
+    const passed = await runner.dryRun('tenant-a', httpSpec(`${stand.url}/posts`), { limit: 2 });
+    expect(passed).toMatchObject({ status: 'passed', output: { posts: [1, 2] }, error: null });
+    expect(stand.requests.at(-1)?.path).toBe('/posts?limit=2');
+
+    const wrongShape = await runner.dryRun('tenant-a', httpSpec(`${stand.url}/other`), { limit: 2 });
+    expect(wrongShape).toMatchObject({ status: 'failed', error: expect.stringMatching(/output schema/) });
+
+    const badSample = await runner.dryRun('tenant-a', httpSpec(`${stand.url}/posts`), { limit: 0 });
+    expect(badSample).toMatchObject({
+      status: 'failed',
+      error: expect.stringMatching(/sample_input.*\/limit/),
+    });
+  });
+
+  it('reports an internal target as a failed dry run, and a bad config without running', async () => {
+    const runner = ctx.get(ToolAssetDryRunner);
+    const blocked = await runner.dryRun('tenant-a', httpSpec('http://169.254.169.254/latest'), { limit: 1 });
+    expect(blocked).toMatchObject({ status: 'failed', error: expect.stringMatching(/link-local/) });
+    const invalid = await runner.dryRun(
+      'tenant-a',
+      httpSpec('http://{{input.host}}/x', { name: 'bad tool name' }),
+      { limit: 1 },
+    );
+    expect(invalid).toMatchObject({ status: 'failed', error: expect.stringMatching(/scheme, host or port/) });
+  });
+
+  it('does not run a tool with side effects on publish', async () => {
+    const runner = ctx.get(ToolAssetDryRunner);
+    const outcome = await runner.dryRun(
+      'tenant-a',
+      httpSpec(`${stand.url}/posts`, {
+        tool_config: { method: 'POST', url: `${stand.url}/posts`, body: { a: 1 } },
+      }),
+      { limit: 1 },
+    );
+    expect(outcome.status).toBe('skipped');
+    expect(stand.requests.some((r) => r.method === 'POST')).toBe(false);
+  });
+
+  it('skips sql specs when no sql factory is registered', async () => {
+    expect(await ctx.get(ToolAssetDryRunner).dryRun('tenant-a', sqlSpec, { env: 'prod' })).toMatchObject({
+      status: 'skipped',
+    });
+  });
+
+  describe('with a sql factory registered', () => {
+    let withSql: TestContext;
+    beforeAll(async () => {
+      withSql = await startTestContext([ToolsModule, SqlFactoryModule]);
+    });
+    afterAll(() => withSql?.close());
+
+    it('builds the sql tool with it and runs the sample', async () => {
+      const outcome = await withSql.get(ToolAssetDryRunner).dryRun('tenant-b', sqlSpec, { env: 'prod' });
+      expect(outcome).toMatchObject({
+        status: 'passed',
+        output: { query: sqlSpec.tool_config.query as string, input: { env: 'prod' }, tenant: 'tenant-b' },
+      });
+    });
+  });
+});
