@@ -17,6 +17,7 @@ function run(label, args, env = {}) {
     env: {
       ...process.env,
       ...env,
+      OPS_TEST_DIST_BUILT: '1',
       // PGlite loads its WASM through dynamic import(), which jest's VM allows only with this flag.
       NODE_OPTIONS: [
         process.env.NODE_OPTIONS,

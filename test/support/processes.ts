@@ -5,8 +5,13 @@ import path from 'node:path';
 export const ROOT = path.resolve(__dirname, '../..');
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** Compiles dist/ so tests can run the shipped entry points as separate processes. */
+/**
+ * Compiles dist/ so tests can run the shipped entry points as separate processes. `npm test` builds
+ * once before jest starts (parallel spec files rebuilding dist/ would race), so this only builds when
+ * jest was started some other way.
+ */
 export function buildDist(): void {
+  if (process.env.OPS_TEST_DIST_BUILT === '1') return;
   const result = spawnSync(process.execPath, [path.join(ROOT, 'scripts/build.mjs')], {
     cwd: ROOT,
     encoding: 'utf8',
