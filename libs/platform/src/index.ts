@@ -23,7 +23,14 @@ export {
 } from './auth/auth.service';
 export { ApiKeyGuard, extractApiKey } from './auth/api-key.guard';
 export { Public, RequireRole, SystemAdminOnly, CurrentPrincipal } from './auth/auth.decorators';
-export { ROLES, roleSatisfies, type Role, type Principal } from './auth/principal';
+export {
+  ROLES,
+  TOOL_RUNNER_ROLES,
+  roleSatisfies,
+  roleSatisfiesAny,
+  type Role,
+  type Principal,
+} from './auth/principal';
 export { RequestContext, type RequestContextState } from './context/request-context';
 export { AppException, ErrorKind, PlatformException, PlatformExceptionCode } from './errors/app.exception';
 export { JsonLogger, type JsonLoggerOptions } from './logging/json-logger';

@@ -12,7 +12,7 @@ import type { Role } from './principal';
 import { TenantEntity } from './tenant.entity';
 
 @Entity('api_keys')
-@Check('CHK_api_keys_role', `"role" IN ('reader', 'operator', 'admin')`)
+@Check('CHK_api_keys_role', `"role" IN ('reader', 'operator', 'admin', 'service')`)
 @Index(['tenantId', 'createdAt'])
 export class ApiKeyEntity {
   @PrimaryGeneratedColumn('uuid')

@@ -4,7 +4,7 @@ import { RequestContext } from '../context/request-context';
 import { ErrorKind, PlatformException, PlatformExceptionCode } from '../errors/app.exception';
 import { AuthenticatedRequest, PUBLIC_ROUTE, REQUIRED_ROLE, SYSTEM_ADMIN_ONLY } from './auth.decorators';
 import { AuthService } from './auth.service';
-import { Role, roleSatisfies } from './principal';
+import { Role, roleSatisfiesAny } from './principal';
 
 interface HeaderCarrier extends AuthenticatedRequest {
   headers: Record<string, string | string[] | undefined>;
@@ -46,13 +46,14 @@ export class ApiKeyGuard implements CanActivate {
         'This action needs a system admin key.',
       );
     }
-    const required = this.reflector.getAllAndOverride<Role | undefined>(REQUIRED_ROLE, targets);
-    if (required && !roleSatisfies(principal.role, required)) {
+    const required = this.reflector.getAllAndOverride<Role[] | undefined>(REQUIRED_ROLE, targets);
+    if (required?.length && !roleSatisfiesAny(principal.role, required)) {
+      const wanted = required.join(' or ');
       throw new PlatformException(
         PlatformExceptionCode.FORBIDDEN,
         ErrorKind.FORBIDDEN,
-        `This action needs the ${required} role; the key has ${principal.role}.`,
-        { required_role: required, role: principal.role },
+        `This action needs the ${wanted} role; the key has ${principal.role}.`,
+        { required_role: required.length === 1 ? required[0] : required, role: principal.role },
       );
     }
     return true;

@@ -8,8 +8,12 @@ export const SYSTEM_ADMIN_ONLY = 'auth:system-admin';
 /** No API key needed (health and docs only). */
 export const Public = (): CustomDecorator => SetMetadata(PUBLIC_ROUTE, true);
 
-/** The least role allowed; higher roles pass too. Routes without it need any valid key. */
-export const RequireRole = (role: Role): CustomDecorator => SetMetadata(REQUIRED_ROLE, role);
+/**
+ * The least role allowed (higher roles pass too); several roles: any of them will do. Routes
+ * without it need any valid key.
+ */
+export const RequireRole = (...roles: [Role, ...Role[]]): CustomDecorator =>
+  SetMetadata(REQUIRED_ROLE, roles);
 
 /** Only the platform's system admin keys (tenant management). */
 export const SystemAdminOnly = (): CustomDecorator => SetMetadata(SYSTEM_ADMIN_ONLY, true);

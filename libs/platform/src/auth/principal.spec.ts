@@ -1,5 +1,5 @@
 import { displayPrefix, generateApiKey, hashApiKey } from './api-key.util';
-import { roleSatisfies } from './principal';
+import { roleSatisfies, roleSatisfiesAny, TOOL_RUNNER_ROLES } from './principal';
 
 describe('roles', () => {
   it('orders reader < operator < admin', () => {
@@ -7,6 +7,19 @@ describe('roles', () => {
     expect(roleSatisfies('operator', 'operator')).toBe(true);
     expect(roleSatisfies('reader', 'operator')).toBe(false);
     expect(roleSatisfies('operator', 'admin')).toBe(false);
+  });
+
+  it('puts service beside the ladder: reads and runs tools, but neither operates nor administers', () => {
+    expect(roleSatisfies('service', 'service')).toBe(true);
+    expect(roleSatisfies('service', 'reader')).toBe(true);
+    expect(roleSatisfies('service', 'operator')).toBe(false);
+    expect(roleSatisfies('service', 'admin')).toBe(false);
+    expect(roleSatisfies('admin', 'service')).toBe(true);
+    expect(roleSatisfies('operator', 'service')).toBe(false);
+    expect(roleSatisfies('reader', 'service')).toBe(false);
+    expect(roleSatisfiesAny('service', TOOL_RUNNER_ROLES)).toBe(true);
+    expect(roleSatisfiesAny('operator', TOOL_RUNNER_ROLES)).toBe(true);
+    expect(roleSatisfiesAny('reader', TOOL_RUNNER_ROLES)).toBe(false);
   });
 });
 

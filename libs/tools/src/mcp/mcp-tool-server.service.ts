@@ -9,7 +9,7 @@ import {
   Tool as McpTool,
 } from '@modelcontextprotocol/sdk/types.js';
 import { randomUUID } from 'node:crypto';
-import { Principal, roleSatisfies } from '@app/platform';
+import { Principal, roleSatisfiesAny, TOOL_RUNNER_ROLES } from '@app/platform';
 import { ToolListing, ToolRegistry } from '../core/tool-registry';
 import { ToolsException } from '../core/tool-exceptions';
 import { JsonSchema, ToolErrorCode, ToolResult } from '../core/tool.types';
@@ -18,8 +18,8 @@ export const MCP_SERVER_NAME = 'ops-copilot';
 export const MCP_SERVER_VERSION = '0.1.0';
 /** Upper bound for one tools/call; each tool's own timeout usually ends it sooner. */
 export const MCP_CALL_DEADLINE_MS = 120_000;
-/** Calling a tool needs the same role as running a stage. */
-export const MCP_CALL_ROLE = 'operator';
+/** Calling a tool needs the role of running a stage (operator) or a service key. */
+export const MCP_CALL_ROLES = TOOL_RUNNER_ROLES;
 
 function objectSchema(schema: JsonSchema): McpTool['inputSchema'] {
   return { ...schema, type: 'object' };
@@ -93,13 +93,13 @@ export class McpToolServer {
       const name = request.params.name;
       const listing = this.registry.definition(principal.tenantId, name);
       if (!listing) throw new McpError(ErrorCode.InvalidParams, `Tool ${name} not found`);
-      if (!roleSatisfies(principal.role, MCP_CALL_ROLE)) {
+      if (!roleSatisfiesAny(principal.role, MCP_CALL_ROLES)) {
         return toCallToolResult(
           {
             success: false,
             data: null,
-            error: `Calling tools needs the ${MCP_CALL_ROLE} role; the key has ${principal.role}.`,
-            error_details: { code: ToolErrorCode.FORBIDDEN, required_role: MCP_CALL_ROLE },
+            error: `Calling tools needs the ${MCP_CALL_ROLES.join(' or ')} role; the key has ${principal.role}.`,
+            error_details: { code: ToolErrorCode.FORBIDDEN, required_role: MCP_CALL_ROLES },
             warnings: [],
             metadata: { tool: name, execution_time_ms: 0 },
           },
