@@ -35,3 +35,6 @@ export { planJsonSchema } from './plan/plan-json-schema';
 export { CATALOG_COLUMN_KEY, CATALOG_TABLE_KEY } from './plan/schema-introspection.util';
 export { LlmException, PlannerException, PlannerExceptionCode } from './planner.exception';
 export type * from './plan/plan.types';
+export { ToolCallingAgentService, AGENT_SYSTEM_PROMPT } from './agent/tool-calling-agent.service';
+export { AgentOptions } from './agent/agent-options';
+export type { AgentRequest, AgentResult, AgentToolCall, AgentLlmCall } from './agent/agent.types';

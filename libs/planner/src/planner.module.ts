@@ -1,6 +1,10 @@
 import { Module, OnModuleInit } from '@nestjs/common';
 import { AppConfig, HealthRegistry } from '@app/platform';
 import { ToolsModule } from '@app/tools';
+import { AgentController } from './agent/agent.controller';
+import { AgentFallbackService } from './agent/agent-fallback.service';
+import { AgentOptions } from './agent/agent-options';
+import { ToolCallingAgentService } from './agent/tool-calling-agent.service';
 import { AnswerWriter } from './answer/answer-writer';
 import { AskService } from './ask.service';
 import { PlanExecutor } from './execution/plan-executor';
@@ -32,7 +36,7 @@ export function createLlmClient(config: AppConfig): LlmClient {
 
 @Module({
   imports: [ToolsModule],
-  controllers: [PlannerController],
+  controllers: [PlannerController, AgentController],
   providers: [
     { provide: LlmClient, useFactory: createLlmClient, inject: [AppConfig] },
     { provide: PlanningKnowledge, useClass: InMemoryPlanningKnowledge },
@@ -47,11 +51,21 @@ export function createLlmClient(config: AppConfig): LlmClient {
       }),
       inject: [AppConfig],
     },
+    {
+      provide: AgentOptions,
+      useFactory: (config: AppConfig): AgentOptions => ({
+        timeoutMs: config.get('AGENT_TIMEOUT_MS'),
+        toolResultChars: config.get('AGENT_TOOL_RESULT_CHARS'),
+      }),
+      inject: [AppConfig],
+    },
     PlannerService,
     AskService,
     AnswerWriter,
+    AgentFallbackService,
+    ToolCallingAgentService,
   ],
-  exports: [LlmClient, PlanningKnowledge, PlanExecutor, PlannerService, AskService],
+  exports: [LlmClient, PlanningKnowledge, PlanExecutor, PlannerService, AskService, ToolCallingAgentService],
 })
 export class PlannerModule implements OnModuleInit {
   constructor(

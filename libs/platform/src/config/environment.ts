@@ -187,6 +187,53 @@ export class EnvironmentVariables {
   @IsOptional()
   @IsJSON({ message: 'must be a JSON array of MCP servers' })
   MCP_SERVERS?: string;
+
+  // Agents (libs/planner): the tool-calling agent (/internal/v1/llm/execute) and the RAG chat (/api/chat)
+  @Transform(toNumber)
+  @IsInt()
+  @Min(1000)
+  AGENT_TIMEOUT_MS = 120_000;
+
+  @Transform(toNumber)
+  @IsInt()
+  @Min(500)
+  AGENT_TOOL_RESULT_CHARS = 8000;
+
+  /** Base URL of the blog backend the blog tool assets call (`npm run cli -- agents publish-blog-tools`). */
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @Matches(/^https?:\/\/[^/?#\s]+(\/[^?#\s]*)?$/, { message: 'must be an http(s) base URL without query' })
+  BLOG_API_BASE_URL?: string;
+
+  /** SearxNG-compatible JSON search endpoint (`?q=...&format=json`); unset: the chat never searches the web. */
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @Matches(/^https?:\/\//, { message: 'must be an http(s) URL' })
+  WEB_SEARCH_URL?: string;
+
+  @Transform(toNumber)
+  @IsInt()
+  @Min(1)
+  @Max(50)
+  CHAT_HISTORY_TURNS = 10;
+
+  @Transform(toNumber)
+  @IsInt()
+  @Min(1)
+  @Max(10)
+  CHAT_MAX_TOOL_CALLS = 3;
+
+  @Transform(toNumber)
+  @IsInt()
+  @Min(1)
+  @Max(20)
+  CHAT_TOP_K = 3;
+
+  /** First backoff delay of search retries in the chat; doubles per retry (1 s, 2 s). */
+  @Transform(toNumber)
+  @IsInt()
+  @Min(0)
+  CHAT_RETRY_BASE_DELAY_MS = 1000;
 }
 
 export class InvalidEnvironmentError extends Error {

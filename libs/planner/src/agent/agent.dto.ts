@@ -1,0 +1,55 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Transform } from 'class-transformer';
+import { IsInt, IsObject, IsOptional, IsString, Length, Matches, Max, Min } from 'class-validator';
+
+export const MAX_AGENT_ITERATIONS = 20;
+export const DEFAULT_AGENT_ITERATIONS = 5;
+
+/** The seed's LLMExecuteRequest. */
+export class LlmExecuteRequestDto {
+  @ApiProperty({
+    description:
+      'The end user the calling service acts for (integer or string); injected into tools that take user_id',
+    oneOf: [{ type: 'integer' }, { type: 'string' }],
+    example: 42,
+  })
+  @Transform(({ value }: { value: unknown }) =>
+    typeof value === 'number' && Number.isSafeInteger(value) ? String(value) : value,
+  )
+  @IsString({ message: 'user_id must be an integer or a string' })
+  @Length(1, 200)
+  @Matches(/^\S+$/, { message: 'user_id must not contain spaces' })
+  user_id!: string;
+
+  @ApiProperty({ example: '내 블로그 글 스타일로 쿠버네티스 업그레이드 후기 초안을 써줘' })
+  @IsString()
+  @Length(1, 20_000)
+  @Matches(/\S/, { message: 'prompt must not be blank' })
+  prompt!: string;
+
+  @ApiPropertyOptional({
+    description: 'Free-form context from the calling service',
+    example: { locale: 'ko' },
+  })
+  @IsOptional()
+  @IsObject()
+  context?: Record<string, unknown>;
+
+  @ApiPropertyOptional({ description: 'Model to use instead of LLM_MODEL', example: 'gpt-4o-mini' })
+  @IsOptional()
+  @IsString()
+  @Length(1, 200)
+  model?: string;
+
+  @ApiPropertyOptional({
+    description: 'Most model turns that may request tools',
+    minimum: 1,
+    maximum: MAX_AGENT_ITERATIONS,
+    default: DEFAULT_AGENT_ITERATIONS,
+  })
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(MAX_AGENT_ITERATIONS)
+  max_iterations?: number;
+}
