@@ -104,6 +104,12 @@ export class EnvironmentVariables {
   @IsString()
   BODY_LIMIT = '10mb';
 
+  // Asset registry: how long published lookups stay cached (publish/rollback/archive drop them anyway).
+  @Transform(toNumber)
+  @IsInt()
+  @Min(1)
+  ASSET_CACHE_TTL_SECONDS = 300;
+
   @Transform(emptyToUndefined)
   @IsOptional()
   @Matches(/^https?:\/\//, { message: 'must be an http(s) URL' })
