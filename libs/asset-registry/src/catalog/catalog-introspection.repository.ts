@@ -117,7 +117,11 @@ export class CatalogIntrospectionRepository {
       const own = constraints.filter((c) => c.table_oid === table.oid);
       const primaryKey = own.find((c) => c.kind === 'p')?.columns ?? [];
       const foreignKeys = own.filter((c) => c.kind === 'f');
-      const keyColumns = new Set([...primaryKey, ...foreignKeys.flatMap((f) => f.columns)]);
+      // Identifiers are not categories; a column of a composite key (metric_name in a metrics table) may be.
+      const keyColumns = new Set([
+        ...(primaryKey.length === 1 ? primaryKey : []),
+        ...foreignKeys.flatMap((f) => f.columns),
+      ]);
       const checks = new Map<string, string[]>();
       for (const check of own.filter((c) => c.kind === 'c' && c.columns.length === 1)) {
         const values = checkConstraintValues(check.definition);
