@@ -152,7 +152,7 @@ export class CatalogSyncService {
         `No published source asset named "${name}"`,
       );
     }
-    return published.snapshot.content as unknown as SourceContent;
+    return published.snapshot.content as SourceContent;
   }
 
   private async withSource<T>(source: SourceContent, work: (run: SqlRunner) => Promise<T>): Promise<T> {
@@ -175,7 +175,9 @@ export class CatalogSyncService {
       );
     }
     try {
-      return await work(async (sql, params) => (await client.query(sql, params)).rows);
+      const run: SqlRunner = async <T>(sql: string, params: unknown[]) =>
+        (await client.query(sql, params)).rows as T[];
+      return await work(run);
     } finally {
       await client.end().catch(() => undefined);
     }

@@ -45,7 +45,7 @@ export function specOf(entity: AssetEntity): AssetSpec {
 export function columnsOf(spec: AssetSpec): Partial<AssetEntity> {
   const columns: Record<string, unknown> = {};
   for (const field of ALL_SPEC_FIELDS) columns[SPEC_COLUMNS[field]] = spec[field] ?? null;
-  return columns as Partial<AssetEntity>;
+  return columns;
 }
 
 export function snapshotOf(entity: AssetEntity): AssetSnapshot {

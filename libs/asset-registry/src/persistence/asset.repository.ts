@@ -86,7 +86,7 @@ export class AssetRepository {
     const result = await this.dataSource
       .createQueryBuilder()
       .update(AssetEntity)
-      .set({ ...changes, revision: () => 'revision + 1' } as QueryDeepPartialEntity<AssetEntity>)
+      .set({ ...changes, revision: () => 'revision + 1' })
       .where('tenant_id = :tenantId AND asset_id = :assetId AND revision = :revision', {
         tenantId,
         assetId,
@@ -180,7 +180,7 @@ export class AssetRepository {
     return rows.map((asset) => {
       const serving = asset as AssetEntity & { servingVersion: AssetVersionEntity };
       const { servingVersion, ...rest } = serving;
-      return { asset: rest as AssetEntity, version: servingVersion };
+      return { asset: rest, version: servingVersion };
     });
   }
 

@@ -34,8 +34,8 @@ export function toPromptContent(snapshot: AssetSnapshot): PromptContent {
   };
 }
 
-export const toCatalogContent = (snapshot: AssetSnapshot) => snapshot.content as unknown as CatalogContent;
-export const toMappingContent = (snapshot: AssetSnapshot) => snapshot.content as unknown as MappingContent;
+export const toCatalogContent = (snapshot: AssetSnapshot) => snapshot.content as CatalogContent;
+export const toMappingContent = (snapshot: AssetSnapshot) => snapshot.content as MappingContent;
 
 export function toPublishedContent<T>(
   asset: PublishedAsset,
