@@ -195,13 +195,13 @@ export class AssetRegistryService {
   }
 
   async list(tenantId: string, query: AssetListQuery, servingOnly: boolean): Promise<Page<AssetView>> {
-    const { items, total } = await this.repository.list(tenantId, query, servingOnly);
-    if (!servingOnly)
-      return { items: items.map(toAssetView), total, limit: query.limit, offset: query.offset };
-    const views = await Promise.all(
-      items.map(async (asset) => servingView(asset, (await this.servingVersion(asset))!)),
-    );
-    return { items: views, total, limit: query.limit, offset: query.offset };
+    const page = { limit: query.limit, offset: query.offset };
+    if (!servingOnly) {
+      const { items, total } = await this.repository.list(tenantId, query);
+      return { items: items.map(toAssetView), total, ...page };
+    }
+    const { items, total } = await this.repository.listServing(tenantId, query);
+    return { items: items.map((row) => servingView(row.asset, row.version)), total, ...page };
   }
 
   async history(tenantId: string, assetId: string): Promise<AssetVersionView[]> {

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, EntityManager, QueryFailedError } from 'typeorm';
+import { DataSource, EntityManager, QueryFailedError, SelectQueryBuilder } from 'typeorm';
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import type { AssetType } from '@app/platform';
 import type { AssetListQuery } from '../asset.types';
@@ -55,25 +55,41 @@ export class AssetRepository {
     return this.dataSource.getRepository(AssetEntity).findOne({ where: { tenantId, assetType, name } });
   }
 
-  /** `servingOnly` keeps assets that have a version serving (what readers may see). */
-  async list(tenantId: string, query: AssetListQuery, servingOnly: boolean) {
+  async list(tenantId: string, query: AssetListQuery) {
     const qb = this.dataSource
       .getRepository(AssetEntity)
       .createQueryBuilder('a')
       .where('a.tenant_id = :tenantId', { tenantId });
-    if (query.assetType) qb.andWhere('a.asset_type = :assetType', { assetType: query.assetType });
     if (query.status) qb.andWhere('a.status = :status', { status: query.status });
-    if (query.name) qb.andWhere('a.name = :name', { name: query.name });
     if (query.tag) qb.andWhere('a.tags @> CAST(:tag AS jsonb)', { tag: JSON.stringify([query.tag]) });
+    this.filter(qb, query);
+    const [items, total] = await qb.getManyAndCount();
+    return { items, total };
+  }
+
+  /** Like `list`, over the versions now serving (what non-admins may see); tags are the published ones. */
+  async listServing(
+    tenantId: string,
+    query: AssetListQuery,
+  ): Promise<{ items: PublishedRow[]; total: number }> {
+    const qb = this.publishedQuery().andWhere('a.tenant_id = :tenantId', { tenantId });
+    if (query.tag) {
+      qb.andWhere(`v.snapshot -> 'tags' @> CAST(:tag AS jsonb)`, { tag: JSON.stringify([query.tag]) });
+    }
+    this.filter(qb, query);
+    const [rows, total] = await qb.getManyAndCount();
+    return { items: this.toPublishedRows(rows), total };
+  }
+
+  private filter(qb: SelectQueryBuilder<AssetEntity>, query: AssetListQuery): void {
+    if (query.assetType) qb.andWhere('a.asset_type = :assetType', { assetType: query.assetType });
+    if (query.name) qb.andWhere('a.name = :name', { name: query.name });
     if (query.search) {
       qb.andWhere('(a.name ILIKE :search OR a.description ILIKE :search)', {
         search: `%${query.search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`,
       });
     }
-    if (servingOnly) qb.andWhere('a.published_version IS NOT NULL');
-    qb.orderBy('a.asset_type', 'ASC').addOrderBy('a.name', 'ASC').skip(query.offset).take(query.limit);
-    const [items, total] = await qb.getManyAndCount();
-    return { items, total };
+    qb.orderBy('a.assetType', 'ASC').addOrderBy('a.name', 'ASC').skip(query.offset).take(query.limit);
   }
 
   /** Writes a draft change if the row is still at `revision`; returns the new row. */
@@ -160,7 +176,7 @@ export class AssetRepository {
   async listPublished(tenantId: string | null, assetType: AssetType): Promise<PublishedRow[]> {
     const qb = this.publishedQuery().andWhere('a.asset_type = :assetType', { assetType });
     if (tenantId) qb.andWhere('a.tenant_id = :tenantId', { tenantId });
-    return this.toPublishedRows(await qb.orderBy('a.tenant_id').addOrderBy('a.name').getMany());
+    return this.toPublishedRows(await qb.orderBy('a.tenantId').addOrderBy('a.name').getMany());
   }
 
   private publishedQuery() {
