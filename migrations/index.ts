@@ -1,5 +1,6 @@
 import type { MigrationInterface } from 'typeorm';
 import { CreateTenantsAndApiKeys1795313625411 } from './1795313625411-CreateTenantsAndApiKeys';
+import { CreateAssetRegistry1795314934794 } from './1795314934794-CreateAssetRegistry';
 import { AllowServiceApiKeyRole1795316249719 } from './1795316249719-AllowServiceApiKeyRole';
 
 type MigrationClass = new () => MigrationInterface;
@@ -7,5 +8,6 @@ type MigrationClass = new () => MigrationInterface;
 /** Every migration, oldest first. Listed explicitly so the build and the tests load the same set. */
 export const MIGRATIONS: MigrationClass[] = [
   CreateTenantsAndApiKeys1795313625411,
+  CreateAssetRegistry1795314934794,
   AllowServiceApiKeyRole1795316249719,
 ];

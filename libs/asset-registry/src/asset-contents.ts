@@ -26,7 +26,7 @@ export interface CatalogTable {
 
 export interface CatalogContent {
   /** Where the tables live: the internal database (`internal`) or a named source asset. */
-  source: { kind: 'internal' | 'source_asset'; name?: string; schema?: string };
+  source: { kind: 'internal' | 'source_asset'; name?: string; schema?: string; synced_at?: string };
   tables: CatalogTable[];
 }
 
@@ -52,6 +52,65 @@ export interface PromptContent {
   template: string;
   input_schema?: Record<string, unknown> | null;
   output_contract?: Record<string, unknown> | null;
+}
+
+/** Limits and switches read by the modules they govern (e.g. `planner_budget`, `tool_access`). */
+export interface PolicyContent {
+  policy_type: string;
+  settings: Record<string, unknown>;
+}
+
+/**
+ * A database other than the service's own, for catalog sync. Credentials are never stored: `url_ref`
+ * and `password_ref` name environment variables (`env:OPS_SECRET_<NAME>`).
+ */
+export interface SourceContent {
+  kind: 'postgres';
+  connection: {
+    url_ref?: string;
+    host?: string;
+    port?: number;
+    database?: string;
+    user?: string;
+    password_ref?: string;
+    ssl?: boolean;
+  };
+  schema?: string;
+}
+
+/** Resolves what users call things to canonical values (e.g. "결제서버" -> ci_code `SRV-PAY-01`). */
+export interface ResolverRule {
+  match_type: 'exact' | 'prefix' | 'contains' | 'regex';
+  pattern: string;
+  field: string;
+  value: string;
+  description?: string;
+}
+
+export interface ResolverContent {
+  rules: ResolverRule[];
+}
+
+export interface ScreenComponent {
+  id: string;
+  type: string;
+  props?: Record<string, unknown>;
+}
+
+/** A UI screen definition rendered by clients (title, layout and components bound to tools). */
+export interface ScreenContent {
+  title?: string;
+  layout?: Record<string, unknown>;
+  components: ScreenComponent[];
+}
+
+/** The fields of a query asset: at least one of SQL, Cypher or an HTTP request. */
+export interface QueryAssetFields {
+  query_sql?: string | null;
+  query_cypher?: string | null;
+  query_http?: Record<string, unknown> | null;
+  query_params?: Record<string, unknown> | null;
+  query_metadata?: Record<string, unknown> | null;
 }
 
 export const TOOL_ASSET_TYPES = ['http', 'sql'] as const;

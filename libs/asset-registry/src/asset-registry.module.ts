@@ -1,4 +1,28 @@
 import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { CatalogIntrospectionRepository } from './catalog/catalog-introspection.repository';
+import { CatalogSyncService } from './catalog/catalog-sync.service';
+import { AssetController } from './http/asset.controller';
+import { AssetRegistryService } from './lifecycle/asset-registry.service';
+import { ToolContractChecker } from './lifecycle/tool-contract.checker';
+import { AssetEntity } from './persistence/asset.entity';
+import { AssetRepository } from './persistence/asset.repository';
+import { AssetVersionEntity } from './persistence/asset-version.entity';
+import { PublishedAssetReader } from './reading/published-asset.reader';
+import { AssetSpecValidator } from './validation/asset-spec.validator';
 
-@Module({})
+@Module({
+  imports: [TypeOrmModule.forFeature([AssetEntity, AssetVersionEntity])],
+  controllers: [AssetController],
+  providers: [
+    AssetRepository,
+    AssetSpecValidator,
+    ToolContractChecker,
+    PublishedAssetReader,
+    AssetRegistryService,
+    CatalogIntrospectionRepository,
+    CatalogSyncService,
+  ],
+  exports: [AssetRegistryService, PublishedAssetReader, CatalogSyncService],
+})
 export class AssetRegistryModule {}

@@ -1,2 +1,34 @@
 export { AssetRegistryModule } from './asset-registry.module';
 export * from './asset-contents';
+export {
+  ASSET_STATUSES,
+  ASSET_FIELDS_BY_TYPE,
+  type AssetDiffEntry,
+  type AssetDiffView,
+  type AssetSnapshot,
+  type AssetSpec,
+  type AssetStatus,
+  type AssetVersionView,
+  type AssetView,
+  type BreakingChange,
+  type ContractIssue,
+  type Page,
+  type PublishedAsset,
+  type PublishedContent,
+  type ToolContractReport,
+} from './asset.types';
+export {
+  AssetRegistryService,
+  type Actor,
+  type CreateAssetInput,
+  type UpdateAssetInput,
+  type PublishOptions,
+} from './lifecycle/asset-registry.service';
+export { PublishedAssetReader } from './reading/published-asset.reader';
+export {
+  CatalogSyncService,
+  type CatalogSyncInput,
+  type CatalogSyncResult,
+} from './catalog/catalog-sync.service';
+export { AssetRegistryException, AssetRegistryExceptionCode } from './asset-registry.exception';
+export { ASSET_SPEC_SCHEMAS } from './validation/asset-schemas';

@@ -23,3 +23,4 @@ export { OutboundHttpClient, OutboundErrorCode } from './http/outbound-http.clie
 export { McpToolServer } from './mcp/mcp-tool-server.service';
 export { McpClientService } from './mcp/mcp-client.service';
 export { type McpConnectionStatus } from './mcp/mcp-server-connection';
+export { DynamicToolLoader } from './dynamic/dynamic-tool-loader.service';

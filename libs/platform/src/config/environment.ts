@@ -111,6 +111,11 @@ export class EnvironmentVariables {
   @IsOptional()
   @IsString()
   CORS_ORIGINS?: string;
+  // Asset registry: how long published lookups stay cached (publish/rollback/archive drop them anyway).
+  @Transform(toNumber)
+  @IsInt()
+  @Min(1)
+  ASSET_CACHE_TTL_SECONDS = 300;
 
   @Transform(emptyToUndefined)
   @IsOptional()

@@ -1,0 +1,185 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { Client } from 'pg';
+import { DataSource } from 'typeorm';
+import type { CatalogContent, CatalogTable, SourceContent } from '../asset-contents';
+import type { AssetView } from '../asset.types';
+import { AssetRegistryException, AssetRegistryExceptionCode as Code } from '../asset-registry.exception';
+import { type Actor, AssetRegistryService } from '../lifecycle/asset-registry.service';
+import { PublishedAssetReader } from '../reading/published-asset.reader';
+import { CatalogIntrospectionRepository, type SqlRunner } from './catalog-introspection.repository';
+
+/** The service's own bookkeeping: never part of a catalog of operations data unless asked for by name. */
+const INTERNAL_TABLES = [
+  'migrations',
+  'typeorm_metadata',
+  'tenants',
+  'api_keys',
+  'tb_asset_registry',
+  'tb_asset_version_history',
+];
+
+export interface CatalogSyncInput {
+  /** The catalog asset to create or update (its draft). */
+  name: string;
+  description?: string;
+  /** A published source asset; absent: the service's own database. */
+  source?: string;
+  schema?: string;
+  tables?: string[];
+  exclude_tables?: string[];
+  enum_max_distinct?: number;
+  enum_sample_rows?: number;
+}
+
+export interface CatalogSyncResult {
+  asset: AssetView;
+  created: boolean;
+  summary: { tables: number; columns: number; enum_columns: number };
+}
+
+/** Keeps what admins wrote (descriptions, aliases, enum values) where the database has nothing to say. */
+export function mergeCatalogTables(
+  fresh: CatalogTable[],
+  previous: CatalogTable[] | undefined,
+): CatalogTable[] {
+  const oldTables = new Map((previous ?? []).map((t) => [t.name, t]));
+  return fresh.map((table) => {
+    const old = oldTables.get(table.name);
+    if (!old) return table;
+    const oldColumns = new Map(old.columns.map((c) => [c.name, c]));
+    return {
+      ...table,
+      description: table.description ?? old.description ?? null,
+      columns: table.columns.map((column) => {
+        const was = oldColumns.get(column.name);
+        if (!was) return column;
+        const enumValues = column.enum_values ?? was.enum_values;
+        return {
+          ...column,
+          description: column.description ?? was.description ?? null,
+          ...(was.aliases ? { aliases: was.aliases } : {}),
+          ...(enumValues ? { enum_values: enumValues } : {}),
+        };
+      }),
+    };
+  });
+}
+
+function secret(ref: string | undefined, field: string): string | undefined {
+  if (!ref) return undefined;
+  const name = ref.replace(/^env:/, '');
+  const value = process.env[name];
+  if (value === undefined) {
+    throw new AssetRegistryException(Code.CATALOG_SOURCE_INVALID, `${field} names ${name}, which is not set`);
+  }
+  return value;
+}
+
+/** Describes a database as a draft catalog asset an admin can then edit and publish. */
+@Injectable()
+export class CatalogSyncService {
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly introspection: CatalogIntrospectionRepository,
+    private readonly assets: AssetRegistryService,
+    private readonly reader: PublishedAssetReader,
+  ) {}
+
+  async sync(actor: Actor, input: CatalogSyncInput): Promise<CatalogSyncResult> {
+    const source = input.source ? await this.sourceContent(actor.tenantId, input.source) : null;
+    const schema = input.schema ?? source?.schema ?? 'public';
+    const options = {
+      schema,
+      tables: input.tables,
+      excludeTables: [...(source ? [] : INTERNAL_TABLES), ...(input.exclude_tables ?? [])],
+      enumMaxDistinct: input.enum_max_distinct ?? 20,
+      enumSampleRows: input.enum_sample_rows ?? 100_000,
+    };
+    const fresh = source
+      ? await this.withSource(source, (run) => this.introspection.introspect(run, options))
+      : await this.introspection.introspect((sql, params) => this.dataSource.query(sql, params), options);
+    if (input.tables) {
+      const missing = input.tables.filter((t) => !fresh.some((f) => f.name === t));
+      if (missing.length > 0) {
+        throw new AssetRegistryException(
+          Code.CATALOG_SOURCE_INVALID,
+          `Schema ${schema} has no table ${missing.join(', ')}`,
+          { missing },
+        );
+      }
+    }
+    const existing = await this.assets.findByName(actor.tenantId, 'catalog', input.name);
+    const previous = existing?.content as CatalogContent | undefined;
+    const content: CatalogContent = {
+      source: {
+        kind: source ? 'source_asset' : 'internal',
+        ...(input.source ? { name: input.source } : {}),
+        schema,
+        synced_at: new Date().toISOString(),
+      },
+      tables: mergeCatalogTables(fresh, previous?.tables),
+    };
+    const asset = existing
+      ? await this.assets.update(actor, existing.id, {
+          ...(input.description !== undefined ? { description: input.description } : {}),
+          spec: { content },
+        })
+      : await this.assets.create(actor, {
+          asset_type: 'catalog',
+          name: input.name,
+          description: input.description ?? `Tables of ${input.source ?? 'the service database'} (${schema})`,
+          tags: ['catalog-sync'],
+          spec: { content },
+        });
+    const columns = content.tables.flatMap((t) => t.columns);
+    return {
+      asset,
+      created: !existing,
+      summary: {
+        tables: content.tables.length,
+        columns: columns.length,
+        enum_columns: columns.filter((c) => c.enum_values && c.enum_values.length > 0).length,
+      },
+    };
+  }
+
+  private async sourceContent(tenantId: string, name: string): Promise<SourceContent> {
+    const published = await this.reader.getPublished(tenantId, 'source', name);
+    if (!published) {
+      throw new AssetRegistryException(
+        Code.CATALOG_SOURCE_INVALID,
+        `No published source asset named "${name}"`,
+      );
+    }
+    return published.snapshot.content as SourceContent;
+  }
+
+  private async withSource<T>(source: SourceContent, work: (run: SqlRunner) => Promise<T>): Promise<T> {
+    const c = source.connection;
+    const client = new Client({
+      ...(c.url_ref
+        ? { connectionString: secret(c.url_ref, 'connection.url_ref') }
+        : { host: c.host, port: c.port, database: c.database, user: c.user }),
+      ...(c.password_ref ? { password: secret(c.password_ref, 'connection.password_ref') } : {}),
+      ...(c.ssl ? { ssl: true } : {}),
+      connectionTimeoutMillis: 10_000,
+      application_name: 'ops-catalog-sync',
+    });
+    try {
+      await client.connect();
+    } catch (error) {
+      throw new AssetRegistryException(
+        Code.CATALOG_SOURCE_UNAVAILABLE,
+        `Cannot connect to the source database: ${(error as Error).message}`,
+      );
+    }
+    try {
+      const run: SqlRunner = async <T>(sql: string, params: unknown[]) =>
+        (await client.query(sql, params)).rows as T[];
+      return await work(run);
+    } finally {
+      await client.end().catch(() => undefined);
+    }
+  }
+}

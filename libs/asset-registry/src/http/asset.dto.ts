@@ -1,0 +1,313 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import type { SchemaObject } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
+import { Type } from 'class-transformer';
+import {
+  ArrayMaxSize,
+  IsArray,
+  IsBoolean,
+  IsIn,
+  IsInt,
+  IsOptional,
+  IsString,
+  Length,
+  Matches,
+  Max,
+  MaxLength,
+  Min,
+} from 'class-validator';
+import { ASSET_TYPES, type AssetType } from '@app/platform';
+import { ALL_SPEC_FIELDS, ASSET_STATUSES, type AssetSpec, type AssetStatus } from '../asset.types';
+import {
+  CATALOG_CONTENT_SCHEMA,
+  HTTP_TOOL_CONFIG_SCHEMA,
+  MAPPING_CONTENT_SCHEMA,
+  POLICY_CONTENT_SCHEMA,
+  RESOLVER_CONTENT_SCHEMA,
+  SCREEN_CONTENT_SCHEMA,
+  SOURCE_CONTENT_SCHEMA,
+  SQL_TOOL_CONFIG_SCHEMA,
+} from '../validation/asset-schemas';
+
+const schema = (s: Record<string, unknown>) => s as SchemaObject;
+const jsonSchemaDoc = { type: 'object', description: 'A JSON Schema', additionalProperties: true } as const;
+
+/** The type-specific fields; which ones an asset may carry depends on its `asset_type`. */
+class AssetSpecFieldsDto {
+  @ApiPropertyOptional({ description: 'prompt: where the prompt is used (e.g. `planner`)' })
+  @IsOptional()
+  scope?: string | null;
+
+  @ApiPropertyOptional({ description: 'prompt: template engine (e.g. `jinja2`, `mustache`)' })
+  @IsOptional()
+  engine?: string | null;
+
+  @ApiPropertyOptional({ description: 'prompt: the template text' })
+  @IsOptional()
+  template?: string | null;
+
+  @ApiPropertyOptional({ ...jsonSchemaDoc, description: 'prompt: JSON Schema of the template variables' })
+  @IsOptional()
+  input_schema?: Record<string, unknown> | null;
+
+  @ApiPropertyOptional({ ...jsonSchemaDoc, description: 'prompt: JSON Schema the answer must satisfy' })
+  @IsOptional()
+  output_contract?: Record<string, unknown> | null;
+
+  @ApiPropertyOptional({ description: 'query: SQL text (one of query_sql, query_cypher, query_http)' })
+  @IsOptional()
+  query_sql?: string | null;
+
+  @ApiPropertyOptional({ description: 'query: Cypher text' })
+  @IsOptional()
+  query_cypher?: string | null;
+
+  @ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: true,
+    description: 'query: HTTP request {method, url, headers, body}',
+  })
+  @IsOptional()
+  query_http?: Record<string, unknown> | null;
+
+  @ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: true,
+    description: 'query: parameter definitions',
+  })
+  @IsOptional()
+  query_params?: Record<string, unknown> | null;
+
+  @ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: true,
+    description: 'query: metadata such as {tool_type, operation}',
+  })
+  @IsOptional()
+  query_metadata?: Record<string, unknown> | null;
+
+  @ApiPropertyOptional({ enum: ['http', 'sql'], description: 'tool: how the tool runs' })
+  @IsOptional()
+  tool_type?: string | null;
+
+  @ApiPropertyOptional({
+    description: 'tool: configuration for its tool_type',
+    oneOf: [schema(HTTP_TOOL_CONFIG_SCHEMA), schema(SQL_TOOL_CONFIG_SCHEMA)],
+  })
+  @IsOptional()
+  tool_config?: Record<string, unknown> | null;
+
+  @ApiPropertyOptional({ ...jsonSchemaDoc, description: 'tool: JSON Schema of the input (type object)' })
+  @IsOptional()
+  tool_input_schema?: Record<string, unknown> | null;
+
+  @ApiPropertyOptional({ ...jsonSchemaDoc, description: 'tool: JSON Schema of the output' })
+  @IsOptional()
+  tool_output_schema?: Record<string, unknown> | null;
+
+  @ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: true,
+    description: 'tool: example input, dry-run at publish',
+  })
+  @IsOptional()
+  sample_input?: Record<string, unknown> | null;
+
+  @ApiPropertyOptional({ description: 'tool: whether running it changes anything' })
+  @IsOptional()
+  has_side_effects?: boolean | null;
+
+  @ApiPropertyOptional({
+    description: 'catalog, mapping, policy, source, resolver and screen assets: the content for the type',
+    oneOf: [
+      CATALOG_CONTENT_SCHEMA,
+      MAPPING_CONTENT_SCHEMA,
+      POLICY_CONTENT_SCHEMA,
+      SOURCE_CONTENT_SCHEMA,
+      RESOLVER_CONTENT_SCHEMA,
+      SCREEN_CONTENT_SCHEMA,
+    ].map(schema),
+  })
+  @IsOptional()
+  content?: Record<string, unknown> | null;
+}
+
+export class CreateAssetRequestDto extends AssetSpecFieldsDto {
+  @ApiProperty({ enum: ASSET_TYPES })
+  @IsIn(ASSET_TYPES)
+  asset_type!: AssetType;
+
+  @ApiProperty({ example: 'server_inventory', description: 'Unique per tenant and type' })
+  @IsString()
+  @Length(1, 200)
+  name!: string;
+
+  @ApiPropertyOptional()
+  @IsOptional()
+  @IsString()
+  @MaxLength(5000)
+  description?: string | null;
+
+  @ApiPropertyOptional({ type: [String] })
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(50)
+  @IsString({ each: true })
+  @Length(1, 64, { each: true })
+  tags?: string[];
+}
+
+export class UpdateAssetRequestDto extends AssetSpecFieldsDto {
+  @ApiPropertyOptional({ nullable: true })
+  @IsOptional()
+  @IsString()
+  @MaxLength(5000)
+  description?: string | null;
+
+  @ApiPropertyOptional({ type: [String] })
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(50)
+  @IsString({ each: true })
+  @Length(1, 64, { each: true })
+  tags?: string[];
+}
+
+export class PublishAssetRequestDto {
+  @ApiPropertyOptional({ description: 'Publish a tool despite breaking changes to its contract' })
+  @IsOptional()
+  @IsBoolean()
+  force?: boolean;
+
+  @ApiPropertyOptional({ description: 'Why this version (kept in the history)' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(2000)
+  note?: string;
+}
+
+export class RollbackAssetRequestDto extends PublishAssetRequestDto {
+  @ApiProperty({ description: 'The version whose snapshot to publish again' })
+  @IsInt()
+  @Min(1)
+  version!: number;
+}
+
+export class ListAssetsQueryDto {
+  @ApiPropertyOptional({ enum: ASSET_TYPES })
+  @IsOptional()
+  @IsIn(ASSET_TYPES)
+  type?: AssetType;
+
+  @ApiPropertyOptional({ enum: ASSET_STATUSES })
+  @IsOptional()
+  @IsIn(ASSET_STATUSES)
+  status?: AssetStatus;
+
+  @ApiPropertyOptional()
+  @IsOptional()
+  @IsString()
+  tag?: string;
+
+  @ApiPropertyOptional({ description: 'Exact name' })
+  @IsOptional()
+  @IsString()
+  name?: string;
+
+  @ApiPropertyOptional({ description: 'Substring of the name or description' })
+  @IsOptional()
+  @IsString()
+  search?: string;
+
+  @ApiPropertyOptional({ default: 50, maximum: 200 })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(200)
+  limit?: number;
+
+  @ApiPropertyOptional({ default: 0 })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(0)
+  offset?: number;
+}
+
+const VERSION_REF = /^(\d+|draft|published)$/;
+
+export class AssetDiffQueryDto {
+  @ApiProperty({ description: 'A version number, `published` or `draft`', example: '1' })
+  @Matches(VERSION_REF, { message: 'from must be a version number, published or draft' })
+  from!: string;
+
+  @ApiProperty({ description: 'A version number, `published` or `draft`', example: 'draft' })
+  @Matches(VERSION_REF, { message: 'to must be a version number, published or draft' })
+  to!: string;
+}
+
+export class CatalogSyncRequestDto {
+  @ApiProperty({ example: 'ops_catalog', description: 'Catalog asset to create, or whose draft to update' })
+  @IsString()
+  @Length(1, 200)
+  name!: string;
+
+  @ApiPropertyOptional()
+  @IsOptional()
+  @IsString()
+  @MaxLength(5000)
+  description?: string;
+
+  @ApiPropertyOptional({ description: 'A published source asset; default: the service database' })
+  @IsOptional()
+  @IsString()
+  source?: string;
+
+  @ApiPropertyOptional({ default: 'public' })
+  @IsOptional()
+  @IsString()
+  @Length(1, 63)
+  schema?: string;
+
+  @ApiPropertyOptional({ type: [String], description: 'Only these tables' })
+  @IsOptional()
+  @IsArray()
+  @IsString({ each: true })
+  tables?: string[];
+
+  @ApiPropertyOptional({ type: [String] })
+  @IsOptional()
+  @IsArray()
+  @IsString({ each: true })
+  exclude_tables?: string[];
+
+  @ApiPropertyOptional({
+    default: 20,
+    description: 'Record enum_values for text columns with at most this many distinct values (0: off)',
+  })
+  @IsOptional()
+  @IsInt()
+  @Min(0)
+  @Max(200)
+  enum_max_distinct?: number;
+
+  @ApiPropertyOptional({ default: 100000, description: 'Rows read per column when looking for enum values' })
+  @IsOptional()
+  @IsInt()
+  @Min(10)
+  @Max(10_000_000)
+  enum_sample_rows?: number;
+}
+
+export function specFromBody(body: AssetSpecFieldsDto): AssetSpec {
+  const spec: AssetSpec = {};
+  for (const field of ALL_SPEC_FIELDS) {
+    const value = (body as Record<string, unknown>)[field];
+    if (value !== undefined) spec[field] = value;
+  }
+  return spec;
+}
+
+export function parseVersionRef(ref: string): number | 'draft' | 'published' {
+  return ref === 'draft' || ref === 'published' ? ref : Number(ref);
+}

@@ -1,0 +1,141 @@
+import { Injectable, Logger, Optional } from '@nestjs/common';
+import { ModuleRef } from '@nestjs/core';
+import { ToolAssetDryRunner, type ToolDryRunOutcome } from '../asset-contents';
+import {
+  ASSET_FIELDS_BY_TYPE,
+  type AssetSnapshot,
+  type AssetSpec,
+  type ToolContractReport,
+} from '../asset.types';
+import { AssetRegistryException, AssetRegistryExceptionCode } from '../asset-registry.exception';
+import { toToolSpec } from '../reading/asset-content.mapper';
+import { AssetSpecValidator } from '../validation/asset-spec.validator';
+import { toolBreakingChanges } from './tool-breaking-changes.util';
+
+const DEFAULT_DRY_RUN_TIMEOUT_MS = 30_000;
+
+const objectOrNull = (v: unknown): Record<string, unknown> | null =>
+  v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : null;
+
+/** Placeholders and SQL parameters that name input fields the input schema does not declare. */
+function undeclaredInputs(snapshot: AssetSnapshot): string[] {
+  const declared = new Set(
+    Object.keys(objectOrNull(objectOrNull(snapshot.tool_input_schema)?.properties) ?? {}),
+  );
+  const config = objectOrNull(snapshot.tool_config) ?? {};
+  const used = new Set<string>();
+  for (const match of JSON.stringify(config).matchAll(/\{\{\s*input\.([A-Za-z0-9_]+)/g)) used.add(match[1]);
+  if (snapshot.tool_type === 'sql' && typeof config.query === 'string') {
+    const withoutStrings = config.query.replace(/'(?:[^']|'')*'/g, "''");
+    for (const match of withoutStrings.matchAll(/(?<![:\w]):([A-Za-z_][A-Za-z0-9_]*)/g)) used.add(match[1]);
+  }
+  return [...used].filter((name) => !declared.has(name));
+}
+
+/**
+ * The publish-time contract check of tool assets: the schemas and config are valid, the change does
+ * not break callers of the previous version (unless forced), and the sample input runs.
+ */
+@Injectable()
+export class ToolContractChecker {
+  private readonly logger = new Logger(ToolContractChecker.name);
+
+  constructor(
+    private readonly validator: AssetSpecValidator,
+    private readonly moduleRef: ModuleRef,
+    @Optional() private readonly injectedRunner?: ToolAssetDryRunner,
+  ) {}
+
+  /**
+   * The tools library provides the runner and depends on this library, so it cannot be imported here:
+   * besides a globally exported runner, look it up anywhere in the application.
+   */
+  private get dryRunner(): ToolAssetDryRunner | undefined {
+    if (this.injectedRunner) return this.injectedRunner;
+    try {
+      return this.moduleRef.get(ToolAssetDryRunner, { strict: false });
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** Throws when the tool cannot be published; returns the report to store with the version. */
+  check(
+    snapshot: AssetSnapshot,
+    previous: { version: number; snapshot: AssetSnapshot } | null,
+    force: boolean,
+  ): ToolContractReport {
+    const spec: AssetSpec = {};
+    for (const field of ASSET_FIELDS_BY_TYPE.tool)
+      if (snapshot[field] !== undefined) spec[field] = snapshot[field];
+    const issues = this.validator.specIssues('tool', spec);
+    const inputSchema = objectOrNull(snapshot.tool_input_schema);
+    const sample = objectOrNull(snapshot.sample_input);
+    if (issues.length === 0 && inputSchema && sample) {
+      issues.push(...this.validator.dataIssues(inputSchema, sample, 'sample_input'));
+    }
+    const breaking =
+      previous && previous.snapshot.asset_type === 'tool'
+        ? toolBreakingChanges(
+            { input: previous.snapshot.tool_input_schema, output: previous.snapshot.tool_output_schema },
+            { input: snapshot.tool_input_schema, output: snapshot.tool_output_schema },
+          )
+        : [];
+    const report: ToolContractReport = {
+      compared_with_version: previous?.version ?? null,
+      issues,
+      breaking_changes: breaking,
+      warnings: undeclaredInputs(snapshot).map(
+        (name) => `tool_config uses input "${name}", which tool_input_schema does not declare`,
+      ),
+      forced: force && breaking.length > 0,
+    };
+    if (issues.length > 0) {
+      throw new AssetRegistryException(
+        AssetRegistryExceptionCode.ASSET_CONTRACT_INVALID,
+        `Tool contract check failed: ${issues.map((i) => `${i.field} ${i.message}`).join('; ')}`,
+        report,
+      );
+    }
+    if (breaking.length > 0 && !force) {
+      throw new AssetRegistryException(
+        AssetRegistryExceptionCode.ASSET_BREAKING_CHANGE,
+        `Publishing would break callers of version ${previous!.version}: ` +
+          `${breaking.map((b) => `${b.path} (${b.kind})`).join(', ')}. Publish with force to accept.`,
+        report,
+      );
+    }
+    return report;
+  }
+
+  /** Runs the sample input once when there is one and a runner; the outcome is recorded, not enforced. */
+  async dryRun(tenantId: string, snapshot: AssetSnapshot): Promise<ToolDryRunOutcome> {
+    const sample = objectOrNull(snapshot.sample_input);
+    if (!sample) return { status: 'skipped', error: 'no sample_input' };
+    const runner = this.dryRunner;
+    if (!runner) return { status: 'skipped', error: 'no tool dry runner is available' };
+    const spec = toToolSpec(snapshot);
+    const timeoutMs = (spec.timeout_ms ?? DEFAULT_DRY_RUN_TIMEOUT_MS) + 1_000;
+    const started = performance.now();
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      const timeout = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`dry run timed out after ${timeoutMs} ms`)), timeoutMs);
+      });
+      const outcome = await Promise.race([runner.dryRun(tenantId, spec, sample), timeout]);
+      return {
+        ...outcome,
+        execution_time_ms: outcome.execution_time_ms ?? Math.round(performance.now() - started),
+      };
+    } catch (error) {
+      this.logger.warn({ msg: 'tool dry run failed', tool: snapshot.name, error: (error as Error).message });
+      return {
+        status: 'failed',
+        error: (error as Error).message,
+        execution_time_ms: Math.round(performance.now() - started),
+      };
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+}

@@ -1,0 +1,135 @@
+import { Injectable } from '@nestjs/common';
+import { OnEvent } from '@nestjs/event-emitter';
+import { AppConfig, type AssetLifecycleEvent, type AssetType, CacheStore } from '@app/platform';
+import type { CatalogContent, MappingContent, PromptContent, ToolAssetSpec } from '../asset-contents';
+import type { PublishedAsset, PublishedContent } from '../asset.types';
+import { AssetRepository, type PublishedRow } from '../persistence/asset.repository';
+import {
+  toCatalogContent,
+  toMappingContent,
+  toPromptContent,
+  toPublishedContent,
+  toToolSpec,
+} from './asset-content.mapper';
+
+export function toPublishedAsset({ asset, version }: PublishedRow): PublishedAsset {
+  return {
+    asset_id: asset.assetId,
+    tenant_id: asset.tenantId,
+    asset_type: asset.assetType,
+    name: asset.name,
+    version: version.version,
+    published_at: version.publishedAt.toISOString(),
+    published_by: version.publishedBy,
+    rollback_from_version: version.rollbackFromVersion,
+    snapshot: version.snapshot,
+  };
+}
+
+const oneKey = (tenantId: string, type: AssetType, name: string) =>
+  `assets:published:${tenantId}:${type}:${encodeURIComponent(name)}`;
+const listKey = (tenantId: string, type: AssetType) => `assets:published-list:${tenantId}:${type}`;
+const allKey = (type: AssetType) => `assets:published-all:${type}`;
+
+/**
+ * What other modules read: the version of each asset now serving, never a draft. Lookups are cached
+ * (shared through Redis when configured) and dropped on every publish, rollback and archive.
+ */
+@Injectable()
+export class PublishedAssetReader {
+  constructor(
+    private readonly repository: AssetRepository,
+    private readonly cache: CacheStore,
+    private readonly config: AppConfig,
+  ) {}
+
+  private get ttl(): number {
+    return this.config.get('ASSET_CACHE_TTL_SECONDS');
+  }
+
+  /** The serving snapshot and its version, or null when nothing of that name is published. */
+  async getPublished(tenantId: string, assetType: AssetType, name: string): Promise<PublishedAsset | null> {
+    const { value } = await this.cache.getOrCompute(oneKey(tenantId, assetType, name), this.ttl, async () => {
+      const row = await this.repository.findPublished(tenantId, assetType, name);
+      return { asset: row ? toPublishedAsset(row) : null };
+    });
+    return value.asset;
+  }
+
+  async listPublished(tenantId: string, assetType: AssetType): Promise<PublishedAsset[]> {
+    const { value } = await this.cache.getOrCompute(listKey(tenantId, assetType), this.ttl, async () =>
+      (await this.repository.listPublished(tenantId, assetType)).map(toPublishedAsset),
+    );
+    return value;
+  }
+
+  /** Every tenant's published assets of a type (e.g. the tool registry loading dynamic tools at startup). */
+  async listPublishedAcrossTenants(assetType: AssetType): Promise<PublishedAsset[]> {
+    const { value } = await this.cache.getOrCompute(allKey(assetType), this.ttl, async () =>
+      (await this.repository.listPublished(null, assetType)).map(toPublishedAsset),
+    );
+    return value;
+  }
+
+  async getPublishedCatalog(
+    tenantId: string,
+    name: string,
+  ): Promise<PublishedContent<CatalogContent> | null> {
+    const asset = await this.getPublished(tenantId, 'catalog', name);
+    return asset ? toPublishedContent(asset, toCatalogContent) : null;
+  }
+
+  async listPublishedCatalogs(tenantId: string): Promise<PublishedContent<CatalogContent>[]> {
+    return (await this.listPublished(tenantId, 'catalog')).map((a) =>
+      toPublishedContent(a, toCatalogContent),
+    );
+  }
+
+  async getPublishedMapping(
+    tenantId: string,
+    name: string,
+  ): Promise<PublishedContent<MappingContent> | null> {
+    const asset = await this.getPublished(tenantId, 'mapping', name);
+    return asset ? toPublishedContent(asset, toMappingContent) : null;
+  }
+
+  async listPublishedMappings(tenantId: string): Promise<PublishedContent<MappingContent>[]> {
+    return (await this.listPublished(tenantId, 'mapping')).map((a) =>
+      toPublishedContent(a, toMappingContent),
+    );
+  }
+
+  async getPublishedPrompt(tenantId: string, name: string): Promise<PublishedContent<PromptContent> | null> {
+    const asset = await this.getPublished(tenantId, 'prompt', name);
+    return asset ? toPublishedContent(asset, toPromptContent) : null;
+  }
+
+  async getPublishedTool(tenantId: string, name: string): Promise<PublishedContent<ToolAssetSpec> | null> {
+    const asset = await this.getPublished(tenantId, 'tool', name);
+    return asset ? toPublishedContent(asset, toToolSpec) : null;
+  }
+
+  async listPublishedTools(tenantId: string): Promise<PublishedContent<ToolAssetSpec>[]> {
+    return (await this.listPublished(tenantId, 'tool')).map((a) => toPublishedContent(a, toToolSpec));
+  }
+
+  async listPublishedToolsAcrossTenants(): Promise<PublishedContent<ToolAssetSpec>[]> {
+    return (await this.listPublishedAcrossTenants('tool')).map((a) => toPublishedContent(a, toToolSpec));
+  }
+
+  /** Drops every cached lookup that could include this asset. */
+  async invalidate(tenantId: string, assetType: AssetType, name: string): Promise<void> {
+    await this.cache.delete(
+      oneKey(tenantId, assetType, name),
+      listKey(tenantId, assetType),
+      allKey(assetType),
+    );
+  }
+
+  @OnEvent('asset.published')
+  @OnEvent('asset.rolled_back')
+  @OnEvent('asset.archived')
+  async onAssetLifecycle(event: AssetLifecycleEvent): Promise<void> {
+    await this.invalidate(event.tenantId, event.assetType, event.name);
+  }
+}

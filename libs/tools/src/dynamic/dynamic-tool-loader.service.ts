@@ -1,0 +1,107 @@
+import { Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
+import { ModuleRef } from '@nestjs/core';
+import { OnEvent } from '@nestjs/event-emitter';
+import { PublishedAssetReader, PublishedContent, ToolAssetSpec } from '@app/asset-registry';
+import { APP_EVENTS, AssetLifecycleEvent } from '@app/platform';
+import { ToolRegistry } from '../core/tool-registry';
+import { Tool } from '../core/tool.types';
+import { DynamicToolFactory, SQL_TOOL_FACTORY } from '../http/dynamic-tool.factory';
+import { HttpToolFactory } from '../http/http-tool.factory';
+
+/**
+ * Keeps each tenant's dynamic tools equal to its published tool assets: all of them at start-up,
+ * then one at a time as assets are published, rolled back or archived.
+ */
+@Injectable()
+export class DynamicToolLoader implements OnApplicationBootstrap {
+  private readonly logger = new Logger(DynamicToolLoader.name);
+  /** tenant -> asset id -> tool name, to drop the old name when a republished asset was renamed. */
+  private readonly names = new Map<string, Map<string, string>>();
+
+  constructor(
+    private readonly registry: ToolRegistry,
+    private readonly reader: PublishedAssetReader,
+    private readonly httpFactory: HttpToolFactory,
+    private readonly moduleRef: ModuleRef,
+  ) {}
+
+  async onApplicationBootstrap(): Promise<void> {
+    const published = await this.reader.listPublishedToolsAcrossTenants();
+    const byTenant = new Map<string, Tool[]>();
+    for (const asset of published) {
+      const tool = this.build(asset);
+      if (!tool) continue;
+      byTenant.set(asset.tenant_id, [...(byTenant.get(asset.tenant_id) ?? []), tool]);
+      this.remember(asset.tenant_id, asset.asset_id, asset.name);
+    }
+    for (const [tenantId, tools] of byTenant) this.registry.replaceDynamicTools(tenantId, tools);
+    this.logger.log({ msg: 'dynamic tools loaded', tools: published.length, tenants: byTenant.size });
+  }
+
+  @OnEvent(APP_EVENTS.ASSET_PUBLISHED)
+  @OnEvent(APP_EVENTS.ASSET_ROLLED_BACK)
+  async onPublished(event: AssetLifecycleEvent): Promise<void> {
+    if (event.assetType !== 'tool') return;
+    const asset = await this.reader.getPublishedTool(event.tenantId, event.name);
+    const previousName = this.names.get(event.tenantId)?.get(event.assetId);
+    if (previousName && previousName !== event.name)
+      this.registry.removeDynamicTool(event.tenantId, previousName);
+    const tool = asset ? this.build(asset) : undefined;
+    if (!tool) {
+      this.registry.removeDynamicTool(event.tenantId, event.name);
+      return;
+    }
+    this.registry.setDynamicTool(event.tenantId, tool);
+    this.remember(event.tenantId, event.assetId, event.name);
+  }
+
+  @OnEvent(APP_EVENTS.ASSET_ARCHIVED)
+  onArchived(event: AssetLifecycleEvent): void {
+    if (event.assetType !== 'tool') return;
+    this.registry.removeDynamicTool(
+      event.tenantId,
+      this.names.get(event.tenantId)?.get(event.assetId) ?? event.name,
+    );
+    this.names.get(event.tenantId)?.delete(event.assetId);
+  }
+
+  private build(asset: PublishedContent<ToolAssetSpec>): Tool | undefined {
+    const factory = this.factoryFor(asset.content.tool_type);
+    if (!factory) {
+      this.logger.warn({
+        msg: 'no factory for tool type, tool not loaded',
+        tool: asset.name,
+        toolType: asset.content.tool_type,
+      });
+      return undefined;
+    }
+    try {
+      return factory.create(asset.content, { version: asset.version });
+    } catch (error) {
+      this.logger.warn({
+        msg: 'published tool asset could not be built',
+        tool: asset.name,
+        error: (error as Error).message,
+      });
+      return undefined;
+    }
+  }
+
+  private factoryFor(toolType: string): DynamicToolFactory | undefined {
+    if (toolType === 'http') return this.httpFactory;
+    if (toolType === 'sql') {
+      try {
+        return this.moduleRef.get<DynamicToolFactory>(SQL_TOOL_FACTORY, { strict: false });
+      } catch {
+        return undefined;
+      }
+    }
+    return undefined;
+  }
+
+  private remember(tenantId: string, assetId: string, name: string): void {
+    const names = this.names.get(tenantId) ?? new Map<string, string>();
+    names.set(assetId, name);
+    this.names.set(tenantId, names);
+  }
+}
