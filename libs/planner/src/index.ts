@@ -38,3 +38,10 @@ export type * from './plan/plan.types';
 export { ToolCallingAgentService, AGENT_SYSTEM_PROMPT } from './agent/tool-calling-agent.service';
 export { AgentOptions } from './agent/agent-options';
 export type { AgentRequest, AgentResult, AgentToolCall, AgentLlmCall } from './agent/agent.types';
+export { BlogToolsPublisher, type BlogToolPublication } from './agent/blog/blog-tools.publisher';
+export {
+  blogToolAssets,
+  toToolAssetSpec,
+  BLOG_BASE_URL_PLACEHOLDER,
+  BLOG_SECRET_REF,
+} from './agent/blog/blog-tool-specs';

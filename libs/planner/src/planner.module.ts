@@ -1,9 +1,11 @@
 import { Module, OnModuleInit } from '@nestjs/common';
 import { AppConfig, HealthRegistry } from '@app/platform';
+import { AssetRegistryModule } from '@app/asset-registry';
 import { ToolsModule } from '@app/tools';
 import { AgentController } from './agent/agent.controller';
 import { AgentFallbackService } from './agent/agent-fallback.service';
 import { AgentOptions } from './agent/agent-options';
+import { BlogToolsPublisher } from './agent/blog/blog-tools.publisher';
 import { ToolCallingAgentService } from './agent/tool-calling-agent.service';
 import { AnswerWriter } from './answer/answer-writer';
 import { AskService } from './ask.service';
@@ -35,7 +37,7 @@ export function createLlmClient(config: AppConfig): LlmClient {
 }
 
 @Module({
-  imports: [ToolsModule],
+  imports: [ToolsModule, AssetRegistryModule],
   controllers: [PlannerController, AgentController],
   providers: [
     { provide: LlmClient, useFactory: createLlmClient, inject: [AppConfig] },
@@ -64,8 +66,17 @@ export function createLlmClient(config: AppConfig): LlmClient {
     AnswerWriter,
     AgentFallbackService,
     ToolCallingAgentService,
+    BlogToolsPublisher,
   ],
-  exports: [LlmClient, PlanningKnowledge, PlanExecutor, PlannerService, AskService, ToolCallingAgentService],
+  exports: [
+    LlmClient,
+    PlanningKnowledge,
+    PlanExecutor,
+    PlannerService,
+    AskService,
+    ToolCallingAgentService,
+    BlogToolsPublisher,
+  ],
 })
 export class PlannerModule implements OnModuleInit {
   constructor(

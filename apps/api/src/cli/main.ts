@@ -5,17 +5,21 @@ import path from 'node:path';
 import { JsonLogger } from '@app/platform';
 import { AppModule } from '../app.module';
 import { parseArgs, ParsedArgs, stringFlag } from './cli-args';
+import { runAgentsCommand } from './agent-commands';
 import { runKeysCommand } from './key-commands';
 import { pendingSchemaChanges } from './schema-diff';
 
 const USAGE = `usage: npm run cli -- <command>
-  keys create --tenant T --role admin|operator|reader [--name N] [--user U]
+  keys create --tenant T --role admin|operator|reader|service [--name N] [--user U]
   keys list [--tenant T]
   keys revoke <key-id> [--tenant T]
       add --url http://host:3000 [--api-key K] to act on a running server,
       or --data-dir DIR (or DATABASE_URL) to open a stopped server's database
   schema diff                     print SQL the entities need beyond the migrations (exit 1 if any)
-  schema generate <PascalName>    write that SQL as a new migration in migrations/`;
+  schema generate <PascalName>    write that SQL as a new migration in migrations/
+  agents publish-blog-tools [--tenant T] [--base-url URL] [--data-dir DIR]
+                                  create and publish the blog tool assets (get_user_blog_posts,
+                                  post_blog_article) against BLOG_API_BASE_URL`;
 
 async function runSchemaCommand(args: ParsedArgs): Promise<void> {
   const [, action, name] = args.positional;
@@ -65,6 +69,8 @@ async function main(): Promise<void> {
       return runKeysCommand(args);
     case 'schema':
       return runSchemaCommand(args);
+    case 'agents':
+      return runAgentsCommand(args);
     default:
       process.stdout.write(`${USAGE}\n`);
       if (args.positional[0] && args.positional[0] !== 'help') process.exitCode = 2;

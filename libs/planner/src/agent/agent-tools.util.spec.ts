@@ -7,7 +7,7 @@ import {
   toolMessageContent,
   withoutUserId,
 } from './agent-tools.util';
-import { BLOG_BASE_URL_PLACEHOLDER, blogToolSpecs } from './blog/blog-tool-specs';
+import { BLOG_BASE_URL_PLACEHOLDER, blogToolAssets, toToolAssetSpec } from './blog/blog-tool-specs';
 
 const schema = {
   type: 'object',
@@ -77,14 +77,15 @@ describe('agent tool helpers', () => {
 
 describe('blog tool specs', () => {
   it('match the JSON asset files in examples/tool-assets/blog', () => {
-    for (const spec of blogToolSpecs(BLOG_BASE_URL_PLACEHOLDER)) {
-      const file = path.resolve(__dirname, '../../../../examples/tool-assets/blog', `${spec.name}.json`);
-      expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual(spec);
+    for (const asset of blogToolAssets(BLOG_BASE_URL_PLACEHOLDER)) {
+      const file = path.resolve(__dirname, '../../../../examples/tool-assets/blog', `${asset.name}.json`);
+      expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual(asset);
     }
   });
 
   it('take the base URL without a trailing slash', () => {
-    const [get] = blogToolSpecs('http://blog.internal:8080/');
+    const [get] = blogToolAssets('http://blog.internal:8080/').map(toToolAssetSpec);
+    expect(get).toMatchObject({ name: 'get_user_blog_posts', tool_type: 'http' });
     expect((get.tool_config as { url: string }).url).toBe('http://blog.internal:8080/api/v1/blog/posts');
   });
 });

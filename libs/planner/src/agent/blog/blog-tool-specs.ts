@@ -1,69 +1,87 @@
-import type { ToolAssetSpec } from '@app/asset-registry';
+import type { CreateAssetInput, ToolAssetSpec } from '@app/asset-registry';
 
 /** Placeholder for the blog backend's base URL in the JSON specs under examples/tool-assets/blog. */
 export const BLOG_BASE_URL_PLACEHOLDER = '${BLOG_API_BASE_URL}';
 /** The secret the blog tools send as X-User-Api-Key (set OPS_SECRET_BLOG_API_KEY on the server). */
 export const BLOG_SECRET_REF = 'env:OPS_SECRET_BLOG_API_KEY';
 
+/** The tool spec of an asset, as the tool factory takes it. */
+export function toToolAssetSpec(asset: CreateAssetInput): ToolAssetSpec {
+  return {
+    ...(asset.spec as Omit<ToolAssetSpec, 'name' | 'description'>),
+    name: asset.name,
+    description: asset.description ?? '',
+  };
+}
+
 /**
- * The seeds' blog tools as `http` tool assets against a blog backend at `baseUrl`:
- * `get_user_blog_posts` (the user's posts, for style and history) and `post_blog_article`
- * (publishes; has side effects). `user_id` is injected by the agent, never chosen by the model.
+ * The seeds' blog tools as `tool` assets (the body of `POST /api/assets`) calling a blog backend at
+ * `baseUrl`: `get_user_blog_posts` (the user's posts, for style and history) and
+ * `post_blog_article` (publishes; has side effects). `user_id` is injected by the agent, never
+ * chosen by the model.
  */
-export function blogToolSpecs(baseUrl: string): ToolAssetSpec[] {
+export function blogToolAssets(baseUrl: string): CreateAssetInput[] {
   const base = baseUrl.replace(/\/+$/, '');
   return [
     {
+      asset_type: 'tool',
       name: 'get_user_blog_posts',
       description:
         "Get the user's blog posts (title, markdown content, tags, created_at), newest first, to follow their writing style or refer to what they wrote before. 사용자의 블로그 글 목록 조회: 블로그 기록이나 글 스타일을 참고할 때 사용.",
-      tool_type: 'http',
-      tool_config: {
-        method: 'GET',
-        url: `${base}/api/v1/blog/posts`,
-        query: { user_id: '{{input.user_id}}', limit: '{{input.limit}}', offset: '{{input.offset}}' },
-        headers: { 'X-User-Api-Key': '{{secret}}' },
-        secret_ref: BLOG_SECRET_REF,
-        timeout_ms: 10_000,
-      },
-      tool_input_schema: {
-        type: 'object',
-        properties: {
-          user_id: { type: ['integer', 'string'], description: 'Whose posts (set by the agent)' },
-          limit: { type: 'integer', minimum: 1, maximum: 50, default: 10, description: 'Posts per page' },
-          offset: { type: 'integer', minimum: 0, default: 0, description: 'Posts to skip' },
+      tags: ['blog'],
+      spec: {
+        tool_type: 'http',
+        tool_config: {
+          method: 'GET',
+          url: `${base}/api/v1/blog/posts`,
+          query: { user_id: '{{input.user_id}}', limit: '{{input.limit}}', offset: '{{input.offset}}' },
+          headers: { 'X-User-Api-Key': '{{secret}}' },
+          secret_ref: BLOG_SECRET_REF,
+          timeout_ms: 10_000,
         },
-        required: ['user_id'],
-        additionalProperties: false,
+        tool_input_schema: {
+          type: 'object',
+          properties: {
+            user_id: { type: ['integer', 'string'], description: 'Whose posts (set by the agent)' },
+            limit: { type: 'integer', minimum: 1, maximum: 50, default: 10, description: 'Posts per page' },
+            offset: { type: 'integer', minimum: 0, default: 0, description: 'Posts to skip' },
+          },
+          required: ['user_id'],
+          additionalProperties: false,
+        },
+        tool_output_schema: null,
+        has_side_effects: false,
       },
-      tool_output_schema: null,
-      has_side_effects: false,
     },
     {
+      asset_type: 'tool',
       name: 'post_blog_article',
       description:
         "Publish a Markdown article on the user's blog. Only when the user explicitly asks to publish or post (블로그에 올려줘, 게시해줘); for drafts, answer with the Markdown instead. 블로그 글 게시.",
-      tool_type: 'http',
-      tool_config: {
-        method: 'POST',
-        url: `${base}/api/v1/blog/posts`,
-        headers: { 'X-User-Api-Key': '{{secret}}', 'X-User-Id': '{{context.user_id}}' },
-        body: { title: '{{input.title}}', markdown: '{{input.markdown}}', tags: '{{input.tags}}' },
-        secret_ref: BLOG_SECRET_REF,
-        timeout_ms: 15_000,
-      },
-      tool_input_schema: {
-        type: 'object',
-        properties: {
-          title: { type: 'string', minLength: 1, maxLength: 200 },
-          markdown: { type: 'string', minLength: 1, description: 'The article body in Markdown' },
-          tags: { type: 'array', items: { type: 'string', maxLength: 50 }, maxItems: 20, default: [] },
+      tags: ['blog'],
+      spec: {
+        tool_type: 'http',
+        tool_config: {
+          method: 'POST',
+          url: `${base}/api/v1/blog/posts`,
+          headers: { 'X-User-Api-Key': '{{secret}}', 'X-User-Id': '{{context.user_id}}' },
+          body: { title: '{{input.title}}', markdown: '{{input.markdown}}', tags: '{{input.tags}}' },
+          secret_ref: BLOG_SECRET_REF,
+          timeout_ms: 15_000,
         },
-        required: ['title', 'markdown'],
-        additionalProperties: false,
+        tool_input_schema: {
+          type: 'object',
+          properties: {
+            title: { type: 'string', minLength: 1, maxLength: 200 },
+            markdown: { type: 'string', minLength: 1, description: 'The article body in Markdown' },
+            tags: { type: 'array', items: { type: 'string', maxLength: 50 }, maxItems: 20, default: [] },
+          },
+          required: ['title', 'markdown'],
+          additionalProperties: false,
+        },
+        tool_output_schema: null,
+        has_side_effects: true,
       },
-      tool_output_schema: null,
-      has_side_effects: true,
     },
   ];
 }
