@@ -118,6 +118,26 @@ export class EnvironmentVariables {
   @IsOptional()
   @IsString()
   LLM_MODEL?: string;
+
+  // OPS data, tools and stage executor
+  /** auto: load the demo tenant's data on the first start of the embedded default (not under NODE_ENV=test). */
+  @IsIn(['auto', 'off', 'on'])
+  DEMO_DATA: 'auto' | 'off' | 'on' = 'auto';
+
+  @IsIn(['full', 'small'])
+  DEMO_DATA_SCALE: 'full' | 'small' = 'full';
+
+  @Transform(toNumber)
+  @IsInt()
+  @Min(1)
+  @Max(64)
+  STAGE_MAX_CONCURRENCY = 4;
+
+  @Transform(toNumber)
+  @IsInt()
+  @Min(100)
+  @Max(600_000)
+  STAGE_TIMEOUT_MS = 60_000;
 }
 
 export class InvalidEnvironmentError extends Error {
