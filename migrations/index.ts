@@ -1,11 +1,11 @@
 import type { MigrationInterface } from 'typeorm';
 import { CreateTenantsAndApiKeys1795313625411 } from './1795313625411-CreateTenantsAndApiKeys';
-import { CreateOpsDataAndStageRuns1795314665270 } from './1795314665270-CreateOpsDataAndStageRuns';
+import { CreateOpsDataAndStageRuns1795315147164 } from './1795315147164-CreateOpsDataAndStageRuns';
 
 type MigrationClass = new () => MigrationInterface;
 
 /** Every migration, oldest first. Listed explicitly so the build and the tests load the same set. */
 export const MIGRATIONS: MigrationClass[] = [
   CreateTenantsAndApiKeys1795313625411,
-  CreateOpsDataAndStageRuns1795314665270,
+  CreateOpsDataAndStageRuns1795315147164,
 ];

@@ -14,3 +14,4 @@ export {
   type ToolResult,
   type ToolSource,
 } from './core/tool.types';
+export { DemoDataService, type DemoStatus, type DemoLoadOptions } from './demo/demo-data.service';
