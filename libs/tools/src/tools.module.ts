@@ -2,6 +2,8 @@ import { Module } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { DemoController } from './api/demo.controller';
+import { StageController } from './api/stage.controller';
+import { ToolsController } from './api/tools.controller';
 import { CiLookupTool } from './builtin/ci-lookup.tool';
 import { GraphAnalysisTool } from './builtin/graph-analysis.tool';
 import { HistoryQueryTool } from './builtin/history-query.tool';
@@ -19,7 +21,11 @@ import { HistoryEventEntity } from './ops/history-event.entity';
 import { HistoryEventRepository } from './ops/history-event.repository';
 import { MetricSampleEntity } from './ops/metric-sample.entity';
 import { MetricRepository } from './ops/metric.repository';
+import { SqlToolFactory } from './sql/sql-tool.factory';
+import { SqlToolRepository } from './sql/sql-tool.repository';
+import { StageExecutorService } from './stage/stage-executor.service';
 import { StageRunEntity } from './stage/stage-run.entity';
+import { StageRunRepository } from './stage/stage-run.repository';
 
 @Module({
   imports: [
@@ -33,7 +39,7 @@ import { StageRunEntity } from './stage/stage-run.entity';
       DemoLoadEntity,
     ]),
   ],
-  controllers: [DemoController],
+  controllers: [ToolsController, StageController, DemoController],
   providers: [
     ToolRegistry,
     ConfigurationItemRepository,
@@ -47,7 +53,11 @@ import { StageRunEntity } from './stage/stage-run.entity';
     DemoDataRepository,
     DemoDataService,
     DemoDataScheduler,
+    SqlToolRepository,
+    SqlToolFactory,
+    StageRunRepository,
+    StageExecutorService,
   ],
-  exports: [ToolRegistry, DemoDataService],
+  exports: [ToolRegistry, DemoDataService, SqlToolFactory, StageExecutorService],
 })
 export class ToolsModule {}

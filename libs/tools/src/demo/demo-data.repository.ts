@@ -115,14 +115,14 @@ export class DemoDataRepository {
   }
 
   async counts(tenantId: string): Promise<Record<string, number>> {
-    const [row] = await this.dataSource.query(
+    const [row]: Array<Record<string, string>> = await this.dataSource.query(
       `SELECT (SELECT count(*) FROM ops_configuration_items WHERE tenant_id = $1) AS items,
               (SELECT count(*) FROM ops_ci_relations WHERE tenant_id = $1) AS relations,
               (SELECT count(*) FROM ops_history_events WHERE tenant_id = $1) AS events,
               (SELECT count(*) FROM ops_metric_samples WHERE tenant_id = $1) AS metric_samples`,
       [tenantId],
     );
-    return Object.fromEntries(Object.entries(row as Record<string, string>).map(([k, v]) => [k, Number(v)]));
+    return Object.fromEntries(Object.entries(row).map(([k, v]) => [k, Number(v)]));
   }
 
   findLoad(tenantId: string): Promise<DemoLoadEntity | null> {

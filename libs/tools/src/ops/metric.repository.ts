@@ -46,7 +46,7 @@ export class MetricRepository {
 
   /** Start of the 5-minute data kept for a metric (null when there is none). */
   async fineWindowStart(tenantId: string, metric: string, stepSeconds: number): Promise<Date | null> {
-    const [row] = await this.dataSource.query(
+    const [row]: Array<{ start: Date | null }> = await this.dataSource.query(
       `SELECT min(ts) AS start FROM ops_metric_samples WHERE tenant_id = $1 AND metric_name = $2 AND step_seconds = $3`,
       [tenantId, metric, stepSeconds],
     );
@@ -74,13 +74,14 @@ export class MetricRepository {
   async overall(scope: MetricScope): Promise<{ value: number | null; sample_count: number; items: number }> {
     const params = new SqlParams();
     const where = this.where(params, scope);
-    const [row] = await this.dataSource.query(
-      `SELECT ${AGGREGATE_SQL[scope.aggregation]}::float8 AS value, count(*) AS sample_count,
+    const [row]: Array<{ value: number | null; sample_count: string; items: string }> =
+      await this.dataSource.query(
+        `SELECT ${AGGREGATE_SQL[scope.aggregation]}::float8 AS value, count(*) AS sample_count,
               count(DISTINCT m.ci_id) AS items
        FROM ops_metric_samples m JOIN ops_configuration_items ci ON ci.id = m.ci_id AND ci.tenant_id = m.tenant_id
        WHERE ${where}`,
-      params.values,
-    );
+        params.values,
+      );
     return {
       value: row.value === null ? null : Number(row.value),
       sample_count: Number(row.sample_count),

@@ -44,7 +44,7 @@ export class StageRunEntity {
   request!: Record<string, unknown>;
 
   @Column({ type: 'jsonb', default: () => "'[]'" })
-  steps!: unknown[];
+  steps!: Array<Record<string, unknown>>;
 
   @Column({ type: 'timestamptz' })
   startedAt!: Date;
