@@ -114,6 +114,13 @@ export class DemoDataRepository {
     );
   }
 
+  /** Fresh planner statistics after a bulk load (sql tools refuse queries by estimated cost). */
+  async analyze(): Promise<void> {
+    await this.dataSource.query(
+      'ANALYZE ops_configuration_items, ops_metric_samples, ops_history_events, ops_ci_relations',
+    );
+  }
+
   async counts(tenantId: string): Promise<Record<string, number>> {
     const [row]: Array<Record<string, string>> = await this.dataSource.query(
       `SELECT (SELECT count(*) FROM ops_configuration_items WHERE tenant_id = $1) AS items,

@@ -139,6 +139,8 @@ export class DemoDataService implements OnModuleInit {
       await phase('events');
       await this.repository.insertEvents(tenantId, floorTo(now, 60_000), dataset.events);
       await this.loadMetrics(tenantId, now, phase);
+      await phase('analyze');
+      await this.repository.analyze();
       const counts = await this.repository.counts(tenantId);
       await this.repository.updateLoad(tenantId, {
         state: 'ready',

@@ -28,7 +28,7 @@ describe('checkSqlQuery', () => {
         SELECT ci_id, avg(value) FROM metrics WHERE metric_name = :metric GROUP BY ci_id
       ), ranked AS (SELECT ci_id, v, rank() OVER (ORDER BY v DESC) AS r FROM top)
       SELECT c.name, round(r.v::numeric(10, 2), 1), percentile_cont(0.95) WITHIN GROUP (ORDER BY r.v)
-      FROM ranked r JOIN configuration_items c ON c.id = r.ci_id, generate_series(1, 2) AS g(n)
+      FROM ranked r JOIN configuration_items c ON c.id = r.ci_id, unnest(ARRAY[1, 2]) AS g(n)
       WHERE c.tags @> ARRAY['x'] AND EXISTS (SELECT 1) AND c.status IN ('running') -- trailing comment
       GROUP BY c.name, r.v`),
     ).toEqual([]);
@@ -69,6 +69,9 @@ describe('checkSqlQuery', () => {
     ["SELECT 'unterminated", /unterminated/],
     ['SELECT (1', /unbalanced/],
     ['', /empty/],
+    ['WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r) SELECT count(*) FROM r', /RECURSIVE/],
+    ['SELECT count(*) FROM generate_series(1, 100000000)', /function "generate_series"/],
+    ["SELECT lpad('x', 1000000000)", /function "lpad"/],
   ])('refuses %s', (sql, expected) => {
     expect(issues(sql).join('; ')).toMatch(expected);
   });

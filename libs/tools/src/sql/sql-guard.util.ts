@@ -1,5 +1,6 @@
 /**
- * Static checks for the query of an `sql` tool asset. The executor also runs the query read-only,
+ * Static checks for the query of an `sql` tool asset. Row generators (generate_series, recursive CTEs,
+ * padding) are left out because the embedded database cannot interrupt a running statement. The executor also runs the query read-only,
  * with `search_path = pg_catalog` and tenant-filtered stand-ins for the OPS tables; these checks make
  * sure the text cannot step around that: one SELECT, no escapes to other schemas or system
  * catalogs, no function outside a known-harmless list, and values only as `:name` parameters.
@@ -38,7 +39,7 @@ const FORBIDDEN_WORDS = new Set(
   (
     'insert update delete merge truncate drop alter create grant revoke copy call do execute prepare deallocate ' +
     'listen notify unlisten lock vacuum analyze cluster reindex refresh set reset show discard begin commit rollback ' +
-    'savepoint release into load import comment checkpoint security owner tablesample'
+    'savepoint release into load import comment checkpoint security owner tablesample recursive'
   ).split(' '),
 );
 
@@ -60,9 +61,9 @@ const FUNCTION_ALLOWLIST = new Set(
     'jsonb_array_elements jsonb_array_elements_text jsonb_each jsonb_each_text jsonb_object_keys jsonb_typeof ' +
     'jsonb_extract_path jsonb_extract_path_text abs ceil ceiling floor round trunc sqrt power exp ln log mod sign ' +
     'width_bucket lower upper length char_length substr btrim ltrim rtrim replace concat concat_ws split_part ' +
-    'strpos left right lpad rpad initcap starts_with regexp_replace regexp_match regexp_matches now date_trunc ' +
+    'strpos left right initcap starts_with regexp_replace regexp_match regexp_matches now date_trunc ' +
     'date_part date_bin make_interval make_timestamptz to_char to_timestamp to_date to_number age justify_interval ' +
-    'timezone isfinite generate_series unnest array_length array_position array_to_string array_remove cardinality ' +
+    'timezone isfinite unnest array_length array_position array_to_string array_remove cardinality ' +
     'row_number rank dense_rank percent_rank cume_dist ntile lag lead first_value last_value nth_value'
   ).split(' '),
 );

@@ -5,7 +5,7 @@ import { SchemaValidator } from '../core/schema-validator';
 import { ToolsException, ToolsExceptionCode } from '../core/tool-exceptions';
 import { Tool, ToolContext, ToolDefinition, ToolError, ToolErrorCode, ToolOutput } from '../core/tool.types';
 import { checkSqlQuery, CheckedSql, SqlGuardError } from './sql-guard.util';
-import { SqlToolRepository } from './sql-tool.repository';
+import { SqlCostExceededError, SqlToolRepository } from './sql-tool.repository';
 
 export const SQL_TOOL_DEFAULTS = {
   rowLimit: 1000,
@@ -63,6 +63,10 @@ class SqlTool implements Tool {
         warnings: result.truncated ? [`Only the first ${this.rowLimit} rows are returned.`] : [],
       };
     } catch (error) {
+      if (error instanceof SqlCostExceededError)
+        throw new ToolError('QUERY_TOO_EXPENSIVE', `SQL error: ${error.message}`, {
+          estimated_cost: Math.round(error.cost),
+        });
       const code = (error as { code?: string }).code;
       if (code && code.length === 5) {
         throw new ToolError(

@@ -39,6 +39,17 @@ const TENANT_SCOPE = Object.entries(SQL_TOOL_RELATIONS)
   )
   .join(',\n');
 
+/** Planner cost above which a query is refused before it runs (the embedded database ignores statement_timeout). */
+export const SQL_TOOL_MAX_PLAN_COST = 2_000_000;
+
+export class SqlCostExceededError extends Error {
+  constructor(readonly cost: number) {
+    super(
+      `the query is too expensive to run (estimated cost ${Math.round(cost)} > ${SQL_TOOL_MAX_PLAN_COST})`,
+    );
+  }
+}
+
 const INT8 = 20;
 const NUMERIC = 1700;
 
@@ -81,10 +92,15 @@ export class SqlToolRepository {
       await runner.query('SET TRANSACTION READ ONLY');
       await runner.query(`SET LOCAL statement_timeout = ${Math.max(1, Math.floor(timeoutMs))}`);
       await runner.query('SET LOCAL search_path = pg_catalog');
-      const result: QueryResult<Record<string, unknown>> = await client.query({
-        text,
-        values: [tenantId, ...values],
-      });
+      const params = [tenantId, ...values];
+      const plan: QueryResult<{ 'QUERY PLAN': Array<{ Plan: { 'Total Cost': number } }> }> =
+        await client.query({
+          text: `EXPLAIN (FORMAT JSON) ${text}`,
+          values: params,
+        });
+      const cost = plan.rows[0]['QUERY PLAN'][0].Plan['Total Cost'];
+      if (cost > SQL_TOOL_MAX_PLAN_COST) throw new SqlCostExceededError(cost);
+      const result: QueryResult<Record<string, unknown>> = await client.query({ text, values: params });
       const types = new Map(result.fields.map((f) => [f.name, f.dataTypeID]));
       const rows = result.rows
         .slice(0, rowLimit)
