@@ -7,6 +7,7 @@ import { AppModule } from '../app.module';
 import { parseArgs, ParsedArgs, stringFlag } from './cli-args';
 import { runKeysCommand } from './key-commands';
 import { pendingSchemaChanges } from './schema-diff';
+import { runSeedCommand } from './seed-commands';
 
 const USAGE = `usage: npm run cli -- <command>
   keys create --tenant T --role admin|operator|reader [--name N] [--user U]
@@ -15,7 +16,9 @@ const USAGE = `usage: npm run cli -- <command>
       add --url http://host:3000 [--api-key K] to act on a running server,
       or --data-dir DIR (or DATABASE_URL) to open a stopped server's database
   schema diff                     print SQL the entities need beyond the migrations (exit 1 if any)
-  schema generate <PascalName>    write that SQL as a new migration in migrations/`;
+  schema generate <PascalName>    write that SQL as a new migration in migrations/
+  seed demo [--tenant T] [--scale full|small]
+                                  load the demo OPS dataset into a tenant (default: default); idempotent`;
 
 async function runSchemaCommand(args: ParsedArgs): Promise<void> {
   const [, action, name] = args.positional;
@@ -65,6 +68,8 @@ async function main(): Promise<void> {
       return runKeysCommand(args);
     case 'schema':
       return runSchemaCommand(args);
+    case 'seed':
+      return runSeedCommand(args);
     default:
       process.stdout.write(`${USAGE}\n`);
       if (args.positional[0] && args.positional[0] !== 'help') process.exitCode = 2;
