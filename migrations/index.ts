@@ -1,6 +1,7 @@
 import type { MigrationInterface } from 'typeorm';
 import { CreateTenantsAndApiKeys1795313625411 } from './1795313625411-CreateTenantsAndApiKeys';
 import { CreateAssetRegistry1795314934794 } from './1795314934794-CreateAssetRegistry';
+import { CreateOpsDataAndStageRuns1795315147164 } from './1795315147164-CreateOpsDataAndStageRuns';
 import { AllowServiceApiKeyRole1795316249719 } from './1795316249719-AllowServiceApiKeyRole';
 
 type MigrationClass = new () => MigrationInterface;
@@ -9,5 +10,6 @@ type MigrationClass = new () => MigrationInterface;
 export const MIGRATIONS: MigrationClass[] = [
   CreateTenantsAndApiKeys1795313625411,
   CreateAssetRegistry1795314934794,
+  CreateOpsDataAndStageRuns1795315147164,
   AllowServiceApiKeyRole1795316249719,
 ];

@@ -1,4 +1,4 @@
-import { INestApplication, Logger } from '@nestjs/common';
+import { INestApplicationContext, Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
@@ -46,7 +46,7 @@ export interface FirstRunResult {
 }
 
 /** On first start, creates the bootstrap admin key and writes it to DATA_DIR/admin-key (0600). */
-export async function ensureBootstrapAdmin(app: INestApplication): Promise<FirstRunResult> {
+export async function ensureBootstrapAdmin(app: INestApplicationContext): Promise<FirstRunResult> {
   const config = app.get(AppConfig);
   const { secret } = await app.get(AuthService).bootstrapFirstAdmin();
   if (!secret) return {};

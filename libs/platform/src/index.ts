@@ -21,6 +21,7 @@ export {
   type TenantView,
   type CreateKeyInput,
 } from './auth/auth.service';
+export { TenantEntity } from './auth/tenant.entity';
 export { ApiKeyGuard, extractApiKey } from './auth/api-key.guard';
 export { Public, RequireRole, SystemAdminOnly, CurrentPrincipal } from './auth/auth.decorators';
 export {

@@ -24,3 +24,30 @@ export { McpToolServer } from './mcp/mcp-tool-server.service';
 export { McpClientService } from './mcp/mcp-client.service';
 export { type McpConnectionStatus } from './mcp/mcp-server-connection';
 export { DynamicToolLoader } from './dynamic/dynamic-tool-loader.service';
+export { DemoDataService, type DemoStatus, type DemoLoadOptions } from './demo/demo-data.service';
+export { OPS_CATALOG, OPS_KEYWORD_MAPPINGS } from './ops/ops-catalog';
+export {
+  AGGREGATIONS,
+  CI_ENVIRONMENTS,
+  CI_STATUSES,
+  CI_TYPES,
+  EVENT_KINDS,
+  EVENT_SEVERITIES,
+  METRIC_NAMES,
+  METRICS,
+  RELATION_TYPES,
+} from './ops/ops-vocabulary';
+export { createSqlTool, SqlToolFactory, SQL_TOOL_DEFAULTS } from './sql/sql-tool.factory';
+export { checkSqlQuery, SqlGuardError, type CheckedSql, type SqlIssue } from './sql/sql-guard.util';
+export { SQL_TOOL_RELATIONS } from './sql/sql-tool.repository';
+export {
+  StageExecutorService,
+  type StageCaller,
+  type StageRequest,
+  type StageRunView,
+  type StageStepResult,
+} from './stage/stage-executor.service';
+export { StageException, StageExceptionCode } from './stage/stage.exception';
+export { REF_KEY, type StageStepRequest } from './stage/stage-plan.util';
+export { DEMO_DATASET_VERSION, buildDemoDataset, type DemoScale } from './demo/demo-dataset';
+export { DEMO_RUNBOOKS_DIR, listDemoRunbooks, type DemoRunbook } from './demo/demo-runbooks';

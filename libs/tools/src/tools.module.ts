@@ -1,18 +1,86 @@
 import { Module } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
+import { TypeOrmModule } from '@nestjs/typeorm';
 import { AssetRegistryModule } from '@app/asset-registry';
+import { DemoController } from './api/demo.controller';
+import { StageController } from './api/stage.controller';
+import { ToolsController } from './api/tools.controller';
+import { CiLookupTool } from './builtin/ci-lookup.tool';
+import { GraphAnalysisTool } from './builtin/graph-analysis.tool';
+import { HistoryQueryTool } from './builtin/history-query.tool';
+import { MetricQueryTool } from './builtin/metric-query.tool';
 import { ToolRegistry } from './core/tool-registry';
+import { DemoDataRepository } from './demo/demo-data.repository';
+import { DemoDataScheduler } from './demo/demo-data.scheduler';
+import { DemoDataService } from './demo/demo-data.service';
+import { DemoLoadEntity } from './demo/demo-load.entity';
 import { DynamicToolLoader } from './dynamic/dynamic-tool-loader.service';
 import { HttpToolsModule } from './http/http-tools.module';
 import { McpClientService } from './mcp/mcp-client.service';
 import { McpHttpController } from './mcp/mcp-http.controller';
 import { McpHttpSessions } from './mcp/mcp-http-sessions.service';
 import { McpToolServer } from './mcp/mcp-tool-server.service';
+import { CiRelationEntity } from './ops/ci-relation.entity';
+import { CiRelationRepository } from './ops/ci-relation.repository';
+import { ConfigurationItemEntity } from './ops/configuration-item.entity';
+import { ConfigurationItemRepository } from './ops/configuration-item.repository';
+import { HistoryEventEntity } from './ops/history-event.entity';
+import { HistoryEventRepository } from './ops/history-event.repository';
+import { MetricSampleEntity } from './ops/metric-sample.entity';
+import { MetricRepository } from './ops/metric.repository';
+import { SqlToolFactory } from './sql/sql-tool.factory';
+import { SqlToolRepository } from './sql/sql-tool.repository';
+import { StageExecutorService } from './stage/stage-executor.service';
+import { StageRunEntity } from './stage/stage-run.entity';
+import { StageRunRepository } from './stage/stage-run.repository';
+import { SQL_TOOL_FACTORY } from './http/dynamic-tool.factory';
 
 @Module({
-  imports: [DiscoveryModule, HttpToolsModule, AssetRegistryModule],
-  controllers: [McpHttpController],
-  providers: [ToolRegistry, DynamicToolLoader, McpToolServer, McpHttpSessions, McpClientService],
-  exports: [ToolRegistry, McpToolServer, McpClientService],
+  imports: [
+    DiscoveryModule,
+    HttpToolsModule,
+    AssetRegistryModule,
+    TypeOrmModule.forFeature([
+      ConfigurationItemEntity,
+      MetricSampleEntity,
+      HistoryEventEntity,
+      CiRelationEntity,
+      StageRunEntity,
+      DemoLoadEntity,
+    ]),
+  ],
+  controllers: [ToolsController, StageController, DemoController, McpHttpController],
+  providers: [
+    ToolRegistry,
+    DynamicToolLoader,
+    ConfigurationItemRepository,
+    MetricRepository,
+    HistoryEventRepository,
+    CiRelationRepository,
+    CiLookupTool,
+    MetricQueryTool,
+    HistoryQueryTool,
+    GraphAnalysisTool,
+    DemoDataRepository,
+    DemoDataService,
+    DemoDataScheduler,
+    SqlToolRepository,
+    SqlToolFactory,
+    { provide: SQL_TOOL_FACTORY, useExisting: SqlToolFactory },
+    StageRunRepository,
+    StageExecutorService,
+    McpToolServer,
+    McpHttpSessions,
+    McpClientService,
+  ],
+  exports: [
+    ToolRegistry,
+    DemoDataService,
+    SqlToolFactory,
+    SQL_TOOL_FACTORY,
+    StageExecutorService,
+    McpToolServer,
+    McpClientService,
+  ],
 })
 export class ToolsModule {}

@@ -8,6 +8,7 @@ import { parseArgs, ParsedArgs, stringFlag } from './cli-args';
 import { runAgentsCommand } from './agent-commands';
 import { runKeysCommand } from './key-commands';
 import { pendingSchemaChanges } from './schema-diff';
+import { runSeedCommand } from './seed-commands';
 
 const USAGE = `usage: npm run cli -- <command>
   keys create --tenant T --role admin|operator|reader|service [--name N] [--user U]
@@ -17,6 +18,8 @@ const USAGE = `usage: npm run cli -- <command>
       or --data-dir DIR (or DATABASE_URL) to open a stopped server's database
   schema diff                     print SQL the entities need beyond the migrations (exit 1 if any)
   schema generate <PascalName>    write that SQL as a new migration in migrations/
+  seed demo [--tenant T] [--scale full|small]
+                                  load the demo OPS dataset into a tenant (default: default); idempotent
   agents publish-blog-tools [--tenant T] [--base-url URL] [--data-dir DIR]
                                   create and publish the blog tool assets (get_user_blog_posts,
                                   post_blog_article) against BLOG_API_BASE_URL`;
@@ -69,6 +72,8 @@ async function main(): Promise<void> {
       return runKeysCommand(args);
     case 'schema':
       return runSchemaCommand(args);
+    case 'seed':
+      return runSeedCommand(args);
     case 'agents':
       return runAgentsCommand(args);
     default:

@@ -164,6 +164,13 @@ export class EnvironmentVariables {
   @IsInt()
   @Min(500)
   PLANNER_TOKEN_BUDGET = 6000;
+  // OPS data, tools and stage executor
+  /** auto: load the demo tenant's data on the first start of the embedded default (not under NODE_ENV=test). */
+  @IsIn(['auto', 'off', 'on'])
+  DEMO_DATA: 'auto' | 'off' | 'on' = 'auto';
+
+  @IsIn(['full', 'small'])
+  DEMO_DATA_SCALE: 'full' | 'small' = 'full';
 
   @Transform(toNumber)
   @IsInt()
@@ -175,6 +182,8 @@ export class EnvironmentVariables {
   @Min(1)
   @Max(50)
   PLANNER_MAX_STEPS = 8;
+  @Max(64)
+  STAGE_MAX_CONCURRENCY = 4;
 
   @Transform(toNumber)
   @IsInt()
@@ -192,6 +201,8 @@ export class EnvironmentVariables {
   @IsOptional()
   @IsJSON({ message: 'must be a JSON array of MCP servers' })
   MCP_SERVERS?: string;
+  @Max(600_000)
+  STAGE_TIMEOUT_MS = 60_000;
 
   // Agents (libs/planner): the tool-calling agent (/internal/v1/llm/execute) and the RAG chat (/api/chat)
   @Transform(toNumber)

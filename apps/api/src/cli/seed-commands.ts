@@ -1,0 +1,41 @@
+import { NestFactory } from '@nestjs/core';
+import { AuthService, DEFAULT_TENANT_SLUG, JsonLogger } from '@app/platform';
+import { DEMO_RUNBOOKS_DIR, DemoDataService, type DemoScale } from '@app/tools';
+import { AppModule } from '../app.module';
+import { ensureBootstrapAdmin } from '../bootstrap';
+import { ParsedArgs, stringFlag } from './cli-args';
+
+/** `seed demo [--tenant slug] [--scale full|small]`: loads the demo dataset (idempotent) and waits. */
+export async function runSeedCommand(args: ParsedArgs): Promise<void> {
+  const [, what] = args.positional;
+  if (what !== 'demo')
+    throw new Error('usage: seed demo [--tenant <slug>] [--scale full|small] [--data-dir DIR]');
+  const scale = (stringFlag(args, 'scale') ?? 'full') as DemoScale;
+  if (scale !== 'full' && scale !== 'small') throw new Error('--scale must be full or small');
+  const slug = stringFlag(args, 'tenant') ?? DEFAULT_TENANT_SLUG;
+  const dataDir = stringFlag(args, 'data-dir');
+  if (dataDir) process.env.DATA_DIR = dataDir;
+  const app = await NestFactory.createApplicationContext(AppModule.forRoot({ schedulers: false }), {
+    logger: new JsonLogger({ level: 'warn', format: 'pretty', stream: process.stderr }),
+    abortOnError: false,
+  });
+  try {
+    if (slug === DEFAULT_TENANT_SLUG) {
+      const firstRun = await ensureBootstrapAdmin(app);
+      if (firstRun.secret) process.stdout.write(`created the bootstrap admin key: ${firstRun.secret}\n`);
+    }
+    const tenant = await app.get(AuthService).getTenant(slug);
+    process.stdout.write(`loading the ${scale} demo dataset into tenant "${tenant.slug}"...\n`);
+    const started = Date.now();
+    const status = await app.get(DemoDataService).load(tenant.id, { scale });
+    if (status.state !== 'ready')
+      throw new Error(`demo data is ${status.state}: ${status.error ?? 'another process is loading it'}`);
+    const counts = Object.entries(status.counts)
+      .map(([name, count]) => `${name}=${count}`)
+      .join(' ');
+    process.stdout.write(`demo data ready in ${Math.round((Date.now() - started) / 1000)} s: ${counts}\n`);
+    process.stdout.write(`runbooks for the document store: ${DEMO_RUNBOOKS_DIR}\n`);
+  } finally {
+    await app.close();
+  }
+}

@@ -1,0 +1,69 @@
+import { Body, Controller, Get, HttpCode, Param, Post, Res } from '@nestjs/common';
+import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
+import type { Response } from 'express';
+import { CurrentPrincipal, ErrorKind, Principal, RequestContext, RequireRole } from '@app/platform';
+import { ToolListing, ToolRegistry } from '../core/tool-registry';
+import { ToolsException, ToolsExceptionCode } from '../core/tool-exceptions';
+import { ToolResult } from '../core/tool.types';
+import { abortOnDisconnect } from './request-abort.util';
+import { ToolExecuteRequestDto } from './ops-api.dto';
+
+const DEFAULT_CALL_TIMEOUT_MS = 60_000;
+
+@ApiTags('ops')
+@ApiBearerAuth()
+@Controller('ops/tools')
+export class ToolsController {
+  constructor(private readonly registry: ToolRegistry) {}
+
+  @Get()
+  @ApiOperation({ summary: "Every tool the caller's tenant can use, with input and output JSON Schemas" })
+  list(@CurrentPrincipal() principal: Principal): { tools: ToolListing[] } {
+    return { tools: this.registry.list(principal.tenantId) };
+  }
+
+  @Get(':name')
+  @ApiOperation({ summary: 'One tool definition' })
+  get(@Param('name') name: string, @CurrentPrincipal() principal: Principal): ToolListing {
+    const definition = this.registry.definition(principal.tenantId, name);
+    if (!definition) throw ToolsException.notFound(name);
+    return definition;
+  }
+
+  @Post(':name/execute')
+  @HttpCode(200)
+  @RequireRole('operator')
+  @ApiOperation({ summary: 'Run one tool; 400 for input not matching its schema, otherwise the ToolResult' })
+  async execute(
+    @Param('name') name: string,
+    @Body() body: ToolExecuteRequestDto,
+    @CurrentPrincipal() principal: Principal,
+    @Res({ passthrough: true }) response: Response,
+  ): Promise<ToolResult> {
+    const { issues } = this.registry.validateInput(principal.tenantId, name, body.input ?? {});
+    if (issues.length) {
+      throw new ToolsException(
+        ToolsExceptionCode.TOOL_INPUT_INVALID,
+        ErrorKind.INVALID_INPUT,
+        `Invalid input for ${name}.`,
+        {
+          tool: name,
+          issues,
+        },
+      );
+    }
+    const request = RequestContext.current();
+    return this.registry.execute(
+      {
+        tenantId: principal.tenantId,
+        userId: principal.userId,
+        requestId: request?.requestId ?? '',
+        traceId: request?.traceId ?? '',
+        deadline: Date.now() + (body.timeout_ms ?? DEFAULT_CALL_TIMEOUT_MS),
+        signal: abortOnDisconnect(response),
+      },
+      name,
+      body.input ?? {},
+    );
+  }
+}

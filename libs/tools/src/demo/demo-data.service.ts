@@ -1,0 +1,232 @@
+import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
+import { AppConfig, AuthService, DatabaseInfo, DEFAULT_TENANT_SLUG, HealthRegistry } from '@app/platform';
+import { METRIC_STEPS } from '../ops/ops-vocabulary';
+import { buildDemoDataset, DEMO_DATASET_VERSION, DemoScale } from './demo-dataset';
+import { DEMO_METRIC_EXPRESSIONS, DemoDataRepository } from './demo-data.repository';
+import type { DemoLoadState } from './demo-load.entity';
+
+const HOUR_MS = 3_600_000;
+const FINE_MS = METRIC_STEPS.fine * 1000;
+const HISTORY_DAYS = 30;
+const HOURLY_CHUNK_MS = 2 * 86_400_000;
+const FINE_CHUNK_MS = 4 * HOUR_MS;
+/** A `loading` row not touched for this long belongs to a process that died; another may take over. */
+const STALE_LOAD_MS = 10 * 60_000;
+
+export interface DemoStatus {
+  tenant_id: string;
+  state: DemoLoadState | 'not_loaded';
+  scale: string | null;
+  dataset_version: number | null;
+  phase: string | null;
+  counts: Record<string, number>;
+  error: string | null;
+  started_at: string | null;
+  finished_at: string | null;
+}
+
+export interface DemoLoadOptions {
+  scale?: DemoScale;
+  /** The dataset is anchored here (defaults to now); tests pin it. */
+  now?: Date;
+  /** Take over a `loading` mark however recent (the embedded database has one process, so it is stale). */
+  takeOver?: boolean;
+}
+
+const floorTo = (date: Date, ms: number) => new Date(Math.floor(date.getTime() / ms) * ms);
+
+/**
+ * Loads the deterministic demo dataset into a tenant: items, relations and events from a seeded
+ * generator, and metric samples synthesised inside PostgreSQL in small idempotent chunks, so a
+ * re-run adds nothing twice and other queries keep flowing on the single-connection embedded database.
+ */
+@Injectable()
+export class DemoDataService implements OnModuleInit {
+  private readonly logger = new Logger(DemoDataService.name);
+  private readonly running = new Map<string, Promise<void>>();
+  private autoTenantId: string | null = null;
+
+  constructor(
+    private readonly repository: DemoDataRepository,
+    private readonly config: AppConfig,
+    private readonly auth: AuthService,
+    private readonly database: DatabaseInfo,
+    private readonly health: HealthRegistry,
+  ) {}
+
+  onModuleInit(): void {
+    this.health.register('demo_data', () => this.healthCheck(), { critical: false });
+  }
+
+  async status(tenantId: string): Promise<DemoStatus> {
+    const load = await this.repository.findLoad(tenantId);
+    return {
+      tenant_id: tenantId,
+      state: load?.state ?? 'not_loaded',
+      scale: load?.scale ?? null,
+      dataset_version: load?.datasetVersion ?? null,
+      phase: load?.phase ?? null,
+      counts: load?.counts ?? {},
+      error: load?.error ?? null,
+      started_at: load?.startedAt.toISOString() ?? null,
+      finished_at: load?.finishedAt?.toISOString() ?? null,
+    };
+  }
+
+  /** Claims the tenant and loads in the background; returns the status once the load has begun. */
+  async start(tenantId: string, options: DemoLoadOptions = {}): Promise<DemoStatus> {
+    const begun = await this.begin(tenantId, options);
+    begun?.run.catch((error: Error) =>
+      this.logger.error({ msg: 'demo data load failed', tenantId, error: error.message }),
+    );
+    return this.status(tenantId);
+  }
+
+  /** Loads and waits until the dataset is ready (or joins a load already running in this process). */
+  async load(tenantId: string, options: DemoLoadOptions = {}): Promise<DemoStatus> {
+    await (this.running.get(tenantId) ?? (await this.begin(tenantId, options))?.run);
+    return this.status(tenantId);
+  }
+
+  /** Returns the running load wrapped (a bare promise would be awaited through), or nothing if not claimed. */
+  private async begin(
+    tenantId: string,
+    options: DemoLoadOptions,
+  ): Promise<{ run: Promise<void> } | undefined> {
+    const existing = this.running.get(tenantId);
+    if (existing) return { run: existing };
+    const scale = options.scale ?? 'full';
+    const staleBefore = new Date(options.takeOver ? Date.now() + 1000 : Date.now() - STALE_LOAD_MS);
+    if (!(await this.repository.claimLoad(tenantId, scale, DEMO_DATASET_VERSION, staleBefore)))
+      return undefined;
+    const run = this.fill(tenantId, scale, options.now ?? new Date()).finally(() =>
+      this.running.delete(tenantId),
+    );
+    this.running.set(tenantId, run);
+    return { run };
+  }
+
+  /**
+   * DEMO_DATA=on: load the default tenant unless it is ready; auto: the same, but only on the
+   * embedded database, outside tests, and only when the tenant never had demo data (first run).
+   */
+  async autoLoad(): Promise<void> {
+    const mode = this.config.get('DEMO_DATA');
+    if (mode === 'off') return;
+    if (mode === 'auto' && (this.database.backend !== 'embedded' || this.config.get('NODE_ENV') === 'test'))
+      return;
+    const tenantId = await this.waitForDefaultTenant();
+    if (!tenantId) return;
+    this.autoTenantId = tenantId;
+    const load = await this.repository.findLoad(tenantId);
+    if (load?.state === 'ready' && load.datasetVersion === DEMO_DATASET_VERSION) return;
+    if (mode === 'auto' && load?.state === 'ready') return;
+    await this.start(tenantId, {
+      scale: this.config.get('DEMO_DATA_SCALE'),
+      takeOver: this.database.backend === 'embedded',
+    });
+  }
+
+  private async fill(tenantId: string, scale: DemoScale, now: Date): Promise<void> {
+    const started = performance.now();
+    const phase = (name: string) => this.repository.updateLoad(tenantId, { phase: name });
+    try {
+      const dataset = buildDemoDataset(scale);
+      await phase('items');
+      await this.repository.upsertItems(tenantId, dataset.items);
+      await phase('relations');
+      await this.repository.insertRelations(tenantId, dataset.relations);
+      await phase('events');
+      await this.repository.insertEvents(tenantId, floorTo(now, 60_000), dataset.events);
+      await this.loadMetrics(tenantId, now, phase);
+      await phase('analyze');
+      await this.repository.analyze();
+      const counts = await this.repository.counts(tenantId);
+      await this.repository.updateLoad(tenantId, {
+        state: 'ready',
+        phase: 'done',
+        counts,
+        finishedAt: new Date(),
+      });
+      this.logger.log({
+        msg: 'demo data loaded',
+        tenantId,
+        scale,
+        ms: Math.round(performance.now() - started),
+        ...counts,
+      });
+    } catch (error) {
+      await this.repository.updateLoad(tenantId, {
+        state: 'failed',
+        error: (error as Error).message,
+        finishedAt: new Date(),
+      });
+      throw error;
+    }
+  }
+
+  /**
+   * Hourly samples for 30 days, 5-minute samples for the last 24 hours, and hourly samples inside
+   * those 24 hours rolled up from the 5-minute ones so both resolutions agree.
+   */
+  private async loadMetrics(
+    tenantId: string,
+    now: Date,
+    phase: (name: string) => Promise<void>,
+  ): Promise<void> {
+    const hourEnd = floorTo(now, HOUR_MS);
+    const fineEnd = floorTo(now, FINE_MS);
+    const fineStart = new Date(fineEnd.getTime() - 24 * HOUR_MS);
+    const firstRolledHour = new Date(Math.ceil(fineStart.getTime() / HOUR_MS) * HOUR_MS);
+    const hourlyStart = new Date(hourEnd.getTime() - HISTORY_DAYS * 24 * HOUR_MS);
+    for (const metric of Object.keys(DEMO_METRIC_EXPRESSIONS)) {
+      await phase(`metrics:${metric}`);
+      for (let from = hourlyStart.getTime(); from < firstRolledHour.getTime(); from += HOURLY_CHUNK_MS) {
+        const to = Math.min(from + HOURLY_CHUNK_MS, firstRolledHour.getTime());
+        await this.repository.generateSamples(
+          tenantId,
+          metric,
+          METRIC_STEPS.hourly,
+          new Date(from),
+          new Date(to),
+        );
+      }
+      for (let from = fineStart.getTime(); from < fineEnd.getTime(); from += FINE_CHUNK_MS) {
+        const to = Math.min(from + FINE_CHUNK_MS, fineEnd.getTime());
+        await this.repository.generateSamples(
+          tenantId,
+          metric,
+          METRIC_STEPS.fine,
+          new Date(from),
+          new Date(to),
+        );
+      }
+      await this.repository.rollUpHourly(tenantId, metric, firstRolledHour, hourEnd);
+    }
+  }
+
+  private async waitForDefaultTenant(): Promise<string | null> {
+    for (let attempt = 0; attempt < 240; attempt++) {
+      try {
+        return (await this.auth.getTenant(DEFAULT_TENANT_SLUG)).id;
+      } catch {
+        await new Promise((resolve) => setTimeout(resolve, 500));
+      }
+    }
+    this.logger.warn({ msg: 'demo data skipped: the default tenant never appeared' });
+    return null;
+  }
+
+  private async healthCheck() {
+    const mode = this.config.get('DEMO_DATA');
+    if (!this.autoTenantId) return { status: 'disabled' as const, mode };
+    const status = await this.status(this.autoTenantId);
+    return {
+      status: status.state === 'failed' ? ('degraded' as const) : ('ok' as const),
+      mode,
+      state: status.state,
+      phase: status.phase,
+      error: status.error ?? undefined,
+    };
+  }
+}

@@ -1,0 +1,170 @@
+import { Injectable } from '@nestjs/common';
+import type { SqlToolConfig, ToolAssetSpec } from '@app/asset-registry';
+import { ErrorKind } from '@app/platform';
+import { SchemaValidator } from '../core/schema-validator';
+import { ToolsException, ToolsExceptionCode } from '../core/tool-exceptions';
+import { Tool, ToolContext, ToolDefinition, ToolError, ToolErrorCode, ToolOutput } from '../core/tool.types';
+import { checkSqlQuery, CheckedSql, SqlGuardError } from './sql-guard.util';
+import { SqlCostExceededError, SqlToolRepository } from './sql-tool.repository';
+
+export const SQL_TOOL_DEFAULTS = {
+  rowLimit: 1000,
+  maxRowLimit: 10_000,
+  timeoutMs: 10_000,
+  maxTimeoutMs: 60_000,
+};
+
+const SQL_ERROR_CODES: Record<string, string> = {
+  '57014': 'query cancelled by the statement timeout',
+  '25006': 'the query tried to write in a read-only transaction',
+  '42P01': 'unknown table (only configuration_items, metrics, history_events and ci_relations exist)',
+  '42883': 'unknown function or operator',
+  '42703': 'unknown column',
+};
+
+function invalid(message: string, details: unknown): ToolsException {
+  return new ToolsException(ToolsExceptionCode.TOOL_INPUT_INVALID, ErrorKind.INVALID_INPUT, message, details);
+}
+
+/** A tool running one checked, parameterised, read-only SELECT over the caller's tenant's OPS data. */
+class SqlTool implements Tool {
+  constructor(
+    readonly definition: ToolDefinition,
+    private readonly checked: CheckedSql,
+    private readonly rowLimit: number,
+    private readonly repository: SqlToolRepository,
+  ) {}
+
+  async execute(context: ToolContext, input: Record<string, unknown>): Promise<ToolOutput> {
+    const values = this.checked.parameters.map((name) => {
+      const value = input[name];
+      if (value === undefined)
+        throw new ToolError(ToolErrorCode.INVALID_INPUT, `Missing value for :${name}.`, { parameter: name });
+      return value !== null && typeof value === 'object' && !Array.isArray(value)
+        ? JSON.stringify(value)
+        : value;
+    });
+    const timeoutMs = Math.max(1, Math.min(this.definition.timeout_ms, context.deadline - Date.now()));
+    try {
+      const result = await this.repository.run(
+        context.tenantId,
+        this.checked.text,
+        values,
+        this.rowLimit,
+        timeoutMs,
+      );
+      return {
+        data: {
+          columns: result.columns,
+          rows: result.rows,
+          row_count: result.rows.length,
+          truncated: result.truncated,
+        },
+        warnings: result.truncated ? [`Only the first ${this.rowLimit} rows are returned.`] : [],
+      };
+    } catch (error) {
+      if (error instanceof SqlCostExceededError)
+        throw new ToolError('QUERY_TOO_EXPENSIVE', `SQL error: ${error.message}`, {
+          estimated_cost: Math.round(error.cost),
+        });
+      const code = (error as { code?: string }).code;
+      if (code && code.length === 5) {
+        throw new ToolError(
+          code === '57014' ? ToolErrorCode.TIMEOUT : ToolErrorCode.EXECUTION_FAILED,
+          `SQL error: ${SQL_ERROR_CODES[code] ?? (error as Error).message}`,
+          { sqlstate: code },
+        );
+      }
+      throw error;
+    }
+  }
+}
+
+/**
+ * Builds `sql` tools from tool asset specs. Refuses (400-kind ToolsException) a query that is not one
+ * read-only SELECT, a placeholder the input schema does not declare, or limits out of range.
+ */
+export function createSqlTool(
+  spec: ToolAssetSpec,
+  deps: { repository: SqlToolRepository },
+  options: { version?: number | null } = {},
+): Tool {
+  if (spec.tool_type !== 'sql')
+    throw invalid(`Tool "${spec.name}" is not an sql tool.`, { tool_type: spec.tool_type });
+  const config = spec.tool_config as SqlToolConfig;
+  const issues: Array<{ path: string; message: string }> = [];
+  let checked: CheckedSql = { text: '', parameters: [] };
+  if (typeof config?.query !== 'string')
+    issues.push({ path: '/tool_config/query', message: 'query is required' });
+  else {
+    try {
+      checked = checkSqlQuery(config.query, 2);
+    } catch (error) {
+      if (!(error instanceof SqlGuardError)) throw error;
+      issues.push(
+        ...error.issues.map((i) => ({
+          path: '/tool_config/query',
+          message: `${i.message} (at ${i.position})`,
+        })),
+      );
+    }
+  }
+  const properties = (spec.tool_input_schema?.properties ?? {}) as Record<string, unknown>;
+  for (const name of checked.parameters) {
+    if (!(name in properties))
+      issues.push({
+        path: '/tool_input_schema/properties',
+        message: `placeholder :${name} is not an input property`,
+      });
+  }
+  issues.push(
+    ...new SchemaValidator()
+      .schemaIssues(spec.tool_input_schema)
+      .map((i) => ({ ...i, path: `/tool_input_schema${i.path}` })),
+  );
+  const rowLimit = config?.row_limit ?? SQL_TOOL_DEFAULTS.rowLimit;
+  if (!Number.isInteger(rowLimit) || rowLimit < 1 || rowLimit > SQL_TOOL_DEFAULTS.maxRowLimit)
+    issues.push({
+      path: '/tool_config/row_limit',
+      message: `must be an integer from 1 to ${SQL_TOOL_DEFAULTS.maxRowLimit}`,
+    });
+  const timeoutMs = config?.timeout_ms ?? spec.timeout_ms ?? SQL_TOOL_DEFAULTS.timeoutMs;
+  if (!Number.isInteger(timeoutMs) || timeoutMs < 100 || timeoutMs > SQL_TOOL_DEFAULTS.maxTimeoutMs)
+    issues.push({
+      path: '/tool_config/timeout_ms',
+      message: `must be an integer from 100 to ${SQL_TOOL_DEFAULTS.maxTimeoutMs}`,
+    });
+  if (issues.length) throw invalid(`SQL tool "${spec.name}" is not valid.`, { issues });
+
+  const definition: ToolDefinition = {
+    name: spec.name,
+    description: spec.description,
+    tool_type: 'sql',
+    input_schema: spec.tool_input_schema,
+    output_schema: spec.tool_output_schema ?? {
+      type: 'object',
+      properties: {
+        columns: { type: 'array' },
+        rows: { type: 'array', items: { type: 'object' } },
+        row_count: { type: 'integer' },
+        truncated: { type: 'boolean' },
+      },
+      required: ['rows', 'row_count', 'truncated'],
+    },
+    has_side_effects: false,
+    timeout_ms: timeoutMs,
+    source: 'dynamic',
+    version: options.version ?? null,
+  };
+  return new SqlTool(definition, checked, rowLimit, deps.repository);
+}
+
+/** Injectable form of createSqlTool, for the code that turns published tool assets into tools. */
+@Injectable()
+export class SqlToolFactory {
+  constructor(private readonly repository: SqlToolRepository) {}
+
+  create(spec: ToolAssetSpec, options: { version?: number | null } = {}): Tool {
+    return createSqlTool(spec, { repository: this.repository }, options);
+  }
+}

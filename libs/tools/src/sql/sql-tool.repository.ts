@@ -1,0 +1,122 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { PoolClient, QueryResult } from 'pg';
+import { DataSource } from 'typeorm';
+
+/**
+ * The OPS tables as an `sql` tool sees them: each name is a CTE over the real table restricted to the
+ * executing tenant ($1), without the tenant column. NOT MATERIALIZED lets filters reach the indexes.
+ */
+export const SQL_TOOL_RELATIONS: Record<string, { table: string; columns: string[] }> = {
+  configuration_items: {
+    table: 'ops_configuration_items',
+    columns: [
+      'id',
+      'name',
+      'ci_type',
+      'environment',
+      'status',
+      'owner',
+      'tags',
+      'attributes',
+      'description',
+      'created_at',
+      'updated_at',
+    ],
+  },
+  metrics: { table: 'ops_metric_samples', columns: ['ci_id', 'metric_name', 'step_seconds', 'ts', 'value'] },
+  history_events: {
+    table: 'ops_history_events',
+    columns: ['id', 'ci_id', 'occurred_at', 'kind', 'severity', 'title', 'details', 'attributes'],
+  },
+  ci_relations: { table: 'ops_ci_relations', columns: ['source_id', 'target_id', 'relation_type'] },
+};
+
+const TENANT_SCOPE = Object.entries(SQL_TOOL_RELATIONS)
+  .map(
+    ([name, { table, columns }]) =>
+      `${name} AS NOT MATERIALIZED (SELECT ${columns.join(', ')} FROM public.${table} WHERE tenant_id = $1)`,
+  )
+  .join(',\n');
+
+/** Planner cost above which a query is refused before it runs (the embedded database ignores statement_timeout). */
+export const SQL_TOOL_MAX_PLAN_COST = 2_000_000;
+
+export class SqlCostExceededError extends Error {
+  constructor(readonly cost: number) {
+    super(
+      `the query is too expensive to run (estimated cost ${Math.round(cost)} > ${SQL_TOOL_MAX_PLAN_COST})`,
+    );
+  }
+}
+
+const INT8 = 20;
+const NUMERIC = 1700;
+
+export interface SqlRows {
+  columns: Array<{ name: string }>;
+  rows: Record<string, unknown>[];
+  truncated: boolean;
+}
+
+function jsonValue(value: unknown, typeId: number): unknown {
+  if (value === null || value === undefined) return null;
+  if (value instanceof Date) return value.toISOString();
+  if ((typeId === INT8 || typeId === NUMERIC) && typeof value === 'string') {
+    const number = Number(value);
+    return Number.isFinite(number) && (typeId === NUMERIC || Number.isSafeInteger(number)) ? number : value;
+  }
+  return value;
+}
+
+@Injectable()
+export class SqlToolRepository {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  /**
+   * Runs a checked query (placeholders already `$2..`) for one tenant in a read-only transaction with
+   * a statement timeout, the OPS tables shadowed by tenant-filtered CTEs and nothing else on the path.
+   */
+  async run(
+    tenantId: string,
+    checkedText: string,
+    values: unknown[],
+    rowLimit: number,
+    timeoutMs: number,
+  ): Promise<SqlRows> {
+    const text = `WITH ${TENANT_SCOPE}\nSELECT * FROM (\n${checkedText}\n) AS sql_tool_result LIMIT ${Math.floor(rowLimit) + 1}`;
+    const runner = this.dataSource.createQueryRunner();
+    const client = (await runner.connect()) as PoolClient;
+    try {
+      await runner.startTransaction();
+      await runner.query('SET TRANSACTION READ ONLY');
+      await runner.query(`SET LOCAL statement_timeout = ${Math.max(1, Math.floor(timeoutMs))}`);
+      await runner.query('SET LOCAL search_path = pg_catalog');
+      const params = [tenantId, ...values];
+      const plan: QueryResult<{ 'QUERY PLAN': Array<{ Plan: { 'Total Cost': number } }> }> =
+        await client.query({
+          text: `EXPLAIN (FORMAT JSON) ${text}`,
+          values: params,
+        });
+      const cost = plan.rows[0]['QUERY PLAN'][0].Plan['Total Cost'];
+      if (cost > SQL_TOOL_MAX_PLAN_COST) throw new SqlCostExceededError(cost);
+      const result: QueryResult<Record<string, unknown>> = await client.query({ text, values: params });
+      const types = new Map(result.fields.map((f) => [f.name, f.dataTypeID]));
+      const rows = result.rows
+        .slice(0, rowLimit)
+        .map((row) =>
+          Object.fromEntries(
+            Object.entries(row).map(([key, value]) => [key, jsonValue(value, types.get(key) ?? 0)]),
+          ),
+        );
+      return {
+        columns: result.fields.map((f) => ({ name: f.name })),
+        rows,
+        truncated: result.rows.length > rowLimit,
+      };
+    } finally {
+      if (runner.isTransactionActive) await runner.rollbackTransaction().catch(() => undefined);
+      await runner.release();
+    }
+  }
+}

@@ -1,0 +1,57 @@
+import { sleep, startTestApp, TestApp, testBackend } from '@test/support';
+
+describe(`demo data loaded in the background at start-up (${testBackend()})`, () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp({ DEMO_DATA: 'on', DEMO_DATA_SCALE: 'small' });
+  });
+  afterAll(() => t.close());
+
+  it('is ready at once, says the demo tenant is loading, then answers questions from it', async () => {
+    const ready = await t.request('GET', '/health/ready', { key: null });
+    expect(ready.status).toBe(200);
+    expect(ready.body.status).not.toBe('down');
+
+    let status = (await t.request('GET', '/ops/demo/status')).body;
+    for (let i = 0; i < 120 && !(status.state === 'loading' || status.state === 'ready'); i++) {
+      await sleep(100);
+      status = (await t.request('GET', '/ops/demo/status')).body;
+    }
+    expect(['loading', 'ready']).toContain(status.state);
+    expect((await t.request('GET', '/ops/tools')).status).toBe(200);
+
+    for (let i = 0; i < 600 && status.state === 'loading'; i++) {
+      await sleep(500);
+      status = (await t.request('GET', '/ops/demo/status')).body;
+    }
+    expect(status).toMatchObject({ state: 'ready', scale: 'small', phase: 'done' });
+    expect(status.counts.items).toBeGreaterThan(80);
+    const health = await t.request('GET', '/health/ready', { key: null });
+    expect(health.body.checks.demo_data).toMatchObject({ status: 'ok', state: 'ready', mode: 'on' });
+
+    const run = await t.request('POST', '/ops/stage/execute', {
+      body: {
+        stage_name: 'top cpu',
+        tools: [
+          {
+            id: 'servers',
+            tool_name: 'ci_lookup',
+            input: { filters: { environment: 'prod', ci_type: 'server' }, limit: 500 },
+          },
+          {
+            tool_name: 'metric_query',
+            input: {
+              metric_name: 'cpu_usage',
+              time_range: { relative: 'last_week' },
+              top_n: 5,
+              ci_ids: { $ref: 'servers.data.items[*].id' },
+            },
+          },
+        ],
+      },
+    });
+    expect(run.status).toBe(200);
+    expect(run.body.status).toBe('ok');
+    expect(run.body.results[1].result.data.groups).toHaveLength(5);
+  }, 400_000);
+});

@@ -1,0 +1,314 @@
+import { randomUUID } from 'node:crypto';
+import { DataSource } from 'typeorm';
+import type { ToolAssetSpec } from '@app/asset-registry';
+import { AuthService } from '@app/platform';
+import {
+  DemoDataService,
+  SqlToolFactory,
+  StageExecutorService,
+  ToolContext,
+  ToolRegistry,
+  ToolsModule,
+} from '@app/tools';
+import { startTestContext, TestContext, testBackend } from '@test/support';
+
+const caller = (tenantId: string) => ({
+  tenantId,
+  userId: 'tester',
+  requestId: randomUUID(),
+  traceId: 'trace',
+});
+const context = (tenantId: string): ToolContext => ({
+  ...caller(tenantId),
+  deadline: Date.now() + 30_000,
+  signal: new AbortController().signal,
+});
+
+function lastWeek(now = new Date()): { start: Date; end: Date } {
+  const today = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate());
+  const monday = today - ((new Date(today).getUTCDay() + 6) % 7) * 86_400_000;
+  return { start: new Date(monday - 7 * 86_400_000), end: new Date(monday) };
+}
+
+describe(`OPS tools over the demo dataset (${testBackend()})`, () => {
+  let ctx: TestContext;
+  let tenantId: string;
+  let otherTenantId: string;
+  let registry: ToolRegistry;
+  let db: DataSource;
+
+  beforeAll(async () => {
+    ctx = await startTestContext([ToolsModule]);
+    const auth = ctx.get(AuthService);
+    tenantId = (await auth.createTenant('demo-ops', 'Demo', undefined)).tenant.id;
+    otherTenantId = (await auth.createTenant('other-ops', 'Other', undefined)).tenant.id;
+    const status = await ctx.get(DemoDataService).load(tenantId, { scale: 'small' });
+    expect(status).toMatchObject({ state: 'ready', phase: 'done' });
+    registry = ctx.get(ToolRegistry);
+    db = ctx.get(DataSource);
+  }, 300_000);
+  afterAll(() => ctx.close());
+
+  it('registers the built-in OPS tools with schemas the planner can read', () => {
+    const tools = registry.list(tenantId);
+    expect(tools.map((t) => t.name)).toEqual(
+      expect.arrayContaining(['ci_lookup', 'graph_analysis', 'history_query', 'metric_query']),
+    );
+    const metric = tools.find((t) => t.name === 'metric_query')!;
+    expect(metric.input_schema).toMatchObject({
+      required: ['metric_name'],
+      properties: { agg: { default: 'avg' } },
+    });
+  });
+
+  it('re-loading the dataset adds nothing, and another tenant sees none of it', async () => {
+    const before = (await ctx.get(DemoDataService).status(tenantId)).counts;
+    expect(before.items).toBeGreaterThan(80);
+    expect(before.metric_samples).toBeGreaterThan(300_000);
+    await db.query(`UPDATE ops_demo_loads SET state = 'failed' WHERE tenant_id = $1`, [tenantId]);
+    const after = await ctx.get(DemoDataService).load(tenantId, { scale: 'small' });
+    expect(after.counts).toEqual(before);
+    const other = await registry.execute(context(otherTenantId), 'ci_lookup', { limit: 5 });
+    expect(other.data).toMatchObject({ items: [], total: 0 });
+  });
+
+  it('answers "지난 주 prod 환경의 서버들 중 CPU 사용률이 높은 top 5개" with ci_lookup + metric_query', async () => {
+    const run = await ctx.get(StageExecutorService).execute(
+      caller(tenantId),
+      {
+        stage_name: 'execute',
+        tools: [
+          { id: 'servers', tool_name: 'ci_lookup', input: { keywords: ['서버', '운영'], limit: 500 } },
+          {
+            id: 'cpu',
+            tool_name: 'metric_query',
+            input: {
+              metric_name: 'cpu_usage',
+              agg: 'avg',
+              time_range: { relative: 'last_week' },
+              top_n: 5,
+              ci_ids: { $ref: 'servers.data.items[*].id' },
+            },
+          },
+        ],
+      },
+      new AbortController().signal,
+    );
+    expect(run.status).toBe('ok');
+    const servers = run.results[0].result.data as {
+      items: Array<{ environment: string; ci_type: string }>;
+      total: number;
+    };
+    expect(servers.items.every((i) => i.environment === 'prod' && i.ci_type === 'server')).toBe(true);
+
+    const { start, end } = lastWeek();
+    const expected: Array<{ name: string; value: number }> = await db.query(
+      `SELECT ci.name, avg(m.value) AS value FROM ops_metric_samples m
+       JOIN ops_configuration_items ci ON ci.id = m.ci_id
+       WHERE m.tenant_id = $1 AND ci.environment = 'prod' AND ci.ci_type = 'server' AND m.metric_name = 'cpu_usage'
+         AND m.step_seconds = 3600 AND m.ts >= $2 AND m.ts < $3
+       GROUP BY ci.name ORDER BY avg(m.value) DESC LIMIT 5`,
+      [tenantId, start, end],
+    );
+    const cpu = run.results[1].result.data as {
+      groups: Array<{ ci_name: string; value: number }>;
+      resolution_seconds: number;
+    };
+    expect(cpu.resolution_seconds).toBe(3600);
+    expect(cpu.groups.map((g) => g.ci_name)).toEqual(expected.map((e) => e.name));
+    cpu.groups.forEach((g, i) => expect(g.value).toBeCloseTo(Number(expected[i].value), 6));
+    expect(cpu.groups[0].ci_name).toBe('prod-order-api-02');
+  });
+
+  it('reads 5-minute samples for a bucketed last-24h series and hourly ones for longer windows', async () => {
+    const result = await registry.execute(context(tenantId), 'metric_query', {
+      metric_name: 'memory_usage',
+      agg: 'max',
+      time_range: { relative: 'last_24h' },
+      bucket: '1h',
+      top_n: 2,
+      ci_filter: { environment: 'prod', names: ['prod-payment-db'] },
+    });
+    expect(result.success).toBe(true);
+    const data = result.data as {
+      resolution_seconds: number;
+      groups: Array<{ series: unknown[]; ci_name: string }>;
+    };
+    expect(data.resolution_seconds).toBe(300);
+    expect(data.groups.map((g) => g.ci_name)).toEqual(['prod-payment-db']);
+    expect(data.groups[0].series.length).toBeGreaterThanOrEqual(24);
+
+    const overall = await registry.execute(context(tenantId), 'metric_query', {
+      metric_name: 'request_rate',
+      agg: 'sum',
+      group_by: 'none',
+      time_range: { relative: 'last_7d' },
+      ci_filter: { environment: 'staging' },
+    });
+    expect(overall.data).toMatchObject({ resolution_seconds: 3600, groups: [{ ci_id: null }] });
+  });
+
+  it('lists prod incidents of the last 7 days like SQL over the events does', async () => {
+    const result = await registry.execute(context(tenantId), 'history_query', {
+      kinds: ['incident'],
+      ci_filter: { environment: 'prod' },
+      limit: 500,
+    });
+    const [{ count }] = await db.query(
+      `SELECT count(*)::int AS count FROM ops_history_events e JOIN ops_configuration_items ci ON ci.id = e.ci_id
+       WHERE e.tenant_id = $1 AND e.kind = 'incident' AND ci.environment = 'prod' AND e.occurred_at >= now() - interval '7 days'`,
+      [tenantId],
+    );
+    const data = result.data as { total: number; events: Array<{ kind: string; environment: string }> };
+    expect(count).toBeGreaterThan(0);
+    expect(data.total).toBe(count);
+    expect(data.events.every((e) => e.kind === 'incident' && e.environment === 'prod')).toBe(true);
+  });
+
+  it('walks impact and dependency graphs, reporting the order <-> inventory cycle once', async () => {
+    const impact = await registry.execute(context(tenantId), 'graph_analysis', {
+      scope: 'prod-order-db',
+      view: 'impact',
+      depth: 3,
+    });
+    const names = (impact.data as { nodes: Array<{ name: string }> }).nodes.map((n) => n.name);
+    expect(names).toEqual(
+      expect.arrayContaining([
+        'prod-order-db',
+        'prod-order-api',
+        'prod-order-worker',
+        'prod-order-system',
+        'prod-order-web',
+        'prod-inventory-api',
+      ]),
+    );
+    const dependency = await registry.execute(context(tenantId), 'graph_analysis', {
+      scope: ['prod-order-api'],
+      view: 'dependency',
+      depth: 9,
+    });
+    const data = dependency.data as {
+      depth: number;
+      cycles: Array<{ source: string; target: string }>;
+      nodes: Array<{ name: string }>;
+    };
+    expect(data.depth).toBe(5);
+    expect(dependency.warnings).toContain('depth capped at 5');
+    expect(data.cycles).toEqual([
+      expect.objectContaining({ source: 'prod-inventory-api', target: 'prod-order-api' }),
+    ]);
+    expect(data.nodes.filter((n) => n.name === 'prod-order-api')).toHaveLength(1);
+  });
+
+  describe('sql tools', () => {
+    const spec = (query: string, extra: Partial<ToolAssetSpec> = {}): ToolAssetSpec => ({
+      name: 'servers_by_env',
+      description: 'Servers of an environment with their average metric',
+      tool_type: 'sql',
+      tool_config: { query, row_limit: 50, timeout_ms: 5000 },
+      tool_input_schema: {
+        type: 'object',
+        properties: { env: { type: 'string' }, metric: { type: 'string', default: 'cpu_usage' } },
+        required: ['env'],
+        additionalProperties: false,
+      },
+      tool_output_schema: null,
+      ...extra,
+    });
+    const QUERY = `SELECT c.name, avg(m.value) AS avg_value, count(*) AS samples
+      FROM configuration_items c JOIN metrics m ON m.ci_id = c.id
+      WHERE c.environment = :env AND c.ci_type = 'server' AND m.metric_name = :metric AND m.step_seconds = 3600
+      GROUP BY c.name ORDER BY avg_value DESC`;
+
+    it('runs a parameterised SELECT over the caller tenant only, with numbers as numbers', async () => {
+      const factory = ctx.get(SqlToolFactory);
+      registry.setDynamicTool(tenantId, factory.create(spec(QUERY), { version: 1 }));
+      const result = await registry.execute(context(tenantId), 'servers_by_env', { env: 'prod' });
+      expect(result.success).toBe(true);
+      const data = result.data as {
+        rows: Array<{ name: string; avg_value: number; samples: number }>;
+        truncated: boolean;
+      };
+      expect(data.rows.length).toBeGreaterThan(5);
+      expect(typeof data.rows[0].samples).toBe('number');
+      expect(data.rows[0].name).toMatch(/^prod-/);
+
+      expect(registry.has(otherTenantId, 'servers_by_env')).toBe(false);
+      expect(registry.list(otherTenantId).map((t) => t.name)).not.toContain('servers_by_env');
+      await expect(
+        registry.execute(context(otherTenantId), 'servers_by_env', { env: 'prod' }),
+      ).rejects.toMatchObject({
+        code: 'TOOL_NOT_FOUND',
+      });
+      registry.setDynamicTool(otherTenantId, factory.create(spec(QUERY)));
+      const other = await registry.execute(context(otherTenantId), 'servers_by_env', { env: 'prod' });
+      expect(other.data).toMatchObject({ rows: [], row_count: 0 });
+    });
+
+    it('binds injection attempts in the input as plain values', async () => {
+      registry.setDynamicTool(tenantId, ctx.get(SqlToolFactory).create(spec(QUERY)));
+      for (const env of [
+        "prod' OR '1'='1",
+        "prod'; DELETE FROM ops_configuration_items; --",
+        'prod) OR (1=1',
+      ]) {
+        const result = await registry.execute(context(tenantId), 'servers_by_env', { env });
+        expect(result).toMatchObject({ success: true, data: { rows: [] } });
+      }
+      const [{ count }] = await db.query(
+        `SELECT count(*)::int AS count FROM ops_configuration_items WHERE tenant_id = $1`,
+        [tenantId],
+      );
+      expect(count).toBeGreaterThan(80);
+    });
+
+    it('refuses queries that write, chain statements, reach other schemas or read system settings', () => {
+      const factory = ctx.get(SqlToolFactory);
+      for (const query of [
+        'SELECT 1; DELETE FROM configuration_items',
+        'WITH x AS (DELETE FROM configuration_items RETURNING id) SELECT * FROM x',
+        'SELECT * FROM public.api_keys',
+        'SELECT * FROM pg_catalog.pg_authid',
+        "SELECT current_setting('data_directory')",
+        "SELECT * FROM query_to_xml('select * from public.api_keys', true, true, '')",
+        'SELECT name FROM configuration_items WHERE environment = :undeclared',
+      ]) {
+        expect(() => factory.create(spec(query))).toThrow(
+          expect.objectContaining({ code: 'TOOL_INPUT_INVALID' }),
+        );
+      }
+    });
+
+    it('cannot see the real tables or run a query the planner says is too expensive', async () => {
+      const factory = ctx.get(SqlToolFactory);
+      const schema = { type: 'object', properties: {}, additionalProperties: false };
+      registry.setDynamicTool(
+        tenantId,
+        factory.create(spec('SELECT key_hash FROM api_keys', { name: 'peek', tool_input_schema: schema })),
+      );
+      const peek = await registry.execute(context(tenantId), 'peek', {});
+      expect(peek).toMatchObject({ success: false, error_details: { sqlstate: '42P01' } });
+
+      registry.setDynamicTool(
+        tenantId,
+        factory.create(
+          spec('SELECT count(*) FROM ops_configuration_items', { name: 'raw', tool_input_schema: schema }),
+        ),
+      );
+      expect((await registry.execute(context(tenantId), 'raw', {})).success).toBe(false);
+
+      const crossJoin = 'SELECT count(*) AS n FROM metrics a JOIN metrics b ON a.ts < b.ts';
+      registry.setDynamicTool(
+        tenantId,
+        factory.create(spec(crossJoin, { name: 'huge', tool_input_schema: schema })),
+      );
+      const huge = await registry.execute(context(tenantId), 'huge', {});
+      expect(huge).toMatchObject({ success: false, error_details: { code: 'QUERY_TOO_EXPENSIVE' } });
+      const [{ count }] = await db.query(
+        `SELECT count(*)::int AS count FROM ops_configuration_items WHERE tenant_id = $1`,
+        [tenantId],
+      );
+      expect(count).toBeGreaterThan(80);
+    });
+  });
+});
