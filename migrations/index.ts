@@ -1,7 +1,13 @@
 import type { MigrationInterface } from 'typeorm';
 import { CreateTenantsAndApiKeys1795313625411 } from './1795313625411-CreateTenantsAndApiKeys';
+import { CreateDocuments1795314812243 } from './1795314812243-CreateDocuments';
+import { AddDocumentSearchIndexes1795314812244 } from './1795314812244-AddDocumentSearchIndexes';
 
 type MigrationClass = new () => MigrationInterface;
 
 /** Every migration, oldest first. Listed explicitly so the build and the tests load the same set. */
-export const MIGRATIONS: MigrationClass[] = [CreateTenantsAndApiKeys1795313625411];
+export const MIGRATIONS: MigrationClass[] = [
+  CreateTenantsAndApiKeys1795313625411,
+  CreateDocuments1795314812243,
+  AddDocumentSearchIndexes1795314812244,
+];

@@ -5,3 +5,4 @@ export * from './test-app';
 export * from './test-context';
 export * from './test-keys';
 export * from './processes';
+export * from './embeddings-server';
