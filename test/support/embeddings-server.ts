@@ -32,7 +32,9 @@ export function testEmbedding(text: string, dimensions: number): number[] {
 }
 
 /** A real OpenAI-compatible `/v1/embeddings` HTTP server on a random local port. */
-export async function startEmbeddingsServer(options: EmbeddingsServerOptions = {}): Promise<EmbeddingsServer> {
+export async function startEmbeddingsServer(
+  options: EmbeddingsServerOptions = {},
+): Promise<EmbeddingsServer> {
   const dimensions = options.dimensions ?? 64;
   let delayMs = options.delayMs ?? 0;
   const failures: Array<{ status: number; headers: Record<string, string> }> = [];
@@ -56,7 +58,11 @@ export async function startEmbeddingsServer(options: EmbeddingsServerOptions = {
         const input = Array.isArray(body.input) ? body.input : [body.input];
         requests.push(input);
         // Answer out of order: clients must use `index`.
-        const data = input.map((text, index) => ({ object: 'embedding', index, embedding: testEmbedding(text, dimensions) }));
+        const data = input.map((text, index) => ({
+          object: 'embedding',
+          index,
+          embedding: testEmbedding(text, dimensions),
+        }));
         res.writeHead(200, { 'content-type': 'application/json' });
         res.end(JSON.stringify({ object: 'list', model: body.model, data: data.reverse() }));
       };

@@ -9,7 +9,10 @@ describe('chunkBlocks', () => {
       { kind: 'heading', level: 1, text: 'Runbook' },
       { kind: 'paragraph', text: 'Intro paragraph.' },
       { kind: 'heading', level: 2, text: 'Restart' },
-      ...Array.from({ length: 6 }, (_, i) => ({ kind: 'list_item' as const, text: `Step ${i + 1}: do a thing that takes some words to say.` })),
+      ...Array.from({ length: 6 }, (_, i) => ({
+        kind: 'list_item' as const,
+        text: `Step ${i + 1}: do a thing that takes some words to say.`,
+      })),
     ];
     const chunks = chunkBlocks(blocks, options);
     expect(chunks[0].text).toBe('Runbook\nIntro paragraph.');
@@ -42,7 +45,10 @@ describe('chunkBlocks', () => {
 
   it('splits tables by rows and repeats the header in every piece', () => {
     const rows = Array.from({ length: 30 }, (_, i) => [`host-${i}`, i % 2 ? 'up' : 'down']);
-    const chunks = chunkBlocks([{ kind: 'table', header: ['host', 'state'], rows, caption: 'Hosts' }], options);
+    const chunks = chunkBlocks(
+      [{ kind: 'table', header: ['host', 'state'], rows, caption: 'Hosts' }],
+      options,
+    );
     expect(chunks.length).toBeGreaterThan(2);
     for (const chunk of chunks) {
       expect(chunk.chunkType).toBe('table');

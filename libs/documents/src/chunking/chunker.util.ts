@@ -64,7 +64,8 @@ export function splitLongText(text: string, max: number, overlap: number): strin
       const carried: string[] = [];
       let carriedLength = 0;
       for (let i = piece.length - 1; i >= 0; i--) {
-        if (carriedLength + piece[i].length > overlap || carriedLength + piece[i].length + atom.length > max) break;
+        if (carriedLength + piece[i].length > overlap || carriedLength + piece[i].length + atom.length > max)
+          break;
         carried.unshift(piece[i]);
         carriedLength += piece[i].length;
       }
@@ -185,7 +186,11 @@ export function chunkBlocks(blocks: ParsedBlock[], options: ChunkingOptions): Ch
     }
     if (text.length > target) {
       flush(true);
-      const pieces = splitLongText(text, target - Math.min(context().length + 1, Math.floor(target / 4)), overlap);
+      const pieces = splitLongText(
+        text,
+        target - Math.min(context().length + 1, Math.floor(target / 4)),
+        overlap,
+      );
       const leading = buffer.filter((u) => u.kind === 'heading');
       buffer = [];
       pieces.forEach((piece, i) =>

@@ -57,11 +57,13 @@ export function hashEmbed(text: string, dim: number): number[] {
     previous = stop ? null : token;
     if (hangul) {
       if (token.length === 1) add(`k\u0001${token}`, WEIGHTS.hangulBigram);
-      for (let i = 0; i + 2 <= token.length; i++) add(`k\u0001${token.slice(i, i + 2)}`, WEIGHTS.hangulBigram);
+      for (let i = 0; i + 2 <= token.length; i++)
+        add(`k\u0001${token.slice(i, i + 2)}`, WEIGHTS.hangulBigram);
     } else if (!stop && token.length >= 2) {
       const padded = `<${token}>`;
       for (let n = CHAR_GRAM_MIN; n <= CHAR_GRAM_MAX; n++) {
-        for (let i = 0; i + n <= padded.length; i++) add(`c\u0001${padded.slice(i, i + n)}`, WEIGHTS.charGram);
+        for (let i = 0; i + n <= padded.length; i++)
+          add(`c\u0001${padded.slice(i, i + n)}`, WEIGHTS.charGram);
       }
     }
   }

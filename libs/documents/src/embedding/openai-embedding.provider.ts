@@ -89,7 +89,11 @@ export class OpenAiEmbeddingProvider extends EmbeddingProvider {
         if (!failure.retryable || attempt >= this.options.maxRetries) throw failure;
         const backoff = this.options.retryBaseMs * 2 ** attempt;
         const wait = (failure as EmbeddingRequestError & { waitMs?: number }).waitMs ?? backoff;
-        this.logger.warn({ msg: 'embeddings request failed, retrying', attempt: attempt + 1, error: failure.message });
+        this.logger.warn({
+          msg: 'embeddings request failed, retrying',
+          attempt: attempt + 1,
+          error: failure.message,
+        });
         await sleep(wait + Math.random() * this.options.retryBaseMs * 0.25);
       }
     }
@@ -139,7 +143,11 @@ export class OpenAiEmbeddingProvider extends EmbeddingProvider {
     const ordered = [...data].sort((a, b) => (a.index ?? 0) - (b.index ?? 0));
     return ordered.map(({ embedding }) => {
       if (!Array.isArray(embedding) || embedding.some((value) => typeof value !== 'number')) {
-        throw new EmbeddingRequestError('embeddings server returned a non-numeric vector', response.status, false);
+        throw new EmbeddingRequestError(
+          'embeddings server returned a non-numeric vector',
+          response.status,
+          false,
+        );
       }
       if (this.options.dimensions && embedding.length !== this.options.dimensions) {
         throw new EmbeddingRequestError(

@@ -9,7 +9,12 @@ import {
   PrimaryGeneratedColumn,
   UpdateDateColumn,
 } from 'typeorm';
-import type { DocumentErrorDetails, DocumentFormat, DocumentMetadata, DocumentStatus } from '../documents.types';
+import type {
+  DocumentErrorDetails,
+  DocumentFormat,
+  DocumentMetadata,
+  DocumentStatus,
+} from '../documents.types';
 
 @Entity('documents')
 @Check('CHK_documents_status', `"status" IN ('queued', 'processing', 'done', 'failed')`)

@@ -43,7 +43,12 @@ export const CANONICAL_CONTENT_TYPE: Record<DocumentFormat, string> = {
 };
 
 /** Content types that say nothing about the format, so the file extension decides. */
-const GENERIC_TYPES = new Set(['', 'application/octet-stream', 'binary/octet-stream', 'application/x-www-form-urlencoded']);
+const GENERIC_TYPES = new Set([
+  '',
+  'application/octet-stream',
+  'binary/octet-stream',
+  'application/x-www-form-urlencoded',
+]);
 
 /**
  * The format of an upload from its declared content type, falling back to the file extension when

@@ -30,9 +30,15 @@ function plainTextToBlocks(text: string): ParsedBlock[] {
 }
 
 function csvToBlocks(text: string): ParsedBlock[] {
-  const records = parseCsv(text, { bom: true, skip_empty_lines: true, relax_column_count: true }) as string[][];
+  const records: string[][] = parseCsv(text, {
+    bom: true,
+    skip_empty_lines: true,
+    relax_column_count: true,
+  });
   if (records.length === 0) return [];
-  return [{ kind: 'table', header: records[0].map(clean), rows: records.slice(1).map((row) => row.map(clean)) }];
+  return [
+    { kind: 'table', header: records[0].map(clean), rows: records.slice(1).map((row) => row.map(clean)) },
+  ];
 }
 
 async function pdfToBlocks(buffer: Buffer): Promise<ParsedBlock[]> {

@@ -10,7 +10,12 @@ function tableBlock(table: HTMLElement): ParsedBlock | undefined {
     .filter((row) => row.some((cell) => cell !== ''));
   if (rows.length === 0) return undefined;
   const caption = table.querySelector('caption');
-  return { kind: 'table', header: rows[0], rows: rows.slice(1), caption: caption ? clean(caption.text) : undefined };
+  return {
+    kind: 'table',
+    header: rows[0],
+    rows: rows.slice(1),
+    caption: caption ? clean(caption.text) : undefined,
+  };
 }
 
 function imageBlock(img: HTMLElement): ParsedBlock | undefined {
@@ -55,14 +60,18 @@ export function htmlToBlocks(html: string): ParsedBlock[] {
       } else if (tag === 'li') {
         flushInline();
         const own = el.childNodes
-          .filter((child) => !(child instanceof HTMLElement && ['ul', 'ol'].includes(child.tagName.toLowerCase())))
+          .filter(
+            (child) => !(child instanceof HTMLElement && ['ul', 'ol'].includes(child.tagName.toLowerCase())),
+          )
           .map((child) => child.text)
           .join(' ');
         const text = clean(own);
         if (text) blocks.push({ kind: 'list_item', text });
         el.querySelectorAll('img').forEach((img) => push(imageBlock(img)));
         el.childNodes
-          .filter((child) => child instanceof HTMLElement && ['ul', 'ol'].includes(child.tagName.toLowerCase()))
+          .filter(
+            (child) => child instanceof HTMLElement && ['ul', 'ol'].includes(child.tagName.toLowerCase()),
+          )
           .forEach(walk);
       } else if (tag === 'table') {
         flushInline();
@@ -73,7 +82,9 @@ export function htmlToBlocks(html: string): ParsedBlock[] {
       } else if (tag === 'pre') {
         flushInline();
         if (el.text.trim()) blocks.push({ kind: 'code', text: el.text.trimEnd() });
-      } else if (['br', 'span', 'a', 'strong', 'em', 'b', 'i', 'code', 'small', 'sub', 'sup', 'u'].includes(tag)) {
+      } else if (
+        ['br', 'span', 'a', 'strong', 'em', 'b', 'i', 'code', 'small', 'sub', 'sup', 'u'].includes(tag)
+      ) {
         inline += ` ${el.text}`;
       } else {
         flushInline();

@@ -41,7 +41,8 @@ export function markdownToBlocks(source: string): ParsedBlock[] {
         const text = inlineText(inline).trim();
         if (text) blocks.push({ kind: listDepth > 0 ? 'list_item' : 'paragraph', text });
         for (const child of inline?.children ?? []) {
-          if (child.type === 'image' && clean(child.content)) blocks.push({ kind: 'image', text: clean(child.content) });
+          if (child.type === 'image' && clean(child.content))
+            blocks.push({ kind: 'image', text: clean(child.content) });
         }
         i += 2;
         break;

@@ -118,7 +118,8 @@ function relationships(files: Record<string, Uint8Array>, part: string) {
 /** PPTX slides in presentation order: text, tables, picture alt text and speaker notes. */
 export function pptxToBlocks(buffer: Buffer): ParsedBlock[] {
   const files = unzipSync(new Uint8Array(buffer));
-  if (!files['ppt/presentation.xml']) throw new Error('not a PowerPoint file: ppt/presentation.xml is missing');
+  if (!files['ppt/presentation.xml'])
+    throw new Error('not a PowerPoint file: ppt/presentation.xml is missing');
   const presentation = xml.parse(strFromU8(files['ppt/presentation.xml'])) as XmlNode[];
   const presentationRels = relationships(files, 'ppt/presentation.xml');
   const list = findFirst(presentation, 'p:sldIdLst');
@@ -135,7 +136,8 @@ export function pptxToBlocks(buffer: Buffer): ParsedBlock[] {
     const [title, ...rest] = content.paragraphs;
     if (title) blocks.push({ kind: 'heading', level: 2, text: title, slide });
     for (const text of rest) blocks.push({ kind: 'paragraph', text, slide });
-    for (const rows of content.tables) blocks.push({ kind: 'table', header: rows[0], rows: rows.slice(1), slide });
+    for (const rows of content.tables)
+      blocks.push({ kind: 'table', header: rows[0], rows: rows.slice(1), slide });
     for (const alt of content.images) blocks.push({ kind: 'image', text: alt, slide });
     const notesRel = relationships(files, slidePath).find((rel) => rel.type.endsWith('/notesSlide'));
     if (notesRel && files[notesRel.target]) {
@@ -144,7 +146,8 @@ export function pptxToBlocks(buffer: Buffer): ParsedBlock[] {
       for (const shape of tree ? childrenOf(tree, 'p:spTree') : []) {
         if (tagOf(shape) !== 'p:sp') continue;
         const placeholder = findFirst(childrenOf(shape, 'p:sp'), 'p:ph');
-        if (placeholder && attrsOf(placeholder).type === 'body') collectSlide(childrenOf(shape, 'p:sp'), notes);
+        if (placeholder && attrsOf(placeholder).type === 'body')
+          collectSlide(childrenOf(shape, 'p:sp'), notes);
       }
       if (notes.paragraphs.length > 0)
         blocks.push({ kind: 'paragraph', text: `Notes: ${notes.paragraphs.join(' ')}`, slide });
@@ -157,12 +160,13 @@ function cellText(value: ExcelJS.CellValue): string {
   if (value === null || value === undefined) return '';
   if (value instanceof Date) return value.toISOString();
   if (typeof value === 'object') {
-    if ('result' in value) return cellText(value.result as ExcelJS.CellValue);
+    if ('result' in value) return cellText(value.result);
     if ('richText' in value) return value.richText.map((run) => run.text).join('');
     if ('text' in value) return String(value.text);
     if ('error' in value) return String(value.error);
+    return '';
   }
-  return String(value as string | number | boolean);
+  return String(value);
 }
 
 /** One table per sheet (first non-empty row is the header). */
@@ -175,7 +179,8 @@ export async function xlsxToBlocks(buffer: Buffer): Promise<ParsedBlock[]> {
     const rows: string[][] = [];
     sheet.eachRow({ includeEmpty: false }, (row) => {
       const values: string[] = [];
-      for (let column = 1; column <= sheet.columnCount; column++) values.push(clean(cellText(row.getCell(column).value)));
+      for (let column = 1; column <= sheet.columnCount; column++)
+        values.push(clean(cellText(row.getCell(column).value)));
       if (values.some((value) => value !== '')) rows.push(values);
     });
     if (rows.length === 0) continue;

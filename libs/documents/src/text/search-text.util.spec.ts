@@ -1,4 +1,11 @@
-import { hangulBigrams, highlightSnippet, queryTerms, tokenize, toIndexText, toKeywordQuery } from './search-text.util';
+import {
+  hangulBigrams,
+  highlightSnippet,
+  queryTerms,
+  tokenize,
+  toIndexText,
+  toKeywordQuery,
+} from './search-text.util';
 
 describe('search text', () => {
   it('splits where Hangul meets other scripts and folds case and width', () => {
@@ -29,6 +36,8 @@ describe('search text', () => {
     expect(snippet).toContain('<mark>Restarting</mark>');
     expect(snippet).toContain('<mark>gateway</mark>');
     expect(snippet.startsWith('…')).toBe(true);
-    expect(highlightSnippet('결제 게이트웨이를 재시작합니다', '게이트웨이 재시작')).toContain('<mark>재시</mark>');
+    expect(highlightSnippet('결제 게이트웨이를 재시작합니다', '게이트웨이 재시작')).toContain(
+      '<mark>재시</mark>',
+    );
   });
 });
