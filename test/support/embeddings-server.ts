@@ -17,6 +17,8 @@ export interface EmbeddingsServer {
   /** The next `count` requests answer `status` (e.g. 503) instead of vectors. */
   failNext(count: number, status: number, headers?: Record<string, string>): void;
   setDelay(ms: number): void;
+  /** Requests with an input containing `marker` answer `status` (a poison text), until cleared with null. */
+  failWhenInputContains(marker: string | null, status?: number): void;
   close(): Promise<void>;
 }
 
@@ -39,6 +41,7 @@ export async function startEmbeddingsServer(
   let delayMs = options.delayMs ?? 0;
   const failures: Array<{ status: number; headers: Record<string, string> }> = [];
   const requests: string[][] = [];
+  let poison: { marker: string; status: number } | null = null;
   const server = http.createServer((req, res) => {
     let raw = '';
     req.on('data', (chunk: Buffer) => (raw += chunk.toString()));
@@ -48,7 +51,12 @@ export async function startEmbeddingsServer(
           res.writeHead(404).end();
           return;
         }
-        const failure = failures.shift();
+        const parsed = JSON.parse(raw) as { input: string[] | string; model: string };
+        const texts = Array.isArray(parsed.input) ? parsed.input : [parsed.input];
+        const failure =
+          poison && texts.some((t) => t.includes(poison!.marker))
+            ? { status: poison.status, headers: {} }
+            : failures.shift();
         if (failure) {
           res.writeHead(failure.status, { 'content-type': 'application/json', ...failure.headers });
           res.end(JSON.stringify({ error: { message: 'injected failure' } }));
@@ -81,6 +89,9 @@ export async function startEmbeddingsServer(
     },
     setDelay: (ms) => {
       delayMs = ms;
+    },
+    failWhenInputContains: (marker, status = 500) => {
+      poison = marker === null ? null : { marker, status };
     },
     close: () =>
       new Promise<void>((resolve) => {

@@ -6,3 +6,4 @@ export * from './test-context';
 export * from './test-keys';
 export * from './processes';
 export * from './embeddings-server';
+export * from './document-fixtures';
