@@ -92,9 +92,10 @@ function vectorBranchSql(plan: SearchPlan, p: Params, filters: string): string {
   return `vector_hits AS (
     SELECT e.chunk_id, (e.embedding::vector(${dims})) <=> ${vector} AS distance
     FROM chunk_embeddings e
-    JOIN document_chunks c ON c.id = e.chunk_id
-    JOIN documents d ON d.id = c.document_id
-    WHERE e.model = ${sqlLiteral(plan.model!)} AND e.tenant_id = ${p.add(plan.tenantId)} AND ${filters}
+    WHERE e.model = ${sqlLiteral(plan.model!)} AND e.tenant_id = ${p.add(plan.tenantId)}
+      AND EXISTS (
+        SELECT 1 FROM document_chunks c JOIN documents d ON d.id = c.document_id
+        WHERE c.id = e.chunk_id AND ${filters})
     ORDER BY (e.embedding::vector(${dims})) <=> ${vector}
     LIMIT ${p.add(plan.candidates)}
   ),
