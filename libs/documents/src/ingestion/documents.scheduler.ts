@@ -22,10 +22,9 @@ export class DocumentsScheduler implements OnApplicationBootstrap, OnApplication
       void this.maintenance
         .recover()
         .catch((error: Error) => this.logger.warn({ msg: 'recovery failed', error: error.message }));
-    this.registry.addInterval(
-      RECOVERY_INTERVAL,
-      setInterval(run, this.config.get('DOCUMENTS_RECOVERY_INTERVAL_SECONDS') * 1000),
-    );
+    const interval = setInterval(run, this.config.get('DOCUMENTS_RECOVERY_INTERVAL_SECONDS') * 1000);
+    interval.unref();
+    this.registry.addInterval(RECOVERY_INTERVAL, interval);
     run();
   }
 
