@@ -1,5 +1,7 @@
 import type { MigrationInterface } from 'typeorm';
 import { CreateTenantsAndApiKeys1795313625411 } from './1795313625411-CreateTenantsAndApiKeys';
+import { CreateDocuments1795314812243 } from './1795314812243-CreateDocuments';
+import { AddDocumentSearchIndexes1795314812244 } from './1795314812244-AddDocumentSearchIndexes';
 import { CreateAssetRegistry1795314934794 } from './1795314934794-CreateAssetRegistry';
 import { CreateOpsDataAndStageRuns1795315147164 } from './1795315147164-CreateOpsDataAndStageRuns';
 import { AllowServiceApiKeyRole1795316249719 } from './1795316249719-AllowServiceApiKeyRole';
@@ -9,6 +11,8 @@ type MigrationClass = new () => MigrationInterface;
 /** Every migration, oldest first. Listed explicitly so the build and the tests load the same set. */
 export const MIGRATIONS: MigrationClass[] = [
   CreateTenantsAndApiKeys1795313625411,
+  CreateDocuments1795314812243,
+  AddDocumentSearchIndexes1795314812244,
   CreateAssetRegistry1795314934794,
   CreateOpsDataAndStageRuns1795315147164,
   AllowServiceApiKeyRole1795316249719,

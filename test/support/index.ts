@@ -7,3 +7,5 @@ export * from './test-keys';
 export * from './processes';
 export * from './fake-llm-server';
 export * from './planner-fixtures';
+export * from './embeddings-server';
+export * from './document-fixtures';

@@ -1,4 +1,48 @@
 import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { AppConfig } from '@app/platform';
+import { EmbeddingProviders } from './embedding/embedding-provider';
+import { ConfiguredEmbeddingProviders } from './embedding/embedding-providers';
+import { DocumentChunkEntity } from './entities/document-chunk.entity';
+import { DocumentCorpusEntity } from './entities/document-corpus.entity';
+import { DocumentJobEntity } from './entities/document-job.entity';
+import { DocumentEntity } from './entities/document.entity';
+import { DocumentUploadInterceptor } from './http/document-upload.interceptor';
+import { DocumentsController } from './http/documents.controller';
+import { ChunksRepository } from './ingestion/chunks.repository';
+import { DocumentIngestionService } from './ingestion/document-ingestion.service';
+import { DocumentMaintenanceService } from './ingestion/document-maintenance.service';
+import { DocumentProcessor } from './ingestion/document-processor.service';
+import { DocumentWorker } from './ingestion/document-worker.service';
+import { DocumentsRepository } from './ingestion/documents.repository';
+import { DocumentsScheduler } from './ingestion/documents.scheduler';
+import { JobsRepository } from './ingestion/jobs.repository';
+import { DocumentSearchService } from './search/document-search.service';
+import { SearchRepository } from './search/search.repository';
 
-@Module({})
+@Module({
+  imports: [
+    TypeOrmModule.forFeature([DocumentEntity, DocumentChunkEntity, DocumentJobEntity, DocumentCorpusEntity]),
+  ],
+  controllers: [DocumentsController],
+  providers: [
+    {
+      provide: EmbeddingProviders,
+      inject: [AppConfig],
+      useFactory: (config: AppConfig) => new ConfiguredEmbeddingProviders(config),
+    },
+    DocumentsRepository,
+    ChunksRepository,
+    JobsRepository,
+    SearchRepository,
+    DocumentProcessor,
+    DocumentWorker,
+    DocumentIngestionService,
+    DocumentMaintenanceService,
+    DocumentsScheduler,
+    DocumentSearchService,
+    DocumentUploadInterceptor,
+  ],
+  exports: [DocumentIngestionService, DocumentSearchService, DocumentMaintenanceService, EmbeddingProviders],
+})
 export class DocumentsModule {}

@@ -1,1 +1,28 @@
 export { DocumentsModule } from './documents.module';
+export { DocumentIngestionService, type IngestResult } from './ingestion/document-ingestion.service';
+export { DocumentSearchService } from './search/document-search.service';
+export { DocumentMaintenanceService } from './ingestion/document-maintenance.service';
+export { EmbeddingProvider, EmbeddingProviders } from './embedding/embedding-provider';
+export { DocumentsException, DocumentsExceptionCode } from './documents.exception';
+export {
+  CHUNK_TYPES,
+  DOCUMENT_FORMATS,
+  DOCUMENT_STATUSES,
+  SEARCH_TYPES,
+  type BranchHit,
+  type ChunkType,
+  type DocumentChunkView,
+  type DocumentErrorDetails,
+  type DocumentFormat,
+  type DocumentInput,
+  type DocumentListQuery,
+  type DocumentMetadata,
+  type DocumentPage,
+  type DocumentSearchFilters,
+  type DocumentSearchRequest,
+  type DocumentSearchResponse,
+  type DocumentSearchResult,
+  type DocumentStatus,
+  type DocumentView,
+  type SearchType,
+} from './documents.types';

@@ -90,7 +90,7 @@ class DirectKeyClient implements KeyClient {
   }
 }
 
-function resolveApiKey(args: ParsedArgs): string {
+export function resolveApiKey(args: ParsedArgs): string {
   const explicit = stringFlag(args, 'api-key') ?? process.env.OPS_API_KEY;
   if (explicit) return explicit;
   const file = path.join(path.resolve(process.env.DATA_DIR ?? './data'), 'admin-key');

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { JsonLogger } from '@app/platform';
 import { AppModule } from '../app.module';
 import { parseArgs, ParsedArgs, stringFlag } from './cli-args';
+import { runIngestCommand } from './ingest-command';
 import { runAgentsCommand } from './agent-commands';
 import { runKeysCommand } from './key-commands';
 import { pendingSchemaChanges } from './schema-diff';
@@ -16,6 +17,7 @@ const USAGE = `usage: npm run cli -- <command>
   keys revoke <key-id> [--tenant T]
       add --url http://host:3000 [--api-key K] to act on a running server,
       or --data-dir DIR (or DATABASE_URL) to open a stopped server's database
+  ingest <folder|file> [--tenant T]   ingest documents with a progress bar (same --url/--data-dir options)
   schema diff                     print SQL the entities need beyond the migrations (exit 1 if any)
   schema generate <PascalName>    write that SQL as a new migration in migrations/
   seed demo [--tenant T] [--scale full|small]
@@ -74,6 +76,8 @@ async function main(): Promise<void> {
       return runSchemaCommand(args);
     case 'seed':
       return runSeedCommand(args);
+    case 'ingest':
+      return runIngestCommand(args);
     case 'agents':
       return runAgentsCommand(args);
     default:

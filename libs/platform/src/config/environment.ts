@@ -143,17 +143,143 @@ export class EnvironmentVariables {
   @IsInt()
   @Min(16)
   LLM_MAX_TOKENS = 1024;
+  // Documents: ingestion, embeddings and search (libs/documents)
+  @Transform(toNumber)
+  @IsInt()
+  @Min(1)
+  DOCUMENTS_MAX_UPLOAD_BYTES = 20 * 1024 * 1024;
+
+  @Transform(toNumber)
+  @IsInt()
+  @Min(200)
+  DOCUMENTS_CHUNK_TARGET_CHARS = 1200;
+
+  @Transform(toNumber)
+  @IsInt()
+  @Min(0)
+  DOCUMENTS_CHUNK_OVERLAP_CHARS = 150;
+
+  /** Ingestion jobs processed at once by this process; 0 leaves the queue to other processes. */
+  @Transform(toNumber)
+  @IsInt()
+  @Min(0)
+  @Max(16)
+  DOCUMENTS_WORKER_CONCURRENCY = 1;
+
+  @Transform(toNumber)
+  @IsInt()
+  @Min(2)
+  DOCUMENTS_JOB_LEASE_SECONDS = 60;
+
+  @Transform(toNumber)
+  @IsInt()
+  @Min(1)
+  DOCUMENTS_JOB_MAX_ATTEMPTS = 3;
+
+  @Transform(toNumber)
+  @IsInt()
+  @Min(0)
+  DOCUMENTS_JOB_RETRY_BASE_SECONDS = 10;
+
+  @Transform(toNumber)
+  @IsInt()
+  @Min(1)
+  DOCUMENTS_RECOVERY_INTERVAL_SECONDS = 300;
+
+  @Transform(toNumber)
+  @IsInt()
+  @Min(1)
+  DOCUMENTS_JOB_RETENTION_DAYS = 7;
+
+  @Transform(toNumber)
+  @IsInt()
+  @Min(1)
+  DOCUMENTS_DELETED_RETENTION_DAYS = 30;
+
+  @Transform(toNumber)
+  @IsInt()
+  @Min(1)
+  @Max(1000)
+  DOCUMENTS_SEARCH_MAX_TOP_K = 100;
+
+  @Transform(toNumber)
+  @IsInt()
+  @Min(1)
+  @Max(2000)
+  DOCUMENTS_SEARCH_CANDIDATES = 100;
+
+  @Transform(toNumber)
+  @IsInt()
+  @Min(1)
+  DOCUMENTS_SEARCH_RRF_K = 60;
+
+  @Transform(toNumber)
+  @IsNumber()
+  @Min(0)
+  DOCUMENTS_SEARCH_TEXT_WEIGHT = 1;
+
+  @Transform(toNumber)
+  @IsNumber()
+  @Min(0)
+  DOCUMENTS_SEARCH_VECTOR_WEIGHT = 1;
+
+  @Transform(toNumber)
+  @IsInt()
+  @Min(2)
+  DOCUMENTS_SEARCH_MAX_QUERY_CHARS = 2000;
+
+  @Transform(toNumber)
+  @IsInt()
+  @Min(0)
+  DOCUMENTS_SEARCH_CACHE_TTL_SECONDS = 300;
+
+  @Transform(toNumber)
+  @IsInt()
+  @Min(0)
+  DOCUMENTS_QUERY_EMBEDDING_CACHE_TTL_SECONDS = 86_400;
+
+  /** OpenAI-compatible `/v1/embeddings` server; unset uses the offline hashed embedder. */
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @Matches(/^https?:\/\//, { message: 'must be an http(s) URL' })
+  EMBEDDINGS_BASE_URL?: string;
+
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @IsString()
+  EMBEDDINGS_API_KEY?: string;
+
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @IsString()
+  EMBEDDINGS_MODEL?: string;
+
+  /** The remote model's vector size; probed with one request when unset. */
+  @Transform(toNumber)
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(16_000)
+  EMBEDDINGS_DIMENSIONS?: number;
+
+  @Transform(toNumber)
+  @IsInt()
+  @Min(1)
+  @Max(2048)
+  EMBEDDINGS_BATCH_SIZE = 64;
 
   @Transform(toNumber)
   @IsInt()
   @Min(100)
   LLM_TIMEOUT_MS = 30_000;
+  EMBEDDINGS_TIMEOUT_MS = 30_000;
 
   @Transform(toNumber)
   @IsInt()
   @Min(0)
   @Max(10)
   LLM_MAX_RETRIES = 2;
+  EMBEDDINGS_MAX_RETRIES = 3;
 
   @Transform(toNumber)
   @IsInt()
@@ -203,6 +329,7 @@ export class EnvironmentVariables {
   MCP_SERVERS?: string;
   @Max(600_000)
   STAGE_TIMEOUT_MS = 60_000;
+  EMBEDDINGS_RETRY_BASE_MS = 500;
 
   // Agents (libs/planner): the tool-calling agent (/internal/v1/llm/execute) and the RAG chat (/api/chat)
   @Transform(toNumber)

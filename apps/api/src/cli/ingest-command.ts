@@ -1,0 +1,163 @@
+import { NestFactory } from '@nestjs/core';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { DocumentIngestionService } from '@app/documents';
+import { AuthService, JsonLogger } from '@app/platform';
+import { AppModule } from '../app.module';
+import { ParsedArgs, stringFlag } from './cli-args';
+import { resolveApiKey } from './key-commands';
+
+const EXTENSIONS = new Set([
+  '.txt',
+  '.text',
+  '.log',
+  '.md',
+  '.markdown',
+  '.html',
+  '.htm',
+  '.csv',
+  '.pdf',
+  '.docx',
+  '.pptx',
+  '.xlsx',
+]);
+
+function collectFiles(target: string): string[] {
+  const stat = statSync(target);
+  if (stat.isFile()) return [target];
+  return readdirSync(target, { withFileTypes: true })
+    .filter((entry) => !entry.name.startsWith('.'))
+    .flatMap((entry) => {
+      const full = path.join(target, entry.name);
+      if (entry.isDirectory()) return collectFiles(full);
+      return EXTENSIONS.has(path.extname(entry.name).toLowerCase()) ? [full] : [];
+    })
+    .sort();
+}
+
+function progressBar(done: number, total: number, label: string): void {
+  const width = 30;
+  const filled = total === 0 ? width : Math.round((done / total) * width);
+  const line = `[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${done}/${total} ${label}`.slice(0, 110);
+  process.stderr.write(process.stderr.isTTY ? `\r${line.padEnd(110)}` : `${line}\n`);
+}
+
+interface DocumentPayload {
+  id: string;
+  status: string;
+  error_details?: { message: string } | null;
+  items?: DocumentPayload[];
+  error?: string;
+  message?: string;
+}
+
+interface Outcome {
+  file: string;
+  id?: string;
+  status: string;
+  error?: string;
+}
+
+/** Uploads through a running server's API, then follows ingestion until every document settles. */
+async function ingestOverHttp(
+  url: string,
+  apiKey: string,
+  root: string,
+  files: string[],
+): Promise<Outcome[]> {
+  const call = async (method: string, route: string, body?: FormData) => {
+    const response = await fetch(new URL(route, url), {
+      method,
+      headers: { authorization: `Bearer ${apiKey}` },
+      body,
+    });
+    const payload = (await response.json()) as DocumentPayload;
+    if (!response.ok) throw new Error(`${response.status} ${payload.error ?? ''}: ${payload.message ?? ''}`);
+    return payload;
+  };
+  const outcomes: Outcome[] = [];
+  for (const [index, file] of files.entries()) {
+    const name = path.relative(root, file) || path.basename(file);
+    progressBar(index, files.length, `uploading ${name}`);
+    const form = new FormData();
+    form.append('file', new Blob([readFileSync(file)]), name);
+    form.append('filename', name);
+    try {
+      const existing = await call('GET', `/api/documents?filename=${encodeURIComponent(name)}&limit=1`);
+      const current = existing.items?.[0];
+      const doc = current
+        ? await call('PUT', `/api/documents/${current.id}`, form)
+        : await call('POST', '/api/documents', form);
+      outcomes.push({ file: name, id: doc.id, status: doc.status });
+    } catch (error) {
+      outcomes.push({ file: name, status: 'rejected', error: (error as Error).message });
+    }
+  }
+  for (;;) {
+    const pending = outcomes.filter((o) => o.id && !['done', 'failed'].includes(o.status));
+    for (const outcome of pending) {
+      const doc = await call('GET', `/api/documents/${outcome.id}`);
+      outcome.status = doc.status;
+      if (doc.status === 'failed') outcome.error = doc.error_details?.message;
+    }
+    const settled = outcomes.filter((o) => ['done', 'failed', 'rejected'].includes(o.status)).length;
+    progressBar(settled, outcomes.length, 'ingesting');
+    if (settled === outcomes.length) return outcomes;
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+}
+
+/** Opens a stopped server's data directory (or DATABASE_URL) and processes the queue in this process. */
+async function ingestDirectly(tenant: string, root: string, files: string[]): Promise<Outcome[]> {
+  const app = await NestFactory.createApplicationContext(AppModule.forRoot({ schedulers: false }), {
+    logger: new JsonLogger({ level: 'warn', format: 'pretty', stream: process.stderr }),
+    abortOnError: false,
+  });
+  try {
+    const tenantId = (await app.get(AuthService).getTenant(tenant)).id;
+    const ingestion = app.get(DocumentIngestionService);
+    const outcomes: Outcome[] = [];
+    for (const [index, file] of files.entries()) {
+      const name = path.relative(root, file) || path.basename(file);
+      progressBar(index, files.length, `ingesting ${name}`);
+      try {
+        const { document } = await ingestion.upsertByFilename(tenantId, {
+          filename: name,
+          content: readFileSync(file),
+          userId: 'cli',
+        });
+        await ingestion.processQueue();
+        const view = await ingestion.get(tenantId, document.id);
+        outcomes.push({ file: name, id: view.id, status: view.status, error: view.error_details?.message });
+      } catch (error) {
+        outcomes.push({ file: name, status: 'rejected', error: (error as Error).message });
+      }
+    }
+    progressBar(files.length, files.length, 'done');
+    return outcomes;
+  } finally {
+    await app.close();
+  }
+}
+
+export async function runIngestCommand(args: ParsedArgs): Promise<void> {
+  const target = args.positional[1];
+  if (!target)
+    throw new Error('usage: ingest <file-or-folder> [--url URL --api-key K | --data-dir DIR] [--tenant T]');
+  const dataDir = stringFlag(args, 'data-dir');
+  if (dataDir) process.env.DATA_DIR = dataDir;
+  const root = statSync(target).isDirectory() ? path.resolve(target) : path.dirname(path.resolve(target));
+  const files = collectFiles(path.resolve(target));
+  if (files.length === 0)
+    throw new Error(`no supported documents under ${target} (${[...EXTENSIONS].join(' ')})`);
+  const url = stringFlag(args, 'url');
+  const outcomes = url
+    ? await ingestOverHttp(url, resolveApiKey(args), root, files)
+    : await ingestDirectly(stringFlag(args, 'tenant') ?? 'default', root, files);
+  process.stderr.write('\n');
+  for (const o of outcomes)
+    process.stdout.write(`${o.status.padEnd(8)} ${o.file}${o.error ? `  (${o.error})` : ''}\n`);
+  const failed = outcomes.filter((o) => o.status !== 'done').length;
+  process.stdout.write(`${outcomes.length - failed} of ${outcomes.length} documents ingested\n`);
+  if (failed > 0) process.exitCode = 1;
+}

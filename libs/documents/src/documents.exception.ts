@@ -1,0 +1,55 @@
+import { AppException, ErrorKind } from '@app/platform';
+
+export enum DocumentsExceptionCode {
+  DOCUMENT_NOT_FOUND = 'DOCUMENT_NOT_FOUND',
+  UNSUPPORTED_DOCUMENT_TYPE = 'UNSUPPORTED_DOCUMENT_TYPE',
+  DOCUMENT_TOO_LARGE = 'DOCUMENT_TOO_LARGE',
+  INVALID_DOCUMENT_INPUT = 'INVALID_DOCUMENT_INPUT',
+  INVALID_SEARCH_REQUEST = 'INVALID_SEARCH_REQUEST',
+  EMBEDDINGS_UNAVAILABLE = 'EMBEDDINGS_UNAVAILABLE',
+  /** Failures recorded on a document (error_details.code), never thrown to a client. */
+  DOCUMENT_ENCRYPTED = 'DOCUMENT_ENCRYPTED',
+  DOCUMENT_CORRUPT = 'DOCUMENT_CORRUPT',
+  DOCUMENT_EMPTY = 'DOCUMENT_EMPTY',
+  INGESTION_FAILED = 'INGESTION_FAILED',
+  LEASE_LOST = 'LEASE_LOST',
+}
+
+export class DocumentsException extends AppException {
+  constructor(code: DocumentsExceptionCode, kind: ErrorKind, message: string, details?: unknown) {
+    super(code, kind, message, details);
+  }
+
+  static notFound(id: string): DocumentsException {
+    return new DocumentsException(
+      DocumentsExceptionCode.DOCUMENT_NOT_FOUND,
+      ErrorKind.NOT_FOUND,
+      `Document ${id} does not exist in this tenant.`,
+      { document_id: id },
+    );
+  }
+
+  static invalidSearch(message: string, details?: unknown): DocumentsException {
+    return new DocumentsException(
+      DocumentsExceptionCode.INVALID_SEARCH_REQUEST,
+      ErrorKind.INVALID_INPUT,
+      message,
+      details,
+    );
+  }
+}
+
+/**
+ * A document that cannot be processed. `retryable: false` (corrupt, encrypted, empty) fails the
+ * document at once: retrying the same bytes cannot succeed.
+ */
+export class DocumentProcessingError extends Error {
+  constructor(
+    readonly code: DocumentsExceptionCode,
+    message: string,
+    readonly retryable: boolean,
+  ) {
+    super(message);
+    this.name = 'DocumentProcessingError';
+  }
+}

@@ -1,0 +1,147 @@
+export const DOCUMENT_STATUSES = ['queued', 'processing', 'done', 'failed'] as const;
+export type DocumentStatus = (typeof DOCUMENT_STATUSES)[number];
+
+export const DOCUMENT_FORMATS = ['text', 'markdown', 'html', 'csv', 'pdf', 'docx', 'pptx', 'xlsx'] as const;
+export type DocumentFormat = (typeof DOCUMENT_FORMATS)[number];
+
+export const CHUNK_TYPES = ['text', 'table', 'image', 'mixed'] as const;
+export type ChunkType = (typeof CHUNK_TYPES)[number];
+
+export const SEARCH_TYPES = ['text', 'vector', 'hybrid'] as const;
+export type SearchType = (typeof SEARCH_TYPES)[number];
+
+export type DocumentMetadata = Record<string, unknown>;
+
+/** A document as the API and other libraries see it. */
+export interface DocumentView {
+  id: string;
+  tenant_id: string;
+  user_id: string;
+  filename: string;
+  content_type: string;
+  format: DocumentFormat;
+  size: number;
+  status: DocumentStatus;
+  processing_progress: number;
+  total_chunks: number;
+  chunk_version: number;
+  source_hash: string;
+  doc_metadata: DocumentMetadata;
+  error_details: DocumentErrorDetails | null;
+  created_at: string;
+  updated_at: string;
+  deleted_at: string | null;
+}
+
+export interface DocumentErrorDetails {
+  code: string;
+  message: string;
+  attempts: number;
+  retryable: boolean;
+  failed_at: string;
+}
+
+export interface DocumentChunkView {
+  chunk_id: string;
+  document_id: string;
+  chunk_index: number;
+  chunk_version: number;
+  chunk_type: ChunkType;
+  text: string;
+  page_number: number | null;
+  slide_number: number | null;
+  position_in_doc: number;
+  table_data: TableData | null;
+  source_hash: string;
+  embedding_models: string[];
+}
+
+export interface TableData {
+  header: string[];
+  rows: string[][];
+  /** Row numbers (1-based, header excluded) of the first and last row in this piece. */
+  row_range: [number, number];
+  sheet?: string;
+}
+
+/** Input for creating or replacing a document's content programmatically. */
+export interface DocumentInput {
+  filename: string;
+  content: Buffer | string;
+  contentType?: string;
+  metadata?: DocumentMetadata;
+  userId?: string;
+}
+
+export interface DocumentListQuery {
+  status?: DocumentStatus;
+  format?: DocumentFormat;
+  contentType?: string;
+  filename?: string;
+  metadata?: DocumentMetadata;
+  includeDeleted?: boolean;
+  limit?: number;
+  offset?: number;
+}
+
+export interface DocumentPage {
+  items: DocumentView[];
+  total: number;
+  limit: number;
+  offset: number;
+}
+
+export interface DocumentSearchFilters {
+  document_ids?: string[];
+  content_types?: string[];
+  chunk_types?: ChunkType[];
+  metadata?: DocumentMetadata;
+  created_after?: string;
+  created_before?: string;
+}
+
+export interface DocumentSearchRequest {
+  query: string;
+  search_type?: SearchType;
+  top_k?: number;
+  /** See README "min_relevance": a floor on each branch's own score, never on the fused RRF score. */
+  min_relevance?: number;
+  filters?: DocumentSearchFilters;
+  /** RRF constant k (default from config, 60). */
+  rrf_k?: number;
+  /** Candidates each branch contributes before fusion. */
+  candidates?: number;
+  weights?: { text?: number; vector?: number };
+}
+
+export interface BranchHit {
+  rank: number;
+  score: number;
+}
+
+export interface DocumentSearchResult {
+  rank: number;
+  chunk_id: string;
+  document_id: string;
+  document_name: string;
+  chunk_text: string;
+  chunk_index: number;
+  page_number: number | null;
+  slide_number: number | null;
+  chunk_type: ChunkType;
+  relevance_score: number;
+  snippet: string;
+  branches: { text: BranchHit | null; vector: BranchHit | null };
+}
+
+export interface DocumentSearchResponse {
+  status: 'ok';
+  query: string;
+  search_type: SearchType;
+  results_count: number;
+  results: DocumentSearchResult[];
+  embedding_model: string | null;
+  cached: boolean;
+  warnings: string[];
+  execution_time_ms: number;
+}

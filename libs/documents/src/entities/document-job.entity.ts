@@ -1,0 +1,88 @@
+import {
+  Check,
+  Column,
+  CreateDateColumn,
+  Entity,
+  Index,
+  JoinColumn,
+  ManyToOne,
+  PrimaryGeneratedColumn,
+  UpdateDateColumn,
+} from 'typeorm';
+import { DocumentEntity } from './document.entity';
+
+export type DocumentJobKind = 'ingest' | 'reembed';
+export type DocumentJobStatus = 'queued' | 'running' | 'done' | 'failed' | 'superseded';
+
+@Entity('document_jobs')
+@Check('CHK_document_jobs_kind', `"kind" IN ('ingest', 'reembed')`)
+@Check('CHK_document_jobs_status', `"status" IN ('queued', 'running', 'done', 'failed', 'superseded')`)
+@Index(['status', 'runAfter'])
+@Index(['documentId'])
+@Index('UQ_document_jobs_pending_reembed', { synchronize: false })
+export class DocumentJobEntity {
+  @PrimaryGeneratedColumn('uuid')
+  id!: string;
+
+  @Column({ type: 'uuid' })
+  tenantId!: string;
+
+  @ManyToOne('TenantEntity', { onDelete: 'CASCADE' })
+  @JoinColumn({ name: 'tenant_id' })
+  tenant?: unknown;
+
+  @Column({ type: 'uuid', nullable: true })
+  documentId!: string | null;
+
+  @ManyToOne(() => DocumentEntity, { onDelete: 'CASCADE' })
+  @JoinColumn({ name: 'document_id' })
+  document?: DocumentEntity;
+
+  @Column({ type: 'varchar', length: 16 })
+  kind!: DocumentJobKind;
+
+  @Column({ type: 'varchar', length: 16, default: 'queued' })
+  status!: DocumentJobStatus;
+
+  /** The document revision this job ingests (ingest jobs). */
+  @Column({ type: 'integer', nullable: true })
+  revision!: number | null;
+
+  /** The submitted bytes, kept with the job so a restarted worker can redo it. */
+  @Column({ type: 'bytea', nullable: true, select: false })
+  content!: Buffer | null;
+
+  /** The embedding model to backfill (reembed jobs). */
+  @Column({ type: 'varchar', length: 200, nullable: true })
+  targetModel!: string | null;
+
+  @Column({ type: 'integer', default: 0 })
+  attempts!: number;
+
+  @Column({ type: 'integer' })
+  maxAttempts!: number;
+
+  @Column({ type: 'timestamptz', default: () => 'now()' })
+  runAfter!: Date;
+
+  @Column({ type: 'varchar', length: 100, nullable: true })
+  lockedBy!: string | null;
+
+  @Column({ type: 'timestamptz', nullable: true })
+  leaseExpiresAt!: Date | null;
+
+  @Column({ type: 'timestamptz', nullable: true })
+  heartbeatAt!: Date | null;
+
+  @Column({ type: 'jsonb', nullable: true })
+  errorDetails!: Record<string, unknown> | null;
+
+  @CreateDateColumn({ type: 'timestamptz' })
+  createdAt!: Date;
+
+  @UpdateDateColumn({ type: 'timestamptz' })
+  updatedAt!: Date;
+
+  @Column({ type: 'timestamptz', nullable: true })
+  finishedAt!: Date | null;
+}

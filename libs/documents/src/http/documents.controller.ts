@@ -1,0 +1,172 @@
+import {
+  Body,
+  Controller,
+  Delete,
+  Get,
+  HttpCode,
+  Param,
+  ParseUUIDPipe,
+  Post,
+  Put,
+  Query,
+  UploadedFile,
+  UseInterceptors,
+} from '@nestjs/common';
+import { ApiBearerAuth, ApiConsumes, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { CurrentPrincipal, ErrorKind, Principal, RequireRole } from '@app/platform';
+import { DocumentsException, DocumentsExceptionCode } from '../documents.exception';
+import type { DocumentInput, DocumentSearchResponse, DocumentView } from '../documents.types';
+import { DocumentIngestionService } from '../ingestion/document-ingestion.service';
+import { DocumentSearchService } from '../search/document-search.service';
+import {
+  ChunkListQueryDto,
+  DocumentContentRequestDto,
+  DocumentListQueryDto,
+  DocumentSearchRequestDto,
+} from './document.dto';
+import { DocumentUploadInterceptor } from './document-upload.interceptor';
+
+function toInput(
+  body: DocumentContentRequestDto,
+  file: Express.Multer.File | undefined,
+  principal: Principal,
+): DocumentInput {
+  if (file) {
+    return {
+      filename: body.filename ?? file.originalname,
+      content: file.buffer,
+      contentType: body.content_type ?? file.mimetype,
+      metadata: body.metadata,
+      userId: principal.userId,
+    };
+  }
+  if (!body.filename || body.content === undefined) {
+    throw new DocumentsException(
+      DocumentsExceptionCode.INVALID_DOCUMENT_INPUT,
+      ErrorKind.INVALID_INPUT,
+      'Send a multipart "file" part, or JSON with filename and content.',
+      { missing: [!body.filename && 'filename', body.content === undefined && 'content'].filter(Boolean) },
+    );
+  }
+  return {
+    filename: body.filename,
+    content: body.content_encoding === 'base64' ? Buffer.from(body.content, 'base64') : body.content,
+    contentType: body.content_type,
+    metadata: body.metadata,
+    userId: principal.userId,
+  };
+}
+
+@ApiTags('documents')
+@ApiBearerAuth()
+@Controller('api/documents')
+export class DocumentsController {
+  constructor(
+    private readonly ingestion: DocumentIngestionService,
+    private readonly searchService: DocumentSearchService,
+  ) {}
+
+  @Post()
+  @RequireRole('operator')
+  @UseInterceptors(DocumentUploadInterceptor)
+  @ApiConsumes('multipart/form-data', 'application/json')
+  @ApiOperation({
+    summary: 'Upload a document (multipart "file", or JSON); it is queued for ingestion (202)',
+  })
+  @HttpCode(202)
+  create(
+    @Body() body: DocumentContentRequestDto,
+    @UploadedFile() file: Express.Multer.File | undefined,
+    @CurrentPrincipal() principal: Principal,
+  ): Promise<DocumentView> {
+    return this.ingestion.create(principal.tenantId, toInput(body, file, principal));
+  }
+
+  @Post('search')
+  @RequireRole('reader')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Search chunks: text, vector or hybrid (RRF)' })
+  search(
+    @Body() body: DocumentSearchRequestDto,
+    @CurrentPrincipal() principal: Principal,
+  ): Promise<DocumentSearchResponse> {
+    return this.searchService.search(principal.tenantId, body);
+  }
+
+  @Get()
+  @RequireRole('reader')
+  @ApiOperation({
+    summary: 'List documents (filter by status, type, content type, filename, metadata; paginated)',
+  })
+  list(@Query() query: DocumentListQueryDto, @CurrentPrincipal() principal: Principal) {
+    return this.ingestion.list(principal.tenantId, {
+      status: query.status,
+      format: query.type,
+      contentType: query.content_type,
+      filename: query.filename,
+      metadata: query.metadata,
+      includeDeleted: query.include_deleted,
+      limit: query.limit,
+      offset: query.offset,
+    });
+  }
+
+  @Get(':id')
+  @RequireRole('reader')
+  @ApiOperation({ summary: 'A document with its status, progress, chunk count and error details' })
+  get(
+    @Param('id', ParseUUIDPipe) id: string,
+    @CurrentPrincipal() principal: Principal,
+  ): Promise<DocumentView> {
+    return this.ingestion.get(principal.tenantId, id);
+  }
+
+  @Get(':id/chunks')
+  @RequireRole('reader')
+  @ApiOperation({ summary: 'The chunks search currently serves for this document' })
+  chunks(
+    @Param('id', ParseUUIDPipe) id: string,
+    @Query() query: ChunkListQueryDto,
+    @CurrentPrincipal() principal: Principal,
+  ) {
+    return this.ingestion.chunksOf(principal.tenantId, id, query.limit, query.offset);
+  }
+
+  @Put(':id')
+  @RequireRole('operator')
+  @UseInterceptors(DocumentUploadInterceptor)
+  @ApiConsumes('multipart/form-data', 'application/json')
+  @ApiOperation({
+    summary: 'Replace the content; unchanged content queues nothing, changed chunks are re-embedded',
+  })
+  async update(
+    @Param('id', ParseUUIDPipe) id: string,
+    @Body() body: DocumentContentRequestDto,
+    @UploadedFile() file: Express.Multer.File | undefined,
+    @CurrentPrincipal() principal: Principal,
+  ) {
+    const result = await this.ingestion.update(principal.tenantId, id, toInput(body, file, principal));
+    return { ...result.document, queued: result.queued };
+  }
+
+  @Delete(':id')
+  @RequireRole('operator')
+  @ApiOperation({ summary: 'Soft-delete (sets deleted_at; purged after the retention period)' })
+  remove(
+    @Param('id', ParseUUIDPipe) id: string,
+    @CurrentPrincipal() principal: Principal,
+  ): Promise<DocumentView> {
+    return this.ingestion.remove(principal.tenantId, id);
+  }
+
+  @Post(':id/restore')
+  @RequireRole('operator')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Undo a soft delete' })
+  restore(
+    @Param('id', ParseUUIDPipe) id: string,
+    @CurrentPrincipal() principal: Principal,
+  ): Promise<DocumentView> {
+    return this.ingestion.restore(principal.tenantId, id);
+  }
+}

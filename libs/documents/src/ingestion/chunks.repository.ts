@@ -1,0 +1,236 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { createHash } from 'node:crypto';
+import { DataSource, EntityManager } from 'typeorm';
+import type { ChunkDraft } from '../chunking/chunker.util';
+import { toIndexText } from '../text/search-text.util';
+import type { ChunkType, TableData } from '../documents.types';
+
+export interface StoredChunkRef {
+  id: string;
+  chunkIndex: number;
+  sourceHash: string;
+  chunkType: ChunkType;
+  pageNumber: number | null;
+  slideNumber: number | null;
+  models: string[];
+}
+
+/** Where a chunk's vector for one model comes from: freshly computed, or copied from an equal chunk. */
+export type EmbeddingSource = { vector: number[] } | { copyFromChunkId: string };
+
+export interface ChunkRow {
+  id: string;
+  document_id: string;
+  chunk_index: number;
+  chunk_version: number;
+  chunk_type: ChunkType;
+  text: string;
+  page_number: number | null;
+  slide_number: number | null;
+  position_in_doc: number;
+  table_data: TableData | null;
+  source_hash: string;
+  embedding_models: string[] | null;
+}
+
+export const toVectorLiteral = (vector: number[]): string => `[${vector.join(',')}]`;
+
+/** Index names are identifiers: derive a safe, stable one from the model id. */
+export function modelIndexName(model: string): string {
+  const slug = model
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '_')
+    .slice(0, 30);
+  return `IDX_chunk_embeddings_hnsw_${slug}_${createHash('sha256').update(model).digest('hex').slice(0, 8)}`;
+}
+
+export const sqlLiteral = (value: string): string => `'${value.replace(/'/g, "''")}'`;
+
+@Injectable()
+export class ChunksRepository {
+  private readonly indexedModels = new Set<string>();
+
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  /**
+   * A partial HNSW index per model over `embedding::vector(D)`: one table holds every model's
+   * vectors, each model gets its own correctly-typed cosine index. Idempotent.
+   */
+  async ensureModelIndex(model: string, dimensions: number): Promise<void> {
+    if (this.indexedModels.has(model)) return;
+    if (!Number.isInteger(dimensions) || dimensions < 1 || dimensions > 2000) {
+      throw new Error(`HNSW indexes support 1-2000 dimensions; model ${model} has ${dimensions}`);
+    }
+    await this.dataSource.query(
+      `CREATE INDEX IF NOT EXISTS "${modelIndexName(model)}" ON chunk_embeddings
+       USING hnsw ((embedding::vector(${dimensions})) vector_cosine_ops) WHERE model = ${sqlLiteral(model)}`,
+    );
+    this.indexedModels.add(model);
+  }
+
+  async atVersion(documentId: string, version: number): Promise<StoredChunkRef[]> {
+    const rows: Array<{
+      id: string;
+      chunk_index: number;
+      source_hash: string;
+      chunk_type: ChunkType;
+      page_number: number | null;
+      slide_number: number | null;
+      models: string[] | null;
+    }> = await this.dataSource.query(
+      `SELECT c.id, c.chunk_index, c.source_hash, c.chunk_type, c.page_number, c.slide_number,
+              array_remove(array_agg(e.model), NULL) AS models
+       FROM document_chunks c LEFT JOIN chunk_embeddings e ON e.chunk_id = c.id
+       WHERE c.document_id = $1 AND c.chunk_version = $2
+       GROUP BY c.id`,
+      [documentId, version],
+    );
+    return rows.map((r) => ({
+      id: r.id,
+      chunkIndex: r.chunk_index,
+      sourceHash: r.source_hash,
+      chunkType: r.chunk_type,
+      pageNumber: r.page_number,
+      slideNumber: r.slide_number,
+      models: r.models ?? [],
+    }));
+  }
+
+  async deleteByIds(ids: string[]): Promise<void> {
+    if (ids.length > 0)
+      await this.dataSource.query(`DELETE FROM document_chunks WHERE id = ANY($1::uuid[])`, [ids]);
+  }
+
+  /** For each hash, one chunk of this tenant with that text that already has a vector for `model`. */
+  async reusableEmbeddings(tenantId: string, hashes: string[], model: string): Promise<Map<string, string>> {
+    if (hashes.length === 0) return new Map();
+    const rows: Array<{ source_hash: string; chunk_id: string }> = await this.dataSource.query(
+      `SELECT DISTINCT ON (c.source_hash) c.source_hash, c.id AS chunk_id
+       FROM document_chunks c JOIN chunk_embeddings e ON e.chunk_id = c.id AND e.model = $3
+       WHERE c.tenant_id = $1 AND c.source_hash = ANY($2::text[])`,
+      [tenantId, hashes, model],
+    );
+    return new Map(rows.map((r) => [r.source_hash, r.chunk_id]));
+  }
+
+  /** Inserts chunks of one version with their vectors; returns the new chunk ids in order. */
+  async insertChunks(
+    em: EntityManager,
+    tenantId: string,
+    documentId: string,
+    version: number,
+    drafts: ChunkDraft[],
+  ): Promise<string[]> {
+    const ids: string[] = [];
+    for (const draft of drafts) {
+      const [row]: Array<{ id: string }> = await em.query(
+        `INSERT INTO document_chunks (tenant_id, document_id, chunk_version, chunk_index, text, chunk_type,
+           page_number, slide_number, position_in_doc, table_data, source_hash, search_vector)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10::jsonb, $11, to_tsvector('english', $12))
+         RETURNING id`,
+        [
+          tenantId,
+          documentId,
+          version,
+          draft.chunkIndex,
+          draft.text,
+          draft.chunkType,
+          draft.pageNumber,
+          draft.slideNumber,
+          draft.positionInDoc,
+          draft.tableData ? JSON.stringify(draft.tableData) : null,
+          draft.sourceHash,
+          toIndexText(draft.text),
+        ],
+      );
+      ids.push(row.id);
+    }
+    return ids;
+  }
+
+  async insertEmbedding(
+    em: EntityManager,
+    tenantId: string,
+    chunkId: string,
+    model: string,
+    source: EmbeddingSource,
+  ) {
+    if ('vector' in source) {
+      await em.query(
+        `INSERT INTO chunk_embeddings (chunk_id, tenant_id, model, embedding) VALUES ($1, $2, $3, $4::vector)
+         ON CONFLICT (chunk_id, model) DO NOTHING`,
+        [chunkId, tenantId, model, toVectorLiteral(source.vector)],
+      );
+    } else {
+      await em.query(
+        `INSERT INTO chunk_embeddings (chunk_id, tenant_id, model, embedding)
+         SELECT $1, $2, model, embedding FROM chunk_embeddings WHERE chunk_id = $3 AND model = $4 AND tenant_id = $2
+         ON CONFLICT (chunk_id, model) DO NOTHING`,
+        [chunkId, tenantId, source.copyFromChunkId, model],
+      );
+    }
+  }
+
+  /** Active chunks of live documents that have no vector for `model` yet (the re-embed backlog). */
+  async missingModel(
+    tenantId: string,
+    model: string,
+    limit: number,
+  ): Promise<Array<{ id: string; text: string; sourceHash: string }>> {
+    const rows: Array<{ id: string; text: string; source_hash: string }> = await this.dataSource.query(
+      `SELECT c.id, c.text, c.source_hash
+       FROM document_chunks c JOIN documents d ON d.id = c.document_id AND c.chunk_version = d.active_version
+       WHERE c.tenant_id = $1 AND d.deleted_at IS NULL
+         AND NOT EXISTS (SELECT 1 FROM chunk_embeddings e WHERE e.chunk_id = c.id AND e.model = $2)
+       ORDER BY c.id LIMIT $3`,
+      [tenantId, model, limit],
+    );
+    return rows.map((r) => ({ id: r.id, text: r.text, sourceHash: r.source_hash }));
+  }
+
+  async countMissingModel(em: EntityManager, tenantId: string, model: string): Promise<number> {
+    const [row]: Array<{ count: string }> = await em.query(
+      `SELECT count(*) AS count
+       FROM document_chunks c JOIN documents d ON d.id = c.document_id AND c.chunk_version = d.active_version
+       WHERE c.tenant_id = $1 AND d.deleted_at IS NULL
+         AND NOT EXISTS (SELECT 1 FROM chunk_embeddings e WHERE e.chunk_id = c.id AND e.model = $2)`,
+      [tenantId, model],
+    );
+    return Number(row.count);
+  }
+
+  /** Drops vectors of models a tenant no longer serves. */
+  async deleteEmbeddingsExcept(tenantId: string, keep: string[]): Promise<number> {
+    const [, count]: [unknown[], number] = await this.dataSource.query(
+      `DELETE FROM chunk_embeddings WHERE tenant_id = $1 AND model <> ALL($2::text[])`,
+      [tenantId, keep],
+    );
+    return count;
+  }
+
+  async deleteOtherVersions(em: EntityManager, documentId: string, keepVersion: number): Promise<void> {
+    await em.query(`DELETE FROM document_chunks WHERE document_id = $1 AND chunk_version <> $2`, [
+      documentId,
+      keepVersion,
+    ]);
+  }
+
+  async listActive(tenantId: string, documentId: string, limit: number, offset: number) {
+    const rows: ChunkRow[] = await this.dataSource.query(
+      `SELECT c.id, c.document_id, c.chunk_index, c.chunk_version, c.chunk_type, c.text, c.page_number, c.slide_number,
+              c.position_in_doc, c.table_data, c.source_hash,
+              (SELECT array_agg(e.model ORDER BY e.model) FROM chunk_embeddings e WHERE e.chunk_id = c.id) AS embedding_models
+       FROM document_chunks c JOIN documents d ON d.id = c.document_id AND c.chunk_version = d.active_version
+       WHERE c.tenant_id = $1 AND d.tenant_id = $1 AND c.document_id = $2
+       ORDER BY c.chunk_index LIMIT $3 OFFSET $4`,
+      [tenantId, documentId, limit, offset],
+    );
+    const [{ count }]: Array<{ count: string }> = await this.dataSource.query(
+      `SELECT count(*) AS count FROM document_chunks c JOIN documents d ON d.id = c.document_id AND c.chunk_version = d.active_version
+       WHERE c.tenant_id = $1 AND c.document_id = $2`,
+      [tenantId, documentId],
+    );
+    return { rows, total: Number(count) };
+  }
+}

@@ -1,0 +1,214 @@
+import { Injectable } from '@nestjs/common';
+import { AppConfig, ErrorKind, EventBus } from '@app/platform';
+import { sha256 } from '../chunking/chunker.util';
+import { EmbeddingProviders } from '../embedding/embedding-provider';
+import { DocumentEntity } from '../entities/document.entity';
+import { DocumentsException, DocumentsExceptionCode } from '../documents.exception';
+import type {
+  DocumentChunkView,
+  DocumentInput,
+  DocumentListQuery,
+  DocumentMetadata,
+  DocumentPage,
+  DocumentView,
+} from '../documents.types';
+import { CANONICAL_CONTENT_TYPE, detectFormat } from '../parsing/document-format.util';
+import { ChunksRepository } from './chunks.repository';
+import { DocumentWorker } from './document-worker.service';
+import { ContentReplacement, DocumentsRepository } from './documents.repository';
+
+export function toDocumentView(entity: DocumentEntity): DocumentView {
+  return {
+    id: entity.id,
+    tenant_id: entity.tenantId,
+    user_id: entity.userId,
+    filename: entity.filename,
+    content_type: entity.contentType,
+    format: entity.format,
+    size: entity.size,
+    status: entity.status,
+    processing_progress: entity.processingProgress,
+    total_chunks: entity.totalChunks,
+    chunk_version: entity.activeVersion,
+    source_hash: entity.sourceHash,
+    doc_metadata: entity.docMetadata,
+    error_details: entity.errorDetails,
+    created_at: entity.createdAt.toISOString(),
+    updated_at: entity.updatedAt.toISOString(),
+    deleted_at: entity.deletedAt ? entity.deletedAt.toISOString() : null,
+  };
+}
+
+export interface IngestResult {
+  document: DocumentView;
+  /** False when the content was identical to what is stored, so nothing was queued. */
+  queued: boolean;
+}
+
+/**
+ * Creates, replaces, deletes and restores a tenant's documents. Writes are durable the moment they
+ * return (row + job committed together); parsing and embedding happen in the worker.
+ */
+@Injectable()
+export class DocumentIngestionService {
+  constructor(
+    private readonly config: AppConfig,
+    private readonly documents: DocumentsRepository,
+    private readonly chunks: ChunksRepository,
+    private readonly providers: EmbeddingProviders,
+    private readonly worker: DocumentWorker,
+    private readonly events: EventBus,
+  ) {}
+
+  private prepare(input: DocumentInput, previousMetadata?: DocumentMetadata): ContentReplacement {
+    const filename = input.filename?.trim();
+    if (!filename || filename.length > 500) {
+      throw new DocumentsException(
+        DocumentsExceptionCode.INVALID_DOCUMENT_INPUT,
+        ErrorKind.INVALID_INPUT,
+        'filename is required (at most 500 characters).',
+      );
+    }
+    const format = detectFormat(filename, input.contentType);
+    const content = typeof input.content === 'string' ? Buffer.from(input.content, 'utf8') : input.content;
+    const limit = this.config.get('DOCUMENTS_MAX_UPLOAD_BYTES');
+    if (content.length > limit) {
+      throw new DocumentsException(
+        DocumentsExceptionCode.DOCUMENT_TOO_LARGE,
+        ErrorKind.PAYLOAD_TOO_LARGE,
+        `The document is ${content.length} bytes; the limit is ${limit} bytes (DOCUMENTS_MAX_UPLOAD_BYTES).`,
+        { size: content.length, limit },
+      );
+    }
+    if (content.length === 0) {
+      throw new DocumentsException(
+        DocumentsExceptionCode.INVALID_DOCUMENT_INPUT,
+        ErrorKind.INVALID_INPUT,
+        'The document is empty.',
+      );
+    }
+    const declared = (input.contentType ?? '').split(';')[0].trim().toLowerCase();
+    return {
+      filename,
+      format,
+      contentType:
+        declared && declared !== 'application/octet-stream' ? declared : CANONICAL_CONTENT_TYPE[format],
+      size: content.length,
+      metadata: input.metadata ?? previousMetadata ?? {},
+      sourceHash: sha256(content),
+      content,
+      maxAttempts: this.config.get('DOCUMENTS_JOB_MAX_ATTEMPTS'),
+    };
+  }
+
+  async create(tenantId: string, input: DocumentInput): Promise<DocumentView> {
+    const prepared = this.prepare(input);
+    const entity = await this.documents.createWithJob({
+      ...prepared,
+      tenantId,
+      userId: input.userId ?? 'system',
+      initialModel: this.providers.configured.model,
+    });
+    this.worker.wake();
+    return toDocumentView(entity);
+  }
+
+  /**
+   * New content for a document. Identical content (same source_hash) on a document that is done
+   * queues nothing; changed content re-embeds only the chunks whose text changed.
+   */
+  async update(tenantId: string, id: string, input: DocumentInput): Promise<IngestResult> {
+    const existing = await this.documents.findOne(tenantId, id);
+    if (!existing || existing.deletedAt) throw DocumentsException.notFound(id);
+    const prepared = this.prepare(input, existing.docMetadata);
+    if (
+      prepared.sourceHash === existing.sourceHash &&
+      existing.status === 'done' &&
+      prepared.filename === existing.filename
+    ) {
+      if (input.metadata && JSON.stringify(input.metadata) !== JSON.stringify(existing.docMetadata)) {
+        await this.documents.updateMetadata(tenantId, id, input.metadata);
+        this.events.emit('documents.changed', { tenantId, documentIds: [id], reason: 'updated' });
+      }
+      return { document: toDocumentView((await this.documents.findOne(tenantId, id))!), queued: false };
+    }
+    const updated = await this.documents.replaceContentWithJob(tenantId, id, prepared);
+    if (!updated) throw DocumentsException.notFound(id);
+    this.worker.wake();
+    return { document: toDocumentView(updated), queued: true };
+  }
+
+  /** Create, or replace the live document with the same filename (idempotent folder ingestion, seeds). */
+  async upsertByFilename(tenantId: string, input: DocumentInput): Promise<IngestResult> {
+    const existing = await this.documents.findLatestByFilename(tenantId, input.filename.trim());
+    if (existing) return this.update(tenantId, existing.id, input);
+    return { document: await this.create(tenantId, input), queued: true };
+  }
+
+  async get(tenantId: string, id: string): Promise<DocumentView> {
+    const entity = await this.documents.findOne(tenantId, id);
+    if (!entity) throw DocumentsException.notFound(id);
+    return toDocumentView(entity);
+  }
+
+  async list(tenantId: string, query: DocumentListQuery = {}): Promise<DocumentPage> {
+    const limit = Math.min(Math.max(query.limit ?? 50, 1), 500);
+    const offset = Math.max(query.offset ?? 0, 0);
+    const { items, total } = await this.documents.list(tenantId, { ...query, limit, offset });
+    return { items: items.map(toDocumentView), total, limit, offset };
+  }
+
+  async chunksOf(
+    tenantId: string,
+    id: string,
+    limit = 100,
+    offset = 0,
+  ): Promise<{ items: DocumentChunkView[]; total: number }> {
+    await this.get(tenantId, id);
+    const { rows, total } = await this.chunks.listActive(
+      tenantId,
+      id,
+      Math.min(Math.max(limit, 1), 1000),
+      Math.max(offset, 0),
+    );
+    return {
+      total,
+      items: rows.map((r) => ({
+        chunk_id: r.id,
+        document_id: r.document_id,
+        chunk_index: r.chunk_index,
+        chunk_version: r.chunk_version,
+        chunk_type: r.chunk_type,
+        text: r.text,
+        page_number: r.page_number,
+        slide_number: r.slide_number,
+        position_in_doc: r.position_in_doc,
+        table_data: r.table_data,
+        source_hash: r.source_hash,
+        embedding_models: r.embedding_models ?? [],
+      })),
+    };
+  }
+
+  async remove(tenantId: string, id: string): Promise<DocumentView> {
+    const entity = await this.documents.setDeleted(tenantId, id, true);
+    if (!entity) throw DocumentsException.notFound(id);
+    this.events.emit('documents.changed', { tenantId, documentIds: [id], reason: 'deleted' });
+    return toDocumentView(entity);
+  }
+
+  async restore(tenantId: string, id: string): Promise<DocumentView> {
+    const entity = await this.documents.setDeleted(tenantId, id, false);
+    if (!entity) throw DocumentsException.notFound(id);
+    this.events.emit('documents.changed', { tenantId, documentIds: [id], reason: 'restored' });
+    return toDocumentView(entity);
+  }
+
+  /**
+   * Processes queued jobs in this process until the queue has nothing due. For one-shot contexts
+   * (CLI, seeds, tests) where the background worker does not run.
+   */
+  processQueue(options: { maxJobs?: number } = {}): Promise<number> {
+    return this.worker.drain(options);
+  }
+}

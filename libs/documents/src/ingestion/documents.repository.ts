@@ -1,0 +1,252 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, EntityManager } from 'typeorm';
+import { DocumentEntity } from '../entities/document.entity';
+import { DocumentJobEntity } from '../entities/document-job.entity';
+import type {
+  DocumentErrorDetails,
+  DocumentFormat,
+  DocumentListQuery,
+  DocumentMetadata,
+} from '../documents.types';
+
+export interface NewDocumentRow {
+  tenantId: string;
+  userId: string;
+  filename: string;
+  contentType: string;
+  format: DocumentFormat;
+  size: number;
+  metadata: DocumentMetadata;
+  sourceHash: string;
+  content: Buffer;
+  maxAttempts: number;
+  /** Model a tenant's first corpus row starts on. */
+  initialModel: string;
+}
+
+export type ContentReplacement = Omit<NewDocumentRow, 'tenantId' | 'userId' | 'initialModel'>;
+
+export interface CorpusState {
+  generation: number;
+  activeModel: string | null;
+}
+
+/** Documents, their corpus generation and the enqueueing of their jobs. All SQL for these lives here. */
+@Injectable()
+export class DocumentsRepository {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  private get documents() {
+    return this.dataSource.getRepository(DocumentEntity);
+  }
+
+  /** The document row and its ingestion job in one transaction: neither exists without the other. */
+  createWithJob(row: NewDocumentRow): Promise<DocumentEntity> {
+    return this.dataSource.transaction(async (em) => {
+      await em.query(
+        `INSERT INTO document_corpus (tenant_id, generation, active_model) VALUES ($1, 0, $2) ON CONFLICT (tenant_id) DO NOTHING`,
+        [row.tenantId, row.initialModel],
+      );
+      const document = await em.getRepository(DocumentEntity).save(
+        em.getRepository(DocumentEntity).create({
+          tenantId: row.tenantId,
+          userId: row.userId,
+          filename: row.filename,
+          contentType: row.contentType,
+          format: row.format,
+          size: row.size,
+          docMetadata: row.metadata,
+          sourceHash: row.sourceHash,
+          status: 'queued',
+          revision: 1,
+          activeVersion: 0,
+        }),
+      );
+      await this.insertIngestJob(em, document, row.content, row.maxAttempts);
+      return document;
+    });
+  }
+
+  /**
+   * New content for an existing document: bumps the revision, supersedes its queued jobs and
+   * enqueues one for the new revision, atomically. Search keeps serving the active version meanwhile.
+   */
+  replaceContentWithJob(
+    tenantId: string,
+    id: string,
+    replacement: ContentReplacement,
+  ): Promise<DocumentEntity | null> {
+    return this.dataSource.transaction(async (em) => {
+      const repo = em.getRepository(DocumentEntity);
+      const document = await repo.findOne({ where: { tenantId, id }, lock: { mode: 'pessimistic_write' } });
+      if (!document || document.deletedAt) return null;
+      Object.assign(document, {
+        filename: replacement.filename,
+        contentType: replacement.contentType,
+        format: replacement.format,
+        size: replacement.size,
+        docMetadata: replacement.metadata,
+        sourceHash: replacement.sourceHash,
+        status: 'queued',
+        processingProgress: 0,
+        errorDetails: null,
+        revision: document.revision + 1,
+      });
+      await repo.save(document);
+      await em.query(
+        `UPDATE document_jobs SET status = 'superseded', finished_at = now(), updated_at = now()
+         WHERE document_id = $1 AND kind = 'ingest' AND status = 'queued'`,
+        [id],
+      );
+      await this.insertIngestJob(em, document, replacement.content, replacement.maxAttempts);
+      return document;
+    });
+  }
+
+  private async insertIngestJob(
+    em: EntityManager,
+    document: DocumentEntity,
+    content: Buffer,
+    maxAttempts: number,
+  ) {
+    await em.getRepository(DocumentJobEntity).insert({
+      tenantId: document.tenantId,
+      documentId: document.id,
+      kind: 'ingest',
+      status: 'queued',
+      revision: document.revision,
+      content,
+      maxAttempts,
+    });
+  }
+
+  async updateMetadata(tenantId: string, id: string, metadata: DocumentMetadata): Promise<void> {
+    await this.dataSource.transaction(async (em) => {
+      await em.query(
+        `UPDATE documents SET doc_metadata = $3::jsonb, updated_at = now() WHERE tenant_id = $1 AND id = $2`,
+        [tenantId, id, JSON.stringify(metadata)],
+      );
+      await this.bumpGeneration(em, tenantId);
+    });
+  }
+
+  findOne(tenantId: string, id: string): Promise<DocumentEntity | null> {
+    return this.documents.findOne({ where: { tenantId, id } });
+  }
+
+  findLatestByFilename(tenantId: string, filename: string): Promise<DocumentEntity | null> {
+    return this.documents
+      .createQueryBuilder('d')
+      .where('d.tenant_id = :tenantId AND d.filename = :filename AND d.deleted_at IS NULL', {
+        tenantId,
+        filename,
+      })
+      .orderBy('d.created_at', 'DESC')
+      .getOne();
+  }
+
+  async list(tenantId: string, query: DocumentListQuery & { limit: number; offset: number }) {
+    const qb = this.documents.createQueryBuilder('d').where('d.tenant_id = :tenantId', { tenantId });
+    if (!query.includeDeleted) qb.andWhere('d.deleted_at IS NULL');
+    if (query.status) qb.andWhere('d.status = :status', { status: query.status });
+    if (query.format) qb.andWhere('d.format = :format', { format: query.format });
+    if (query.contentType) qb.andWhere('d.content_type = :contentType', { contentType: query.contentType });
+    if (query.filename) qb.andWhere('d.filename = :filename', { filename: query.filename });
+    if (query.metadata)
+      qb.andWhere('d.doc_metadata @> CAST(:metadata AS jsonb)', { metadata: JSON.stringify(query.metadata) });
+    const [items, total] = await qb
+      .orderBy('d.created_at', 'DESC')
+      .addOrderBy('d.id', 'DESC')
+      .take(query.limit)
+      .skip(query.offset)
+      .getManyAndCount();
+    return { items, total };
+  }
+
+  /** Sets or clears deleted_at and bumps the corpus generation in the same transaction. */
+  setDeleted(tenantId: string, id: string, deleted: boolean): Promise<DocumentEntity | null> {
+    return this.dataSource.transaction(async (em) => {
+      const repo = em.getRepository(DocumentEntity);
+      const document = await repo.findOne({ where: { tenantId, id }, lock: { mode: 'pessimistic_write' } });
+      if (!document) return null;
+      if (Boolean(document.deletedAt) === deleted) return document;
+      document.deletedAt = deleted ? new Date() : null;
+      await repo.save(document);
+      await this.bumpGeneration(em, tenantId);
+      return document;
+    });
+  }
+
+  /** Hard-deletes documents soft-deleted before `cutoff` (chunks, embeddings and jobs cascade). */
+  purgeDeleted(cutoff: Date): Promise<Array<{ tenantId: string; id: string }>> {
+    return this.dataSource.transaction(async (em) => {
+      const [rows]: [Array<{ tenant_id: string; id: string }>, number] = await em.query(
+        `DELETE FROM documents WHERE deleted_at IS NOT NULL AND deleted_at < $1 RETURNING tenant_id, id`,
+        [cutoff],
+      );
+      for (const tenantId of new Set(rows.map((r) => r.tenant_id))) await this.bumpGeneration(em, tenantId);
+      return rows.map((r) => ({ tenantId: r.tenant_id, id: r.id }));
+    });
+  }
+
+  async markProcessing(id: string, revision: number): Promise<void> {
+    await this.dataSource.query(
+      `UPDATE documents SET status = 'processing', processing_progress = 1, updated_at = now()
+       WHERE id = $1 AND revision = $2 AND deleted_at IS NULL`,
+      [id, revision],
+    );
+  }
+
+  async setProgress(em: EntityManager, id: string, revision: number, progress: number): Promise<void> {
+    await em.query(`UPDATE documents SET processing_progress = $3 WHERE id = $1 AND revision = $2`, [
+      id,
+      revision,
+      progress,
+    ]);
+  }
+
+  async recordFailure(
+    em: EntityManager,
+    id: string,
+    revision: number,
+    status: 'queued' | 'failed',
+    details: DocumentErrorDetails,
+  ): Promise<void> {
+    await em.query(
+      `UPDATE documents SET status = $3, error_details = $4::jsonb, updated_at = now() WHERE id = $1 AND revision = $2`,
+      [id, revision, status, JSON.stringify(details)],
+    );
+  }
+
+  async corpusState(tenantId: string): Promise<CorpusState | null> {
+    const rows: Array<{ generation: number; active_model: string | null }> = await this.dataSource.query(
+      `SELECT generation, active_model FROM document_corpus WHERE tenant_id = $1`,
+      [tenantId],
+    );
+    return rows[0] ? { generation: Number(rows[0].generation), activeModel: rows[0].active_model } : null;
+  }
+
+  async tenantsNotOnModel(model: string): Promise<string[]> {
+    const rows: Array<{ tenant_id: string }> = await this.dataSource.query(
+      `SELECT tenant_id FROM document_corpus WHERE active_model IS DISTINCT FROM $1`,
+      [model],
+    );
+    return rows.map((r) => r.tenant_id);
+  }
+
+  async bumpGeneration(em: EntityManager, tenantId: string): Promise<void> {
+    await em.query(
+      `INSERT INTO document_corpus (tenant_id, generation) VALUES ($1, 1)
+       ON CONFLICT (tenant_id) DO UPDATE SET generation = document_corpus.generation + 1, updated_at = now()`,
+      [tenantId],
+    );
+  }
+
+  async setActiveModel(em: EntityManager, tenantId: string, model: string): Promise<void> {
+    await em.query(
+      `UPDATE document_corpus SET active_model = $2, generation = generation + 1, updated_at = now() WHERE tenant_id = $1`,
+      [tenantId, model],
+    );
+  }
+}

@@ -1,0 +1,178 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, EntityManager } from 'typeorm';
+import type { DocumentJobKind } from '../entities/document-job.entity';
+
+export interface ClaimedJob {
+  id: string;
+  tenantId: string;
+  documentId: string | null;
+  kind: DocumentJobKind;
+  revision: number | null;
+  content: Buffer | null;
+  targetModel: string | null;
+  attempts: number;
+  maxAttempts: number;
+}
+
+interface ClaimedRow {
+  id: string;
+  tenant_id: string;
+  document_id: string | null;
+  kind: DocumentJobKind;
+  revision: number | null;
+  content: Buffer | null;
+  target_model: string | null;
+  attempts: number;
+  max_attempts: number;
+}
+
+/** The durable ingestion queue: claims under a lease with SKIP LOCKED, heartbeats, retries, cleanup. */
+@Injectable()
+export class JobsRepository {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  /**
+   * Claims the next due job, or one whose lease expired (its worker died), and counts the attempt.
+   * SKIP LOCKED lets any number of workers and processes poll the same table without blocking.
+   */
+  async claim(workerId: string, leaseSeconds: number): Promise<ClaimedJob | null> {
+    const [rows]: [ClaimedRow[], number] = await this.dataSource.query(
+      `UPDATE document_jobs j
+       SET status = 'running', attempts = j.attempts + 1, locked_by = $1,
+           lease_expires_at = now() + make_interval(secs => $2), heartbeat_at = now(), updated_at = now()
+       WHERE j.id = (
+         SELECT id FROM document_jobs
+         WHERE (status = 'queued' AND run_after <= now()) OR (status = 'running' AND lease_expires_at < now())
+         ORDER BY run_after, created_at
+         FOR UPDATE SKIP LOCKED
+         LIMIT 1)
+       RETURNING j.id, j.tenant_id, j.document_id, j.kind, j.revision, j.content, j.target_model, j.attempts, j.max_attempts`,
+      [workerId, leaseSeconds],
+    );
+    const row = rows[0];
+    if (!row) return null;
+    return {
+      id: row.id,
+      tenantId: row.tenant_id,
+      documentId: row.document_id,
+      kind: row.kind,
+      revision: row.revision,
+      content: row.content,
+      targetModel: row.target_model,
+      attempts: row.attempts,
+      maxAttempts: row.max_attempts,
+    };
+  }
+
+  /** Extends the lease; false when the job is no longer this worker's (expired and reclaimed). */
+  async heartbeat(jobId: string, workerId: string, leaseSeconds: number): Promise<boolean> {
+    const result: [unknown[], number] = await this.dataSource.query(
+      `UPDATE document_jobs SET lease_expires_at = now() + make_interval(secs => $3), heartbeat_at = now()
+       WHERE id = $1 AND locked_by = $2 AND status = 'running'`,
+      [jobId, workerId, leaseSeconds],
+    );
+    return result[1] === 1;
+  }
+
+  /** Ends a job this worker holds; false when it no longer holds it. */
+  async finish(
+    em: EntityManager,
+    jobId: string,
+    workerId: string,
+    status: 'done' | 'failed' | 'superseded',
+    errorDetails: Record<string, unknown> | null = null,
+  ): Promise<boolean> {
+    const result: [unknown[], number] = await em.query(
+      `UPDATE document_jobs SET status = $3, error_details = $4::jsonb, finished_at = now(), updated_at = now(),
+              locked_by = NULL, lease_expires_at = NULL, content = NULL
+       WHERE id = $1 AND locked_by = $2 AND status = 'running'`,
+      [jobId, workerId, status, errorDetails ? JSON.stringify(errorDetails) : null],
+    );
+    return result[1] === 1;
+  }
+
+  async retryLater(
+    em: EntityManager,
+    jobId: string,
+    workerId: string,
+    delaySeconds: number,
+    errorDetails: Record<string, unknown>,
+  ) {
+    const result: [unknown[], number] = await em.query(
+      `UPDATE document_jobs SET status = 'queued', run_after = now() + make_interval(secs => $3), error_details = $4::jsonb,
+              locked_by = NULL, lease_expires_at = NULL, updated_at = now()
+       WHERE id = $1 AND locked_by = $2 AND status = 'running'`,
+      [jobId, workerId, delaySeconds, JSON.stringify(errorDetails)],
+    );
+    return result[1] === 1;
+  }
+
+  /**
+   * Jobs whose lease expired after their last allowed attempt: their worker died on them every time
+   * (a poison document that crashes the process). Marks them failed and returns them.
+   */
+  async failExhaustedExpired(): Promise<
+    Array<{ id: string; documentId: string | null; revision: number | null; attempts: number }>
+  > {
+    const [rows]: [
+      Array<{ id: string; document_id: string | null; revision: number | null; attempts: number }>,
+      number,
+    ] = await this.dataSource.query(
+      `UPDATE document_jobs SET status = 'failed', finished_at = now(), updated_at = now(), locked_by = NULL,
+              error_details = jsonb_build_object('code', 'LEASE_EXPIRED', 'message',
+                'the worker stopped heartbeating on every attempt (crash or hang)', 'attempts', attempts)
+       WHERE status = 'running' AND lease_expires_at < now() AND attempts >= max_attempts
+       RETURNING id, document_id, revision, attempts`,
+    );
+    return rows.map((r) => ({
+      id: r.id,
+      documentId: r.document_id,
+      revision: r.revision,
+      attempts: r.attempts,
+    }));
+  }
+
+  /** Puts jobs with expired leases back in the queue (the claim query also takes them directly). */
+  async requeueExpired(): Promise<number> {
+    const [, count]: [unknown[], number] = await this.dataSource.query(
+      `UPDATE document_jobs SET status = 'queued', locked_by = NULL, lease_expires_at = NULL, run_after = now(), updated_at = now()
+       WHERE status = 'running' AND lease_expires_at < now()`,
+    );
+    return count;
+  }
+
+  async deleteFinishedBefore(cutoff: Date): Promise<number> {
+    const [, count]: [unknown[], number] = await this.dataSource.query(
+      `DELETE FROM document_jobs WHERE status IN ('done', 'failed', 'superseded') AND finished_at < $1`,
+      [cutoff],
+    );
+    return count;
+  }
+
+  async enqueueReembed(tenantId: string, model: string, maxAttempts: number): Promise<boolean> {
+    const rows: unknown[] = await this.dataSource.query(
+      `INSERT INTO document_jobs (tenant_id, kind, status, target_model, max_attempts)
+       VALUES ($1, 'reembed', 'queued', $2, $3)
+       ON CONFLICT (tenant_id, target_model) WHERE kind = 'reembed' AND status IN ('queued', 'running') DO NOTHING
+       RETURNING id`,
+      [tenantId, model, maxAttempts],
+    );
+    return rows.length > 0;
+  }
+
+  async pendingCount(): Promise<number> {
+    const [row]: Array<{ count: string }> = await this.dataSource.query(
+      `SELECT count(*) AS count FROM document_jobs WHERE status IN ('queued', 'running')`,
+    );
+    return Number(row.count);
+  }
+
+  async nextDueInMs(): Promise<number | null> {
+    const [row]: Array<{ wait_ms: number | null }> = await this.dataSource.query(
+      `SELECT GREATEST(0, EXTRACT(EPOCH FROM (min(CASE WHEN status = 'queued' THEN run_after ELSE lease_expires_at END) - now())) * 1000)::float8 AS wait_ms
+       FROM document_jobs WHERE status IN ('queued', 'running')`,
+    );
+    return row.wait_ms === null ? null : Number(row.wait_ms);
+  }
+}

@@ -1,0 +1,133 @@
+import { parse as parseCsv } from 'csv-parse/sync';
+import { DocumentFormat } from '../documents.types';
+import { DocumentProcessingError, DocumentsExceptionCode } from '../documents.exception';
+import { htmlToBlocks } from './html-blocks.util';
+import { markdownToBlocks } from './markdown-blocks.util';
+import { docxToBlocks, pptxToBlocks, xlsxToBlocks } from './office-blocks.util';
+import { clean, ParsedBlock } from './parsed-block';
+
+const CFB_MAGIC = 'd0cf11e0a1b11ae1';
+const OOXML_FORMATS = new Set<DocumentFormat>(['docx', 'pptx', 'xlsx']);
+
+function decodeUtf8(buffer: Buffer): string {
+  try {
+    return new TextDecoder('utf-8', { fatal: true, ignoreBOM: false }).decode(buffer);
+  } catch {
+    throw new DocumentProcessingError(
+      DocumentsExceptionCode.DOCUMENT_CORRUPT,
+      'The file is not valid UTF-8 text.',
+      false,
+    );
+  }
+}
+
+function plainTextToBlocks(text: string): ParsedBlock[] {
+  return text
+    .split(/\r?\n\s*\r?\n/)
+    .map((paragraph) => clean(paragraph))
+    .filter(Boolean)
+    .map((paragraph) => ({ kind: 'paragraph' as const, text: paragraph }));
+}
+
+function csvToBlocks(text: string): ParsedBlock[] {
+  const records: string[][] = parseCsv(text, {
+    bom: true,
+    skip_empty_lines: true,
+    relax_column_count: true,
+  });
+  if (records.length === 0) return [];
+  return [
+    { kind: 'table', header: records[0].map(clean), rows: records.slice(1).map((row) => row.map(clean)) },
+  ];
+}
+
+async function pdfToBlocks(buffer: Buffer): Promise<ParsedBlock[]> {
+  const { getDocumentProxy, extractText } = await import('unpdf');
+  const pdf = await getDocumentProxy(new Uint8Array(buffer), { verbosity: 0 });
+  try {
+    const { text } = await extractText(pdf, { mergePages: false });
+    return text.flatMap((pageText, index) =>
+      plainTextToBlocks(pageText).map((block) => ({ ...block, page: index + 1 })),
+    );
+  } finally {
+    await pdf.destroy();
+  }
+}
+
+function sniffEncryptedOffice(buffer: Buffer, format: DocumentFormat): void {
+  if (!OOXML_FORMATS.has(format) || buffer.subarray(0, 8).toString('hex') !== CFB_MAGIC) return;
+  if (buffer.includes(Buffer.from('EncryptionInfo', 'utf16le'))) {
+    throw new DocumentProcessingError(
+      DocumentsExceptionCode.DOCUMENT_ENCRYPTED,
+      'The file is password-protected (encrypted Office document); upload an unprotected copy.',
+      false,
+    );
+  }
+  throw new DocumentProcessingError(
+    DocumentsExceptionCode.DOCUMENT_CORRUPT,
+    `The file is a legacy binary Office document, not ${format.toUpperCase()}; save it as .${format}.`,
+    false,
+  );
+}
+
+function toProcessingError(error: unknown, format: DocumentFormat): DocumentProcessingError {
+  if (error instanceof DocumentProcessingError) return error;
+  const name = (error as Error)?.name ?? '';
+  const message = (error as Error)?.message ?? String(error);
+  if (name === 'PasswordException') {
+    return new DocumentProcessingError(
+      DocumentsExceptionCode.DOCUMENT_ENCRYPTED,
+      'The PDF is password-protected; upload an unprotected copy.',
+      false,
+    );
+  }
+  return new DocumentProcessingError(
+    DocumentsExceptionCode.DOCUMENT_CORRUPT,
+    `The ${format.toUpperCase()} file could not be read (${name || 'Error'}: ${message.slice(0, 200)}).`,
+    false,
+  );
+}
+
+/** Bytes -> structural blocks. Unreadable input becomes a non-retryable DocumentProcessingError. */
+export async function parseDocument(buffer: Buffer, format: DocumentFormat): Promise<ParsedBlock[]> {
+  let blocks: ParsedBlock[];
+  try {
+    sniffEncryptedOffice(buffer, format);
+    switch (format) {
+      case 'text':
+        blocks = plainTextToBlocks(decodeUtf8(buffer));
+        break;
+      case 'markdown':
+        blocks = markdownToBlocks(decodeUtf8(buffer));
+        break;
+      case 'html':
+        blocks = htmlToBlocks(decodeUtf8(buffer));
+        break;
+      case 'csv':
+        blocks = csvToBlocks(decodeUtf8(buffer));
+        break;
+      case 'pdf':
+        blocks = await pdfToBlocks(buffer);
+        break;
+      case 'docx':
+        blocks = await docxToBlocks(buffer);
+        break;
+      case 'pptx':
+        blocks = pptxToBlocks(buffer);
+        break;
+      case 'xlsx':
+        blocks = await xlsxToBlocks(buffer);
+        break;
+    }
+  } catch (error) {
+    throw toProcessingError(error, format);
+  }
+  if (blocks.length === 0) {
+    throw new DocumentProcessingError(
+      DocumentsExceptionCode.DOCUMENT_EMPTY,
+      'No text could be extracted from the document (a scanned PDF needs OCR first).',
+      false,
+    );
+  }
+  return blocks;
+}

@@ -1,0 +1,304 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { createHash } from 'node:crypto';
+import { AppConfig, CacheStore, ErrorKind } from '@app/platform';
+import { EmbeddingProviders } from '../embedding/embedding-provider';
+import { DocumentsException, DocumentsExceptionCode } from '../documents.exception';
+import {
+  CHUNK_TYPES,
+  DocumentSearchFilters,
+  DocumentSearchRequest,
+  DocumentSearchResponse,
+  DocumentSearchResult,
+  SEARCH_TYPES,
+  SearchType,
+} from '../documents.types';
+import { DocumentsRepository } from '../ingestion/documents.repository';
+import { highlightSnippet, toKeywordQuery } from '../text/search-text.util';
+import { SearchPlan, SearchRepository, SearchRow } from './search.repository';
+
+const FILTER_KEYS = new Set([
+  'document_ids',
+  'content_types',
+  'chunk_types',
+  'metadata',
+  'created_after',
+  'created_before',
+]);
+const MAX_CANDIDATES = 2000;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+type CachedSearch = Omit<DocumentSearchResponse, 'cached' | 'execution_time_ms'>;
+
+interface NormalizedRequest {
+  query: string;
+  search_type: SearchType;
+  top_k: number;
+  min_relevance: number;
+  rrf_k: number;
+  candidates: number;
+  weights: { text: number; vector: number };
+  filters: DocumentSearchFilters;
+}
+
+const hash = (value: unknown): string =>
+  createHash('sha256').update(JSON.stringify(value)).digest('hex').slice(0, 32);
+
+function sortedFilters(filters: DocumentSearchFilters): DocumentSearchFilters {
+  const sorted: Record<string, unknown> = {};
+  for (const key of Object.keys(filters).sort()) {
+    const value = (filters as Record<string, unknown>)[key];
+    if (value === undefined) continue;
+    sorted[key] = Array.isArray(value) ? [...(value as string[])].sort() : value;
+  }
+  return sorted;
+}
+
+/**
+ * Hybrid document search for a tenant. Results are cached per tenant, embedding model and corpus
+ * generation, so any document change makes old entries unreachable without scanning keys.
+ */
+@Injectable()
+export class DocumentSearchService {
+  private readonly logger = new Logger('DocumentSearchService');
+
+  constructor(
+    private readonly config: AppConfig,
+    private readonly repository: SearchRepository,
+    private readonly documents: DocumentsRepository,
+    private readonly providers: EmbeddingProviders,
+    private readonly cache: CacheStore,
+  ) {}
+
+  async search(tenantId: string, request: DocumentSearchRequest): Promise<DocumentSearchResponse> {
+    const started = performance.now();
+    const normalized = this.normalize(request);
+    const state = await this.documents.corpusState(tenantId);
+    const model = state?.activeModel ?? this.providers.configured.model;
+    const generation = state?.generation ?? 0;
+    const ttl = this.config.get('DOCUMENTS_SEARCH_CACHE_TTL_SECONDS');
+    const key = `documents:search:${tenantId}:${model}:${generation}:${hash(normalized)}`;
+    const compute = () => this.execute(tenantId, model, normalized);
+    let outcome: { value: CachedSearch; hit: boolean };
+    if (ttl > 0) {
+      outcome = await this.cache.getOrCompute(key, ttl, compute);
+      // A degraded answer (embeddings down) must not outlive the outage.
+      if (!outcome.hit && outcome.value.warnings.length > 0) await this.cache.delete(key);
+    } else {
+      outcome = { value: await compute(), hit: false };
+    }
+    return {
+      ...outcome.value,
+      cached: outcome.hit,
+      execution_time_ms: Math.round((performance.now() - started) * 10) / 10,
+    };
+  }
+
+  private normalize(request: DocumentSearchRequest): NormalizedRequest {
+    const query =
+      typeof request.query === 'string' ? request.query.normalize('NFKC').replace(/\s+/g, ' ').trim() : '';
+    const maxChars = this.config.get('DOCUMENTS_SEARCH_MAX_QUERY_CHARS');
+    if (query.length < 2)
+      throw DocumentsException.invalidSearch('query must have at least 2 characters.', { field: 'query' });
+    if (query.length > maxChars) {
+      throw DocumentsException.invalidSearch(`query must have at most ${maxChars} characters.`, {
+        field: 'query',
+        length: query.length,
+      });
+    }
+    const searchType = request.search_type ?? 'hybrid';
+    if (!SEARCH_TYPES.includes(searchType)) {
+      throw DocumentsException.invalidSearch(`search_type must be one of ${SEARCH_TYPES.join(', ')}.`, {
+        field: 'search_type',
+      });
+    }
+    const maxTopK = this.config.get('DOCUMENTS_SEARCH_MAX_TOP_K');
+    const topK = request.top_k ?? 10;
+    if (!Number.isInteger(topK) || topK < 1 || topK > maxTopK) {
+      throw DocumentsException.invalidSearch(`top_k must be an integer from 1 to ${maxTopK}.`, {
+        field: 'top_k',
+        max: maxTopK,
+      });
+    }
+    const candidates = request.candidates ?? Math.max(this.config.get('DOCUMENTS_SEARCH_CANDIDATES'), topK);
+    if (!Number.isInteger(candidates) || candidates < topK || candidates > MAX_CANDIDATES) {
+      throw DocumentsException.invalidSearch(
+        `candidates must be an integer from top_k to ${MAX_CANDIDATES}.`,
+        { field: 'candidates' },
+      );
+    }
+    const rrfK = request.rrf_k ?? this.config.get('DOCUMENTS_SEARCH_RRF_K');
+    if (!Number.isFinite(rrfK) || rrfK < 1 || rrfK > 10_000) {
+      throw DocumentsException.invalidSearch('rrf_k must be a number from 1 to 10000.', { field: 'rrf_k' });
+    }
+    const weights = {
+      text: request.weights?.text ?? this.config.get('DOCUMENTS_SEARCH_TEXT_WEIGHT'),
+      vector: request.weights?.vector ?? this.config.get('DOCUMENTS_SEARCH_VECTOR_WEIGHT'),
+    };
+    if (
+      ![weights.text, weights.vector].every((w) => Number.isFinite(w) && w >= 0) ||
+      weights.text + weights.vector === 0
+    ) {
+      throw DocumentsException.invalidSearch('weights must be non-negative and not both zero.', {
+        field: 'weights',
+      });
+    }
+    const minRelevance = request.min_relevance ?? 0;
+    if (!Number.isFinite(minRelevance) || minRelevance < -1 || minRelevance > 1) {
+      throw DocumentsException.invalidSearch('min_relevance must be a number from -1 to 1.', {
+        field: 'min_relevance',
+      });
+    }
+    return {
+      query,
+      search_type: searchType,
+      top_k: topK,
+      min_relevance: minRelevance,
+      rrf_k: rrfK,
+      candidates,
+      weights,
+      filters: sortedFilters(this.validateFilters(request.filters ?? {})),
+    };
+  }
+
+  private validateFilters(filters: DocumentSearchFilters): DocumentSearchFilters {
+    if (typeof filters !== 'object' || filters === null || Array.isArray(filters)) {
+      throw DocumentsException.invalidSearch('filters must be an object.', { field: 'filters' });
+    }
+    const unknown = Object.keys(filters).filter((key) => !FILTER_KEYS.has(key));
+    if (unknown.length > 0) {
+      throw DocumentsException.invalidSearch(`Unknown filter field(s): ${unknown.join(', ')}.`, {
+        field: 'filters',
+        unknown,
+        allowed: [...FILTER_KEYS],
+      });
+    }
+    const stringList = (name: keyof DocumentSearchFilters, check?: (v: string) => boolean) => {
+      const value = filters[name];
+      if (value === undefined) return;
+      if (!Array.isArray(value) || value.some((v) => typeof v !== 'string' || (check && !check(v)))) {
+        throw DocumentsException.invalidSearch(`filters.${name} must be a list of valid values.`, {
+          field: `filters.${name}`,
+        });
+      }
+    };
+    stringList('document_ids', (v) => UUID.test(v));
+    stringList('content_types');
+    stringList('chunk_types', (v) => (CHUNK_TYPES as readonly string[]).includes(v));
+    if (
+      filters.metadata !== undefined &&
+      (typeof filters.metadata !== 'object' || filters.metadata === null || Array.isArray(filters.metadata))
+    ) {
+      throw DocumentsException.invalidSearch('filters.metadata must be an object.', {
+        field: 'filters.metadata',
+      });
+    }
+    for (const name of ['created_after', 'created_before'] as const) {
+      const value = filters[name];
+      if (value !== undefined && (typeof value !== 'string' || Number.isNaN(Date.parse(value)))) {
+        throw DocumentsException.invalidSearch(`filters.${name} must be an ISO 8601 date-time.`, {
+          field: `filters.${name}`,
+        });
+      }
+    }
+    return filters;
+  }
+
+  private async queryVector(
+    model: string,
+    query: string,
+  ): Promise<{ vector: number[]; dimensions: number } | { warning: string }> {
+    const provider = this.providers.resolve(model);
+    if (!provider)
+      return { warning: `the embedding model ${model} serving this tenant is not available in this process` };
+    try {
+      const dimensions = await provider.dimensions();
+      const ttl = this.config.get('DOCUMENTS_QUERY_EMBEDDING_CACHE_TTL_SECONDS');
+      const key = `documents:query-embedding:${model}:${hash(query)}`;
+      const embed = async () => (await provider.embed([query]))[0];
+      const vector = ttl > 0 ? (await this.cache.getOrCompute(key, ttl, embed)).value : await embed();
+      return { vector, dimensions };
+    } catch (error) {
+      this.logger.warn({ msg: 'query embedding failed', model, error: (error as Error).message });
+      return { warning: `query embedding failed: ${(error as Error).message}` };
+    }
+  }
+
+  private async execute(tenantId: string, model: string, request: NormalizedRequest): Promise<CachedSearch> {
+    const warnings: string[] = [];
+    let vector: number[] | null = null;
+    let dimensions: number | null = null;
+    if (request.search_type !== 'text') {
+      const embedded = await this.queryVector(model, request.query);
+      if ('warning' in embedded) {
+        if (request.search_type === 'vector') {
+          throw new DocumentsException(
+            DocumentsExceptionCode.EMBEDDINGS_UNAVAILABLE,
+            ErrorKind.UNAVAILABLE,
+            embedded.warning,
+          );
+        }
+        warnings.push(`${embedded.warning}; answered with keyword search only`);
+      } else {
+        ({ vector, dimensions } = embedded);
+      }
+    }
+    const plan: SearchPlan = {
+      tenantId,
+      searchType: request.search_type,
+      keywordQuery: toKeywordQuery(request.query),
+      vector,
+      model: vector ? model : null,
+      dimensions,
+      topK: request.top_k,
+      candidates: request.candidates,
+      rrfK: request.rrf_k,
+      textWeight: request.weights.text,
+      vectorWeight: request.weights.vector,
+      minRelevance: request.min_relevance,
+      filters: request.filters,
+    };
+    const rows = await this.repository.search(plan);
+    const results = rows.map((row, index) => this.toResult(row, index, request));
+    return {
+      status: 'ok',
+      query: request.query,
+      search_type: request.search_type,
+      results_count: results.length,
+      results,
+      embedding_model: vector ? model : null,
+      warnings,
+    };
+  }
+
+  /**
+   * relevance_score: the branch's own score for text (normalised ts_rank_cd) and vector (cosine
+   * similarity) searches; for hybrid, the RRF score scaled so rank 1 in every branch is 1.0.
+   */
+  private toResult(row: SearchRow, index: number, request: NormalizedRequest): DocumentSearchResult {
+    const text =
+      row.text_rank === null ? null : { rank: Number(row.text_rank), score: Number(row.text_score) };
+    const vector =
+      row.vector_rank === null ? null : { rank: Number(row.vector_rank), score: Number(row.vector_score) };
+    let relevance: number;
+    if (request.search_type === 'text') relevance = text?.score ?? 0;
+    else if (request.search_type === 'vector') relevance = vector?.score ?? 0;
+    else {
+      const best = (request.weights.text + request.weights.vector) / (request.rrf_k + 1);
+      relevance = Number(row.fused) / best;
+    }
+    return {
+      rank: index + 1,
+      chunk_id: row.chunk_id,
+      document_id: row.document_id,
+      document_name: row.document_name,
+      chunk_text: row.text,
+      chunk_index: row.chunk_index,
+      page_number: row.page_number,
+      slide_number: row.slide_number,
+      chunk_type: row.chunk_type,
+      relevance_score: Math.round(relevance * 1e6) / 1e6,
+      snippet: highlightSnippet(row.text, request.query),
+      branches: { text, vector },
+    };
+  }
+}
