@@ -5,6 +5,7 @@ import { AddDocumentSearchIndexes1795314812244 } from './1795314812244-AddDocume
 import { CreateAssetRegistry1795314934794 } from './1795314934794-CreateAssetRegistry';
 import { CreateOpsDataAndStageRuns1795315147164 } from './1795315147164-CreateOpsDataAndStageRuns';
 import { AllowServiceApiKeyRole1795316249719 } from './1795316249719-AllowServiceApiKeyRole';
+import { CreateChatConversations1795316928696 } from './1795316928696-CreateChatConversations';
 
 type MigrationClass = new () => MigrationInterface;
 
@@ -16,4 +17,5 @@ export const MIGRATIONS: MigrationClass[] = [
   CreateAssetRegistry1795314934794,
   CreateOpsDataAndStageRuns1795315147164,
   AllowServiceApiKeyRole1795316249719,
+  CreateChatConversations1795316928696,
 ];

@@ -45,3 +45,9 @@ export {
   BLOG_BASE_URL_PLACEHOLDER,
   BLOG_SECRET_REF,
 } from './agent/blog/blog-tool-specs';
+export { ChatService } from './chat/chat.service';
+export { ChatException, ChatExceptionCode } from './chat/chat.exception';
+export { DocumentRetriever } from './chat/search/document-retriever';
+export { WebSearchProvider, SearxngWebSearchProvider } from './chat/search/web-search.provider';
+export type { Passage } from './chat/search/passage';
+export type * from './chat/chat.types';

@@ -1,6 +1,8 @@
 import { Module, OnModuleInit } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
 import { AppConfig, HealthRegistry } from '@app/platform';
 import { AssetRegistryModule } from '@app/asset-registry';
+import { DocumentsModule } from '@app/documents';
 import { ToolsModule } from '@app/tools';
 import { AgentController } from './agent/agent.controller';
 import { AgentFallbackService } from './agent/agent-fallback.service';
@@ -8,6 +10,22 @@ import { AgentOptions } from './agent/agent-options';
 import { BlogToolsPublisher } from './agent/blog/blog-tools.publisher';
 import { ToolCallingAgentService } from './agent/tool-calling-agent.service';
 import { AnswerWriter } from './answer/answer-writer';
+import { ChatController } from './chat/chat.controller';
+import { ChatJudgesService } from './chat/chat-judges.service';
+import { ChatOptions } from './chat/chat-options';
+import { ChatRouterService } from './chat/chat-router.service';
+import { ChatSearchAgentService } from './chat/chat-search-agent.service';
+import { ChatService } from './chat/chat.service';
+import { ChatConversationEntity } from './chat/persistence/chat-conversation.entity';
+import { ChatMessageEntity } from './chat/persistence/chat-message.entity';
+import { ChatRepository } from './chat/persistence/chat.repository';
+import { DocumentRetriever } from './chat/search/document-retriever';
+import { DocumentSearchRetriever } from './chat/search/document-search.retriever';
+import {
+  DisabledWebSearchProvider,
+  SearxngWebSearchProvider,
+  WebSearchProvider,
+} from './chat/search/web-search.provider';
 import { AskService } from './ask.service';
 import { PlanExecutor } from './execution/plan-executor';
 import { RegistryPlanExecutor } from './execution/registry-plan.executor';
@@ -37,8 +55,13 @@ export function createLlmClient(config: AppConfig): LlmClient {
 }
 
 @Module({
-  imports: [ToolsModule, AssetRegistryModule],
-  controllers: [PlannerController, AgentController],
+  imports: [
+    ToolsModule,
+    AssetRegistryModule,
+    DocumentsModule,
+    TypeOrmModule.forFeature([ChatConversationEntity, ChatMessageEntity]),
+  ],
+  controllers: [PlannerController, AgentController, ChatController],
   providers: [
     { provide: LlmClient, useFactory: createLlmClient, inject: [AppConfig] },
     { provide: PlanningKnowledge, useClass: InMemoryPlanningKnowledge },
@@ -67,6 +90,31 @@ export function createLlmClient(config: AppConfig): LlmClient {
     AgentFallbackService,
     ToolCallingAgentService,
     BlogToolsPublisher,
+    {
+      provide: ChatOptions,
+      useFactory: (config: AppConfig): ChatOptions => ({
+        historyTurns: config.get('CHAT_HISTORY_TURNS'),
+        maxToolCalls: config.get('CHAT_MAX_TOOL_CALLS'),
+        topK: config.get('CHAT_TOP_K'),
+        retryBaseDelayMs: config.get('CHAT_RETRY_BASE_DELAY_MS'),
+        timeoutMs: config.get('AGENT_TIMEOUT_MS'),
+      }),
+      inject: [AppConfig],
+    },
+    {
+      provide: WebSearchProvider,
+      useFactory: (config: AppConfig): WebSearchProvider => {
+        const url = config.get('WEB_SEARCH_URL');
+        return url ? new SearxngWebSearchProvider(url, 10_000) : new DisabledWebSearchProvider();
+      },
+      inject: [AppConfig],
+    },
+    { provide: DocumentRetriever, useClass: DocumentSearchRetriever },
+    ChatRepository,
+    ChatRouterService,
+    ChatJudgesService,
+    ChatSearchAgentService,
+    ChatService,
   ],
   exports: [
     LlmClient,
@@ -76,15 +124,42 @@ export function createLlmClient(config: AppConfig): LlmClient {
     AskService,
     ToolCallingAgentService,
     BlogToolsPublisher,
+    {
+      provide: ChatOptions,
+      useFactory: (config: AppConfig): ChatOptions => ({
+        historyTurns: config.get('CHAT_HISTORY_TURNS'),
+        maxToolCalls: config.get('CHAT_MAX_TOOL_CALLS'),
+        topK: config.get('CHAT_TOP_K'),
+        retryBaseDelayMs: config.get('CHAT_RETRY_BASE_DELAY_MS'),
+        timeoutMs: config.get('AGENT_TIMEOUT_MS'),
+      }),
+      inject: [AppConfig],
+    },
+    {
+      provide: WebSearchProvider,
+      useFactory: (config: AppConfig): WebSearchProvider => {
+        const url = config.get('WEB_SEARCH_URL');
+        return url ? new SearxngWebSearchProvider(url, 10_000) : new DisabledWebSearchProvider();
+      },
+      inject: [AppConfig],
+    },
+    { provide: DocumentRetriever, useClass: DocumentSearchRetriever },
+    ChatRepository,
+    ChatRouterService,
+    ChatJudgesService,
+    ChatSearchAgentService,
+    ChatService,
   ],
 })
 export class PlannerModule implements OnModuleInit {
   constructor(
     private readonly health: HealthRegistry,
     private readonly llm: LlmClient,
+    private readonly web: WebSearchProvider,
   ) {}
 
   onModuleInit(): void {
     this.health.register('llm', () => this.llm.health(), { critical: false });
+    this.health.register('web_search', () => this.web.health(), { critical: false });
   }
 }

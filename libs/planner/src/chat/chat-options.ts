@@ -1,0 +1,8 @@
+/** Limits of the RAG chat, read from the environment by the module. */
+export abstract class ChatOptions {
+  abstract readonly historyTurns: number;
+  abstract readonly maxToolCalls: number;
+  abstract readonly topK: number;
+  abstract readonly retryBaseDelayMs: number;
+  abstract readonly timeoutMs: number;
+}

@@ -1,0 +1,57 @@
+import type { Passage } from './search/passage';
+
+export const CHAT_ROUTES = ['INTERNAL_SEARCH', 'WEB_SEARCH', 'CHITCHAT'] as const;
+export type ChatRoute = (typeof CHAT_ROUTES)[number];
+export type Grade = 'PASS' | 'FAIL';
+/** `llm`: the model decided; `rules`: no model configured; `fallback`: the model failed (error matrix). */
+export type DecisionSource = 'llm' | 'rules' | 'fallback';
+export type ChatStep = 'router' | 'agent' | 'grader' | 'rewriter' | 'answer' | 'chitchat';
+
+export interface ChatLlmCall {
+  step: ChatStep;
+  model: string | null;
+  ok: boolean;
+  latency_ms: number;
+  attempts: number | null;
+  error: string | null;
+}
+
+export interface ChatToolCall {
+  tool: 'search_documents' | 'web_search';
+  query: string;
+  success: boolean;
+  result_count: number;
+  attempts: number;
+  error: string | null;
+  duration_ms: number;
+}
+
+export type Citation = Passage & { index: number; excerpt: string };
+
+export interface ChatRequest {
+  tenantId: string;
+  userId: string;
+  message: string;
+  conversationId?: string;
+  model?: string;
+}
+
+export interface ChatResult {
+  conversation_id: string;
+  message_id: string;
+  answer: string;
+  /** `llm`: written by the model; `extractive`: quoted from the passages; `template`: a fixed text. */
+  answer_source: 'llm' | 'extractive' | 'template';
+  route: ChatRoute;
+  route_source: DecisionSource;
+  grade: Grade | null;
+  grade_source: DecisionSource | null;
+  rewritten: boolean;
+  search_queries: string[];
+  citations: Citation[];
+  documents: Array<{ document_id: string; document_name: string }>;
+  tool_calls: ChatToolCall[];
+  llm_calls: ChatLlmCall[];
+  warnings: string[];
+  timings: { total_ms: number; llm_ms: number; search_ms: number };
+}

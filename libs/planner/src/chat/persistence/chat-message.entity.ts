@@ -1,0 +1,52 @@
+import {
+  Check,
+  Column,
+  CreateDateColumn,
+  Entity,
+  JoinColumn,
+  ManyToOne,
+  PrimaryGeneratedColumn,
+  Unique,
+} from 'typeorm';
+import { ChatConversationEntity } from './chat-conversation.entity';
+
+export type ChatRole = 'user' | 'assistant';
+
+/** One message of a conversation; `position` orders them (0, 1, 2, ...). */
+@Entity('chat_messages')
+@Unique('UQ_chat_messages_conversation_position', ['conversationId', 'position'])
+@Check('CHK_chat_messages_role', `"role" IN ('user', 'assistant')`)
+export class ChatMessageEntity {
+  @PrimaryGeneratedColumn('uuid')
+  id!: string;
+
+  @Column({ type: 'uuid' })
+  tenantId!: string;
+
+  @ManyToOne('TenantEntity', { onDelete: 'CASCADE' })
+  @JoinColumn({ name: 'tenant_id' })
+  tenant?: object;
+
+  @Column({ type: 'uuid' })
+  conversationId!: string;
+
+  @ManyToOne(() => ChatConversationEntity, { onDelete: 'CASCADE' })
+  @JoinColumn({ name: 'conversation_id' })
+  conversation?: ChatConversationEntity;
+
+  @Column({ type: 'integer' })
+  position!: number;
+
+  @Column({ type: 'varchar', length: 16 })
+  role!: ChatRole;
+
+  @Column({ type: 'text' })
+  content!: string;
+
+  /** For answers: route, grade, rewrite, citations and model calls, as returned to the client. */
+  @Column({ type: 'jsonb', nullable: true })
+  metadata!: Record<string, unknown> | null;
+
+  @CreateDateColumn({ type: 'timestamptz' })
+  createdAt!: Date;
+}

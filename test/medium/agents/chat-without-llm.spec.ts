@@ -1,0 +1,74 @@
+import { DocumentIngestionService } from '@app/documents';
+import { ChatService, PlannerModule } from '@app/planner';
+import { AuthService } from '@app/platform';
+import { startTestContext, TestContext, testBackend } from '@test/support';
+
+describe(`agentic RAG chat without a language model (${testBackend()})`, () => {
+  let ctx: TestContext;
+  let chat: ChatService;
+  let tenantId: string;
+  const ask = (message: string) => chat.chat({ tenantId, userId: 'alice', message });
+
+  beforeAll(async () => {
+    ctx = await startTestContext([PlannerModule], { LLM_BASE_URL: '' });
+    chat = ctx.get(ChatService);
+    tenantId = (await ctx.get(AuthService).createTenant('chat-rules', 'Rules', undefined)).tenant.id;
+    const ingestion = ctx.get(DocumentIngestionService);
+    await ingestion.create(tenantId, {
+      filename: 'vacation.md',
+      content:
+        '# Vacation policy\n\nThe office opens at nine. Vacation requests go through the HR portal at least three days ahead. Managers approve them within a day.',
+    });
+    await ingestion.create(tenantId, {
+      filename: 'backup.md',
+      content:
+        '# Backups\n\nNightly PostgreSQL backups are written to object storage and verified every Sunday.',
+    });
+    await ingestion.processQueue();
+  });
+  afterAll(() => ctx?.close());
+
+  it('routes by rules, searches, grades by overlap and quotes the top passages with citations', async () => {
+    const result = await ask('How do vacation requests work?');
+    expect(result).toMatchObject({
+      route: 'INTERNAL_SEARCH',
+      route_source: 'rules',
+      grade: 'PASS',
+      grade_source: 'rules',
+      rewritten: false,
+      answer_source: 'extractive',
+      llm_calls: [],
+    });
+    expect(result.citations[0]).toMatchObject({ index: 1, document_name: 'vacation.md', chunk_index: 0 });
+    expect(result.answer).toContain(
+      'Vacation requests go through the HR portal at least three days ahead. [1]',
+    );
+    expect(result.answer).toContain('(vacation.md, chunk 0)');
+  });
+
+  it('answers greetings from a template without searching', async () => {
+    const result = await ask('Hello there!');
+    expect(result).toMatchObject({
+      route: 'CHITCHAT',
+      answer_source: 'template',
+      tool_calls: [],
+      grade: null,
+    });
+  });
+
+  it('rewrites to keywords when nothing relevant came back, and says so honestly when still nothing', async () => {
+    const result = await ask('What is the cafeteria menu for the quarterly offsite?');
+    expect(result).toMatchObject({
+      grade: 'FAIL',
+      rewritten: true,
+      search_queries: [
+        'What is the cafeteria menu for the quarterly offsite?',
+        'cafeteria menu quarterly offsite',
+      ],
+      answer_source: 'template',
+      citations: [],
+      documents: [],
+    });
+    expect(result.answer).toBe('I found no documents that answer this. Try asking with other words.');
+  });
+});
