@@ -9,3 +9,4 @@ export * from './fake-llm-server';
 export * from './planner-fixtures';
 export * from './embeddings-server';
 export * from './document-fixtures';
+export * from './chat-script';

@@ -2,9 +2,10 @@ import { DocumentIngestionService } from '@app/documents';
 import { ChatService, DocumentRetriever, PlannerModule } from '@app/planner';
 import { AuthService } from '@app/platform';
 import {
-  FakeLlmReply,
+  chatScript as script,
+  chatStepOf as stepOf,
   FakeLlmServer,
-  RecordedLlmRequest,
+  lastLlmMessage as lastMessage,
   startTestContext,
   TestContext,
   testBackend,
@@ -17,37 +18,6 @@ const DOCS = {
   'backup.md':
     '# Backups\n\nNightly PostgreSQL backups are written to object storage and verified every Sunday.',
 };
-
-type Step = 'router' | 'agent' | 'grader' | 'rewriter' | 'answer' | 'chitchat';
-type Handler = (request: RecordedLlmRequest) => FakeLlmReply;
-
-function stepOf(request: RecordedLlmRequest): Step {
-  const system: string = request.body.messages[0].content;
-  if (system.startsWith('You route')) return 'router';
-  if (system.startsWith('You check whether')) return 'grader';
-  if (system.startsWith('Rewrite the question')) return 'rewriter';
-  if (system.includes('answers from search results only')) return 'agent';
-  if (system.includes('Answer the question from the search results')) return 'answer';
-  return 'chitchat';
-}
-
-const lastMessage = (request: RecordedLlmRequest) => request.body.messages[request.body.messages.length - 1];
-
-/** A scripted model that answers each step of the chat; tests override the steps they are about. */
-function script(overrides: Partial<Record<Step, Handler>> = {}): Handler {
-  const defaults: Record<Step, Handler> = {
-    router: () => FakeLlmServer.text('INTERNAL_SEARCH'),
-    agent: (request) =>
-      lastMessage(request).role === 'tool'
-        ? FakeLlmServer.text('연차 휴가는 HR 포털에서 신청합니다 [1].')
-        : FakeLlmServer.toolCall('search_documents', { query: '휴가 신청' }),
-    grader: () => FakeLlmServer.text('PASS'),
-    rewriter: () => FakeLlmServer.text('배포 롤백 계획'),
-    answer: () => FakeLlmServer.text('배포는 화요일과 목요일에 합니다 [1].'),
-    chitchat: () => FakeLlmServer.text('안녕하세요! 무엇을 도와드릴까요?'),
-  };
-  return (request) => ({ ...defaults, ...overrides })[stepOf(request)](request);
-}
 
 describe(`agentic RAG chat against an OpenAI-compatible server (${testBackend()})`, () => {
   let llm: FakeLlmServer;
