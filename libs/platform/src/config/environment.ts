@@ -272,6 +272,10 @@ export class EnvironmentVariables {
   @IsInt()
   @Min(100)
   LLM_TIMEOUT_MS = 30_000;
+
+  @Transform(toNumber)
+  @IsInt()
+  @Min(100)
   EMBEDDINGS_TIMEOUT_MS = 30_000;
 
   @Transform(toNumber)
@@ -279,6 +283,11 @@ export class EnvironmentVariables {
   @Min(0)
   @Max(10)
   LLM_MAX_RETRIES = 2;
+
+  @Transform(toNumber)
+  @IsInt()
+  @Min(0)
+  @Max(10)
   EMBEDDINGS_MAX_RETRIES = 3;
 
   @Transform(toNumber)
@@ -308,6 +317,10 @@ export class EnvironmentVariables {
   @Min(1)
   @Max(50)
   PLANNER_MAX_STEPS = 8;
+
+  @Transform(toNumber)
+  @IsInt()
+  @Min(1)
   @Max(64)
   STAGE_MAX_CONCURRENCY = 4;
 
@@ -327,8 +340,16 @@ export class EnvironmentVariables {
   @IsOptional()
   @IsJSON({ message: 'must be a JSON array of MCP servers' })
   MCP_SERVERS?: string;
+
+  @Transform(toNumber)
+  @IsInt()
+  @Min(100)
   @Max(600_000)
   STAGE_TIMEOUT_MS = 60_000;
+
+  @Transform(toNumber)
+  @IsInt()
+  @Min(0)
   EMBEDDINGS_RETRY_BASE_MS = 500;
 
   // Agents (libs/planner): the tool-calling agent (/internal/v1/llm/execute) and the RAG chat (/api/chat)
