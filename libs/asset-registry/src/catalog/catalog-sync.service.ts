@@ -17,6 +17,13 @@ const INTERNAL_TABLES = [
   'api_keys',
   'tb_asset_registry',
   'tb_asset_version_history',
+  'documents',
+  'document_chunks',
+  'document_corpus',
+  'document_jobs',
+  'chunk_embeddings',
+  'ops_stage_runs',
+  'ops_demo_loads',
 ];
 
 export interface CatalogSyncInput {
