@@ -80,9 +80,20 @@ describe(`tool-calling agent over HTTP with the blog tools (${testBackend()})`, 
     blog.requests.length = 0;
   });
 
-  it('publishing again with the same backend changes nothing', async () => {
-    const again = await t.app.get(BlogToolsPublisher).publish({ tenantId, userId: 'test' }, blog.url);
+  it('publishing again changes nothing; another backend makes new versions', async () => {
+    const publisher = t.app.get(BlogToolsPublisher);
+    const again = await publisher.publish({ tenantId, userId: 'test' }, blog.url);
     expect(again.map((p) => p.outcome)).toEqual(['unchanged', 'unchanged']);
+    const moved = await publisher.publish({ tenantId, userId: 'test' }, 'http://blog-v2.internal');
+    expect(moved.map((p) => [p.outcome, p.version])).toEqual([
+      ['updated', 2],
+      ['updated', 2],
+    ]);
+    await publisher.publish({ tenantId, userId: 'test' }, blog.url);
+    const registry = t.app.get(ToolRegistry);
+    for (let i = 0; i < 100 && registry.definition(tenantId, 'post_blog_article')?.version !== 3; i++)
+      await sleep(20);
+    expect(registry.definition(tenantId, 'get_user_blog_posts')?.version).toBe(3);
   });
 
   it('needs a service or admin key', async () => {

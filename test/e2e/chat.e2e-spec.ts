@@ -87,7 +87,12 @@ describe(`RAG chat over HTTP (${testBackend()})`, () => {
     expect(second.body.conversation_id).toBe(id);
     const lastRequest = llm.chatRequests[llm.chatRequests.length - 1];
     expect(second.body.route).toBe('CHITCHAT');
-    expect(lastRequest.body.messages.map((m: any) => m.role)).toEqual(['system', 'user', 'assistant', 'user']);
+    expect(lastRequest.body.messages.map((m: any) => m.role)).toEqual([
+      'system',
+      'user',
+      'assistant',
+      'user',
+    ]);
 
     const read = await t.request('GET', `/api/chat/conversations/${id}`, { key: alice });
     expect(read.status).toBe(200);

@@ -1,7 +1,8 @@
 import { NestFactory } from '@nestjs/core';
-import { AuthService, JsonLogger } from '@app/platform';
+import { AuthService, DEFAULT_TENANT_SLUG, JsonLogger } from '@app/platform';
 import { BlogToolsPublisher } from '@app/planner';
 import { AppModule } from '../app.module';
+import { ensureBootstrapAdmin } from '../bootstrap';
 import { ParsedArgs, stringFlag } from './cli-args';
 
 /**
@@ -22,7 +23,12 @@ export async function runAgentsCommand(args: ParsedArgs): Promise<void> {
     abortOnError: false,
   });
   try {
-    const tenant = await app.get(AuthService).getTenant(stringFlag(args, 'tenant') ?? 'default');
+    const slug = stringFlag(args, 'tenant') ?? DEFAULT_TENANT_SLUG;
+    if (slug === DEFAULT_TENANT_SLUG) {
+      const firstRun = await ensureBootstrapAdmin(app);
+      if (firstRun.secret) process.stdout.write(`created the bootstrap admin key: ${firstRun.secret}\n`);
+    }
+    const tenant = await app.get(AuthService).getTenant(slug);
     const published = await app
       .get(BlogToolsPublisher)
       .publish({ tenantId: tenant.id, userId: 'cli' }, baseUrl);
