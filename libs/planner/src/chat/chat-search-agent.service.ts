@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { AppException, ErrorKind } from '@app/platform';
 import type { LlmMessage, LlmToolSpec } from '../llm/llm-client';
 import { ChatOptions } from './chat-options';
 import { numberedPassages, SEARCH_AGENT_PROMPT } from './chat-prompts';
@@ -153,7 +154,11 @@ export class ChatSearchAgentService {
           route === 'WEB_SEARCH'
             ? this.web.search(query, this.options.topK, trace.signal)
             : this.documents.search(tenantId, query, this.options.topK),
-        { retries: 2, baseDelayMs: this.options.retryBaseDelayMs },
+        {
+          retries: 2,
+          baseDelayMs: this.options.retryBaseDelayMs,
+          retryable: (error) => !(error instanceof AppException && error.kind === ErrorKind.INVALID_INPUT),
+        },
       );
       Object.assign(call, { success: true, result_count: value.length, attempts });
       return { passages: value, error: null };

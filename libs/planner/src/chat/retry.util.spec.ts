@@ -23,4 +23,15 @@ describe('withRetries', () => {
     await expect(failing).rejects.toMatchObject({ message: 'down', attempts: 2 });
     expect(delays).toEqual([1000]);
   });
+
+  it('does not retry errors the predicate calls permanent', async () => {
+    let calls = 0;
+    const failing = withRetries(() => (calls++, Promise.reject(new Error('bad query'))), {
+      retries: 2,
+      baseDelayMs: 1,
+      retryable: (error) => error.message !== 'bad query',
+    });
+    await expect(failing).rejects.toMatchObject({ attempts: 1 });
+    expect(calls).toBe(1);
+  });
 });

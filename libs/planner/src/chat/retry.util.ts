@@ -21,14 +21,21 @@ const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(r
  */
 export async function withRetries<T>(
   fn: (attempt: number) => Promise<T>,
-  options: { retries: number; baseDelayMs: number; sleep?: (ms: number) => Promise<void> },
+  options: {
+    retries: number;
+    baseDelayMs: number;
+    /** False for errors a retry cannot fix (bad input); those end the attempts at once. */
+    retryable?: (error: Error) => boolean;
+    sleep?: (ms: number) => Promise<void>;
+  },
 ): Promise<RetryOutcome<T>> {
   const sleep = options.sleep ?? defaultSleep;
   for (let attempt = 1; ; attempt++) {
     try {
       return { value: await fn(attempt), attempts: attempt };
     } catch (error) {
-      if (attempt > options.retries) throw new RetriesExhausted(error as Error, attempt);
+      if (attempt > options.retries || options.retryable?.(error as Error) === false)
+        throw new RetriesExhausted(error as Error, attempt);
       await sleep(options.baseDelayMs * 2 ** (attempt - 1));
     }
   }

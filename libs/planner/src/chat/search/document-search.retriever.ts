@@ -3,6 +3,9 @@ import { DocumentSearchService } from '@app/documents';
 import { DocumentRetriever } from './document-retriever';
 import type { Passage } from './passage';
 
+/** Long questions are searched by their start; the document search refuses very long queries. */
+const MAX_QUERY_CHARS = 1000;
+
 /** The chat's document search: hybrid (keyword + vector, fused) search of @app/documents. */
 @Injectable()
 export class DocumentSearchRetriever extends DocumentRetriever {
@@ -15,7 +18,11 @@ export class DocumentSearchRetriever extends DocumentRetriever {
     query: string,
     topK: number,
   ): Promise<Array<Extract<Passage, { kind: 'document' }>>> {
-    const response = await this.documents.search(tenantId, { query, search_type: 'hybrid', top_k: topK });
+    const response = await this.documents.search(tenantId, {
+      query: query.slice(0, MAX_QUERY_CHARS),
+      search_type: 'hybrid',
+      top_k: topK,
+    });
     return response.results.map((hit) => ({
       kind: 'document' as const,
       document_id: hit.document_id,
