@@ -76,7 +76,8 @@ export interface RunningProcess {
 export function runNode(script: string, env: Record<string, string>, args: string[] = []): RunningProcess {
   const child = spawn(process.execPath, [path.join(ROOT, script), ...args], {
     cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
+    // No demo dataset unless a test asks for it: its background load would compete with the test.
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', DEMO_DATA: 'off', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

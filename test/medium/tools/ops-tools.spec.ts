@@ -36,13 +36,15 @@ describe(`OPS tools over the demo dataset (${testBackend()})`, () => {
   let otherTenantId: string;
   let registry: ToolRegistry;
   let db: DataSource;
+  // Both loads use one anchor: the dataset is relative to its anchor, and a later anchor may add newer points.
+  const anchor = new Date();
 
   beforeAll(async () => {
     ctx = await startTestContext([ToolsModule]);
     const auth = ctx.get(AuthService);
     tenantId = (await auth.createTenant('demo-ops', 'Demo', undefined)).tenant.id;
     otherTenantId = (await auth.createTenant('other-ops', 'Other', undefined)).tenant.id;
-    const status = await ctx.get(DemoDataService).load(tenantId, { scale: 'small' });
+    const status = await ctx.get(DemoDataService).load(tenantId, { scale: 'small', now: anchor });
     expect(status).toMatchObject({ state: 'ready', phase: 'done' });
     registry = ctx.get(ToolRegistry);
     db = ctx.get(DataSource);
@@ -66,7 +68,7 @@ describe(`OPS tools over the demo dataset (${testBackend()})`, () => {
     expect(before.items).toBeGreaterThan(80);
     expect(before.metric_samples).toBeGreaterThan(300_000);
     await db.query(`UPDATE ops_demo_loads SET state = 'failed' WHERE tenant_id = $1`, [tenantId]);
-    const after = await ctx.get(DemoDataService).load(tenantId, { scale: 'small' });
+    const after = await ctx.get(DemoDataService).load(tenantId, { scale: 'small', now: anchor });
     expect(after.counts).toEqual(before);
     const other = await registry.execute(context(otherTenantId), 'ci_lookup', { limit: 5 });
     expect(other.data).toMatchObject({ items: [], total: 0 });

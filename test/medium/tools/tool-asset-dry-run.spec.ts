@@ -1,7 +1,8 @@
 import { Injectable, Module, Optional } from '@nestjs/common';
-import type { SqlToolConfig, ToolAssetSpec } from '@app/asset-registry';
+import type { ToolAssetSpec } from '@app/asset-registry';
 import { ToolAssetDryRunner } from '@app/asset-registry';
-import { SQL_TOOL_FACTORY, Tool, ToolContext, ToolsModule, type DynamicToolFactory } from '@app/tools';
+import { AuthService } from '@app/platform';
+import { HttpToolsModule, ToolsModule } from '@app/tools';
 import { startTestContext, TestContext, testBackend } from '@test/support';
 import { sendJson, StandInServer, startStandIn } from '../../support/http-stand-in';
 
@@ -13,30 +14,6 @@ class PublishingService {
 
 @Module({ providers: [PublishingService], exports: [PublishingService] })
 class PublishingModule {}
-
-/** A stand-in `sql` factory: the real one belongs to the OPS data side of the library. */
-class EchoSqlFactory implements DynamicToolFactory {
-  create(spec: ToolAssetSpec): Tool {
-    const config = spec.tool_config as SqlToolConfig;
-    return {
-      definition: {
-        name: spec.name,
-        description: spec.description,
-        tool_type: 'sql',
-        input_schema: spec.tool_input_schema,
-        output_schema: spec.tool_output_schema,
-        has_side_effects: false,
-        timeout_ms: 1000,
-        source: 'dynamic',
-      },
-      execute: (ctx: ToolContext, input: Record<string, unknown>) =>
-        Promise.resolve({ data: { query: config.query, input, tenant: ctx.tenantId } }),
-    };
-  }
-}
-
-@Module({ providers: [{ provide: SQL_TOOL_FACTORY, useClass: EchoSqlFactory }] })
-class SqlFactoryModule {}
 
 const httpSpec = (url: string, extra: Partial<ToolAssetSpec> = {}): ToolAssetSpec => ({
   name: 'list_posts',
@@ -57,7 +34,7 @@ const sqlSpec: ToolAssetSpec = {
   name: 'servers_by_env',
   description: 'servers in an environment',
   tool_type: 'sql',
-  tool_config: { query: 'SELECT name FROM ci WHERE environment = :env' },
+  tool_config: { query: 'SELECT name, environment FROM configuration_items WHERE environment = :env' },
   tool_input_schema: { type: 'object', properties: { env: { type: 'string' } } },
   tool_output_schema: null,
 };
@@ -126,24 +103,24 @@ describe(`tool asset dry runs (${testBackend()})`, () => {
     expect(stand.requests.some((r) => r.method === 'POST')).toBe(false);
   });
 
-  it('skips sql specs when no sql factory is registered', async () => {
-    expect(await ctx.get(ToolAssetDryRunner).dryRun('tenant-a', sqlSpec, { env: 'prod' })).toMatchObject({
-      status: 'skipped',
-    });
+  it('runs a sql spec with the real sql tool, bound to the tenant', async () => {
+    const tenantId = (await ctx.get(AuthService).createTenant('dry-run-sql', 'Dry run', undefined)).tenant.id;
+    const outcome = await ctx.get(ToolAssetDryRunner).dryRun(tenantId, sqlSpec, { env: 'prod' });
+    expect(outcome).toMatchObject({ status: 'passed' });
   });
 
-  describe('with a sql factory registered', () => {
-    let withSql: TestContext;
+  describe('without a sql factory', () => {
+    let httpOnly: TestContext;
     beforeAll(async () => {
-      withSql = await startTestContext([ToolsModule, SqlFactoryModule]);
+      httpOnly = await startTestContext([HttpToolsModule]);
     });
-    afterAll(() => withSql?.close());
+    afterAll(() => httpOnly?.close());
 
-    it('builds the sql tool with it and runs the sample', async () => {
-      const outcome = await withSql.get(ToolAssetDryRunner).dryRun('tenant-b', sqlSpec, { env: 'prod' });
-      expect(outcome).toMatchObject({
-        status: 'passed',
-        output: { query: sqlSpec.tool_config.query as string, input: { env: 'prod' }, tenant: 'tenant-b' },
+    it('skips sql specs', async () => {
+      expect(
+        await httpOnly.get(ToolAssetDryRunner).dryRun('tenant-b', sqlSpec, { env: 'prod' }),
+      ).toMatchObject({
+        status: 'skipped',
       });
     });
   });
