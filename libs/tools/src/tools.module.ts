@@ -2,10 +2,12 @@ import { Module } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AssetRegistryModule } from '@app/asset-registry';
+import { DocumentsModule } from '@app/documents';
 import { DemoController } from './api/demo.controller';
 import { StageController } from './api/stage.controller';
 import { ToolsController } from './api/tools.controller';
 import { CiLookupTool } from './builtin/ci-lookup.tool';
+import { DocumentSearchTool } from './builtin/document-search.tool';
 import { GraphAnalysisTool } from './builtin/graph-analysis.tool';
 import { HistoryQueryTool } from './builtin/history-query.tool';
 import { MetricQueryTool } from './builtin/metric-query.tool';
@@ -40,6 +42,7 @@ import { SQL_TOOL_FACTORY } from './http/dynamic-tool.factory';
     DiscoveryModule,
     HttpToolsModule,
     AssetRegistryModule,
+    DocumentsModule,
     TypeOrmModule.forFeature([
       ConfigurationItemEntity,
       MetricSampleEntity,
@@ -61,6 +64,7 @@ import { SQL_TOOL_FACTORY } from './http/dynamic-tool.factory';
     MetricQueryTool,
     HistoryQueryTool,
     GraphAnalysisTool,
+    DocumentSearchTool,
     DemoDataRepository,
     DemoDataService,
     DemoDataScheduler,

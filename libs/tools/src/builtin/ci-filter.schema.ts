@@ -21,6 +21,7 @@ const stringOrList = (description: string) => ({
 export const CI_FILTER_SCHEMA = {
   type: 'object',
   description: 'Filters on configuration item fields (see the catalog table configuration_items).',
+  'x-catalog-table': 'configuration_items',
   properties: {
     ci_type: oneOrMany(CI_TYPES, 'Item type.'),
     environment: oneOrMany(CI_ENVIRONMENTS, 'Environment: prod (운영), staging, dev (개발).'),
