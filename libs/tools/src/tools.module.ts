@@ -15,6 +15,7 @@ import { ToolRegistry } from './core/tool-registry';
 import { DemoDataRepository } from './demo/demo-data.repository';
 import { DemoDataScheduler } from './demo/demo-data.scheduler';
 import { DemoDataService } from './demo/demo-data.service';
+import { DemoKnowledgeService } from './demo/demo-knowledge.service';
 import { DemoLoadEntity } from './demo/demo-load.entity';
 import { DynamicToolLoader } from './dynamic/dynamic-tool-loader.service';
 import { HttpToolsModule } from './http/http-tools.module';
@@ -67,6 +68,7 @@ import { SQL_TOOL_FACTORY } from './http/dynamic-tool.factory';
     DocumentSearchTool,
     DemoDataRepository,
     DemoDataService,
+    DemoKnowledgeService,
     DemoDataScheduler,
     SqlToolRepository,
     SqlToolFactory,

@@ -27,7 +27,7 @@ export const CI_FILTER_SCHEMA = {
     environment: oneOrMany(CI_ENVIRONMENTS, 'Environment: prod (운영), staging, dev (개발).'),
     status: oneOrMany(CI_STATUSES, 'Operational status.'),
     owner: stringOrList('Owning team, exact match.'),
-    names: stringOrList('Exact item names.'),
+    names: { ...stringOrList('Exact item names.'), 'x-catalog-column': 'configuration_items.name' },
     tags: {
       type: 'array',
       items: { type: 'string' },

@@ -66,7 +66,21 @@ export const GRAPH_ANALYSIS_TOOL: ToolDefinition = {
       view: { type: 'string' },
       depth: { type: 'integer' },
       scope: { type: 'array' },
-      nodes: { type: 'array' },
+      nodes: {
+        type: 'array',
+        items: {
+          type: 'object',
+          properties: {
+            id: { type: 'string' },
+            name: { type: 'string' },
+            ci_type: { type: 'string' },
+            environment: { type: 'string' },
+            status: { type: 'string' },
+            depth: { type: 'integer' },
+          },
+          required: ['id', 'name', 'depth'],
+        },
+      },
       edges: { type: 'array' },
       cycles: { type: 'array' },
       truncated: { type: 'boolean' },

@@ -30,13 +30,13 @@ export const HISTORY_QUERY_TOOL: ToolDefinition = {
       kinds: {
         type: 'array',
         items: { type: 'string', enum: [...EVENT_KINDS] },
-      'x-catalog-column': 'history_events.kind',
+        'x-catalog-column': 'history_events.kind',
         description: 'Event kinds (any of).',
       },
       severities: {
         type: 'array',
         items: { type: 'string', enum: [...EVENT_SEVERITIES] },
-      'x-catalog-column': 'history_events.severity',
+        'x-catalog-column': 'history_events.severity',
         description: 'Severities (any of).',
       },
       keywords: {
