@@ -62,14 +62,14 @@ const INTENT_BY_TOOL: Record<string, string> = {
 export class FallbackPlanner {
   plan(input: FallbackPlannerInput): FallbackPlanResult {
     const text = normalizeText(input.query);
-    const terms = contentTerms(input.query);
     const signals = extractSignals(input.query, input.now);
     const warnings: string[] = [];
     const mappings = [...(input.mappings?.mappings ?? [])].sort(
       (a, b) => b.keyword.length - a.keyword.length,
     );
-    // Item names ("prod-payment-db") are names, not a filter on prod databases.
+    // Item names ("prod-payment-db") are names, not a filter on prod databases nor words to route by.
     const factText = signals.identifiers.reduce((rest, id) => rest.split(id).join(' '), text);
+    const terms = contentTerms(factText);
     const matchedMappings = mappings.filter((m) => containsTerm(factText, normalizeText(m.keyword)));
     const facts = this.facts(factText, input.catalog, matchedMappings);
     const aggregation =
@@ -86,7 +86,7 @@ export class FallbackPlanner {
     for (const tool of input.tools) {
       let strong = 0;
       for (const term of this.toolTerms(tool))
-        if (queryHasTerm(text, terms, term)) strong += idf.get(term) ?? 0;
+        if (queryHasTerm(factText, terms, term)) strong += idf.get(term) ?? 0;
       if (matchedMappings.some((m) => m.kind === 'tool' && m.value === tool.name)) strong += 3;
       weak[tool.name] = 0;
       for (const property of schemaProperties(tool.input_schema)) {

@@ -14,6 +14,8 @@ import { listDemoRunbooks } from './demo-runbooks';
 export const DEMO_CATALOG_ASSET = 'ops';
 export const DEMO_MAPPING_ASSET = 'ops-keywords';
 const DEMO_ACTOR = 'demo-loader';
+const RUNBOOK_SETTLE_ATTEMPTS = 150;
+const RUNBOOK_SETTLE_POLL_MS = 200;
 
 export interface DemoAssetOutcome {
   asset_type: AssetType;
@@ -75,8 +77,26 @@ export class DemoKnowledgeService {
       });
       outcomes.push({ filename: runbook.file, document_id: document.id, queued });
     }
-    if (drain && outcomes.some((o) => o.queued)) await this.documents.processQueue();
+    if (drain && outcomes.some((o) => o.queued)) await this.settle(tenantId, outcomes);
     return outcomes;
+  }
+
+  /**
+   * Processes the queue here, then waits for jobs the background worker claimed first, so the
+   * runbooks are searchable (or recorded as failed) when the load reports ready.
+   */
+  private async settle(tenantId: string, outcomes: DemoRunbookOutcome[]): Promise<void> {
+    await this.documents.processQueue();
+    for (let attempt = 0; attempt < RUNBOOK_SETTLE_ATTEMPTS; attempt++) {
+      const views = await Promise.all(outcomes.map((o) => this.documents.get(tenantId, o.document_id)));
+      if (views.every((v) => v.status === 'done' || v.status === 'failed')) return;
+      await new Promise((resolve) => setTimeout(resolve, RUNBOOK_SETTLE_POLL_MS));
+      await this.documents.processQueue();
+    }
+    this.logger.warn({
+      msg: 'demo runbooks still processing; the document worker will finish them',
+      tenantId,
+    });
   }
 
   private async publish(
