@@ -145,7 +145,8 @@ export async function evaluatePlanner(
 ): Promise<EvaluationReport> {
   const { now, questions } = loadQuestions();
   const registry = new ToolRegistry({ getProviders: () => [] } as unknown as DiscoveryService);
-  for (const definition of BUILTIN_TOOL_DEFINITIONS) registry.registerBuiltin(new DefinitionOnlyTool(definition));
+  for (const definition of BUILTIN_TOOL_DEFINITIONS)
+    registry.registerBuiltin(new DefinitionOnlyTool(definition));
   const knowledge = new InMemoryPlanningKnowledge();
   knowledge.set(null, {
     catalog: { name: 'ops', version: 1, content: OPS_CATALOG },
@@ -245,8 +246,10 @@ async function main(): Promise<void> {
   } else {
     process.stdout.write('\n(LLM_BASE_URL not set: LLM evaluation skipped)\n');
   }
-  if (process.argv.includes("--errors")) for (const s of fallback.scores.filter((q) => !q.valid)) process.stdout.write(`${s.id}: ${JSON.stringify(s.errors)}\n`);
-  if (process.argv.includes("--json")) process.stdout.write(`${JSON.stringify(fallback, null, 2)}\n`);
+  if (process.argv.includes('--errors'))
+    for (const s of fallback.scores.filter((q) => !q.valid))
+      process.stdout.write(`${s.id}: ${JSON.stringify(s.errors)}\n`);
+  if (process.argv.includes('--json')) process.stdout.write(`${JSON.stringify(fallback, null, 2)}\n`);
 }
 
 if (require.main === module) {

@@ -50,7 +50,7 @@ export function schemaProperties(schema: JsonSchema | null | undefined): Propert
 /** The keys an object schema accepts, or null when it accepts any key. */
 export function allowedKeys(schema: JsonSchema | null | undefined): Set<string> | null {
   if (!schema || schema.additionalProperties !== false) return null;
-  return new Set(Object.keys((schema.properties ?? {})));
+  return new Set(Object.keys(schema.properties ?? {}));
 }
 
 export function findProperty(
