@@ -14,6 +14,7 @@ import { listDemoRunbooks } from './demo-runbooks';
 export const DEMO_CATALOG_ASSET = 'ops';
 export const DEMO_MAPPING_ASSET = 'ops-keywords';
 const DEMO_ACTOR = 'demo-loader';
+const RUNBOOK_METADATA = { source: 'demo', kind: 'runbook' };
 const RUNBOOK_SETTLE_ATTEMPTS = 150;
 const RUNBOOK_SETTLE_POLL_MS = 200;
 
@@ -72,12 +73,12 @@ export class DemoKnowledgeService {
         filename: runbook.file,
         content: runbook.content,
         contentType: 'text/markdown',
-        metadata: { source: 'demo', kind: 'runbook', language: runbook.language, title: runbook.title },
+        metadata: { ...RUNBOOK_METADATA, language: runbook.language, title: runbook.title },
         userId: DEMO_ACTOR,
       });
       outcomes.push({ filename: runbook.file, document_id: document.id, queued });
     }
-    if (drain && outcomes.some((o) => o.queued)) await this.settle(tenantId, outcomes);
+    if (drain && outcomes.some((o) => o.queued)) await this.settle(tenantId);
     return outcomes;
   }
 
@@ -85,11 +86,11 @@ export class DemoKnowledgeService {
    * Processes the queue here, then waits for jobs the background worker claimed first, so the
    * runbooks are searchable (or recorded as failed) when the load reports ready.
    */
-  private async settle(tenantId: string, outcomes: DemoRunbookOutcome[]): Promise<void> {
+  private async settle(tenantId: string): Promise<void> {
     await this.documents.processQueue();
     for (let attempt = 0; attempt < RUNBOOK_SETTLE_ATTEMPTS; attempt++) {
-      const views = await Promise.all(outcomes.map((o) => this.documents.get(tenantId, o.document_id)));
-      if (views.every((v) => v.status === 'done' || v.status === 'failed')) return;
+      const { items } = await this.documents.list(tenantId, { metadata: RUNBOOK_METADATA, limit: 500 });
+      if (items.every((v) => v.status === 'done' || v.status === 'failed')) return;
       await new Promise((resolve) => setTimeout(resolve, RUNBOOK_SETTLE_POLL_MS));
       await this.documents.processQueue();
     }
