@@ -1,4 +1,5 @@
 import { Module, OnModuleInit } from '@nestjs/common';
+import { AssetRegistryModule } from '@app/asset-registry';
 import { AppConfig, HealthRegistry } from '@app/platform';
 import { ToolsModule } from '@app/tools';
 import { AnswerWriter } from './answer/answer-writer';
@@ -6,7 +7,8 @@ import { AskService } from './ask.service';
 import { PlanExecutor } from './execution/plan-executor';
 import { RegistryPlanExecutor } from './execution/registry-plan.executor';
 import { PlannerController } from './http/planner.controller';
-import { InMemoryPlanningKnowledge, PlanningKnowledge } from './knowledge/planning-knowledge';
+import { AssetPlanningKnowledge } from './knowledge/asset-planning-knowledge';
+import { PlanningKnowledge } from './knowledge/planning-knowledge';
 import { LlmClient } from './llm/llm-client';
 import { OpenAiLlmClient } from './llm/openai-llm.client';
 import { UnconfiguredLlmClient } from './llm/unconfigured-llm.client';
@@ -31,11 +33,11 @@ export function createLlmClient(config: AppConfig): LlmClient {
 }
 
 @Module({
-  imports: [ToolsModule],
+  imports: [ToolsModule, AssetRegistryModule],
   controllers: [PlannerController],
   providers: [
     { provide: LlmClient, useFactory: createLlmClient, inject: [AppConfig] },
-    { provide: PlanningKnowledge, useClass: InMemoryPlanningKnowledge },
+    { provide: PlanningKnowledge, useClass: AssetPlanningKnowledge },
     { provide: PlanExecutor, useClass: RegistryPlanExecutor },
     {
       provide: PlannerOptions,
