@@ -11,9 +11,15 @@ import {
   type PlanOutcome,
 } from '@app/planner';
 import { AppConfig, validateEnvironment } from '@app/platform';
-import { ToolRegistry } from '@app/tools';
-import { createFakeOpsTools } from './ops-fake-tools';
-import { OPS_CATALOG, OPS_MAPPINGS } from './ops-tool-definitions';
+import {
+  BUILTIN_TOOL_DEFINITIONS,
+  OPS_CATALOG,
+  OPS_KEYWORD_MAPPINGS,
+  ToolRegistry,
+  type Tool,
+  type ToolDefinition,
+  type ToolOutput,
+} from '@app/tools';
 
 interface LabelledQuestion {
   id: string;
@@ -34,6 +40,7 @@ export interface QuestionScore {
   executed: boolean;
   chosen: string[];
   misses: string[];
+  errors: string[];
 }
 
 export interface EvaluationReport {
@@ -44,6 +51,8 @@ export interface EvaluationReport {
   paramAccuracy: number;
   invalidPlans: number;
   invalidPlansExecuted: number;
+  /** Steps of valid plans that the tool's own input schema still refused (should be none). */
+  inputRejected: string[];
   fellBack: number;
   byGroup: Record<string, { questions: number; toolAccuracy: number; paramAccuracy: number }>;
   scores: QuestionScore[];
@@ -104,6 +113,7 @@ function score(question: LabelledQuestion, outcome: PlanOutcome, executed: boole
     executed,
     chosen,
     misses,
+    errors: outcome.errors.map((e) => `${e.step_id ?? '-'} ${e.code} ${e.path}: ${e.message}`),
   };
 }
 
@@ -111,24 +121,43 @@ function ratio(part: number, whole: number): number {
   return whole ? Math.round((part / whole) * 1000) / 10 : 100;
 }
 
-/** Plans every labelled question (and runs the valid plans against the stand-in tools) and scores it. */
+/**
+ * A built-in's real definition without its database: the registry still validates every input
+ * against the real schema before this runs, which is what the evaluation checks of execution.
+ */
+class DefinitionOnlyTool implements Tool {
+  readonly calls: Array<Record<string, unknown>> = [];
+  constructor(readonly definition: ToolDefinition) {}
+
+  execute(_context: unknown, input: Record<string, unknown>): Promise<ToolOutput> {
+    this.calls.push(input);
+    return Promise.resolve({ data: {} });
+  }
+}
+
+/**
+ * Plans every labelled question against the real built-in tool definitions, the OPS catalog and the
+ * keyword mappings the demo tenant publishes, runs the valid plans through input validation, and scores it.
+ */
 export async function evaluatePlanner(
   mode: 'fallback' | 'llm',
   llm: LlmClient = new UnconfiguredLlmClient(),
 ): Promise<EvaluationReport> {
   const { now, questions } = loadQuestions();
   const registry = new ToolRegistry({ getProviders: () => [] } as unknown as DiscoveryService);
-  for (const tool of createFakeOpsTools(now)) registry.registerBuiltin(tool);
+  for (const definition of BUILTIN_TOOL_DEFINITIONS)
+    registry.registerBuiltin(new DefinitionOnlyTool(definition));
   const knowledge = new InMemoryPlanningKnowledge();
   knowledge.set(null, {
-    catalog: { name: 'ops-catalog', version: 1, content: OPS_CATALOG },
-    mappings: { name: 'ops-mappings', version: 1, content: OPS_MAPPINGS },
+    catalog: { name: 'ops', version: 1, content: OPS_CATALOG },
+    mappings: { name: 'ops-keywords', version: 1, content: OPS_KEYWORD_MAPPINGS },
   });
   const options = { tokenBudget: 6000, maxLimit: 100, maxSteps: 8, executionTimeoutMs: 30_000 };
   const planner = new PlannerService(registry, knowledge, llm, options);
   const executor = new RegistryPlanExecutor(registry);
 
   const scores: QuestionScore[] = [];
+  const inputRejected: string[] = [];
   for (const question of questions) {
     const outcome = await planner.plan({
       tenantId: 'eval',
@@ -147,8 +176,11 @@ export async function evaluatePlanner(
         deadline,
         signal: new AbortController().signal,
       };
-      await executor.execute(context, outcome.plan.steps, deadline);
+      const run = await executor.execute(context, outcome.plan.steps, deadline);
       executed = true;
+      for (const step of run.steps)
+        if (step.result.error_details?.code === 'INVALID_INPUT')
+          inputRejected.push(`${question.id}/${step.step_id}: ${JSON.stringify(step.result.error_details)}`);
     }
     scores.push(score(question, outcome, executed));
   }
@@ -175,6 +207,7 @@ export async function evaluatePlanner(
     paramAccuracy: all.paramAccuracy,
     invalidPlans: scores.filter((s) => !s.valid).length,
     invalidPlansExecuted: scores.filter((s) => !s.valid && s.executed).length,
+    inputRejected,
     fellBack: scores.filter((s) => s.planner === 'fallback').length,
     byGroup,
     scores,
@@ -188,6 +221,8 @@ function print(report: EvaluationReport): void {
   out.write(`tool-selection accuracy: ${report.toolAccuracy}%\n`);
   out.write(`parameter accuracy:      ${report.paramAccuracy}%\n`);
   out.write(`invalid plans:           ${report.invalidPlans} (executed: ${report.invalidPlansExecuted})\n`);
+  out.write(`inputs refused by tools:  ${report.inputRejected.length}\n`);
+  for (const refused of report.inputRejected) out.write(`  refused ${refused}\n`);
   if (report.mode === 'llm') out.write(`fell back to deterministic: ${report.fellBack}\n`);
   for (const [group, s] of Object.entries(report.byGroup)) {
     out.write(
@@ -211,6 +246,9 @@ async function main(): Promise<void> {
   } else {
     process.stdout.write('\n(LLM_BASE_URL not set: LLM evaluation skipped)\n');
   }
+  if (process.argv.includes('--errors'))
+    for (const s of fallback.scores.filter((q) => !q.valid))
+      process.stdout.write(`${s.id}: ${JSON.stringify(s.errors)}\n`);
   if (process.argv.includes('--json')) process.stdout.write(`${JSON.stringify(fallback, null, 2)}\n`);
 }
 

@@ -26,6 +26,7 @@ describe(`demo data loaded in the background at start-up (${testBackend()})`, ()
     }
     expect(status).toMatchObject({ state: 'ready', scale: 'small', phase: 'done' });
     expect(status.counts.items).toBeGreaterThan(80);
+    expect(status.counts).toMatchObject({ published_assets: 2, runbooks: 6 });
     const health = await t.request('GET', '/health/ready', { key: null });
     expect(health.body.checks.demo_data).toMatchObject({ status: 'ok', state: 'ready', mode: 'on' });
 

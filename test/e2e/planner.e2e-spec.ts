@@ -1,60 +1,66 @@
-import { InMemoryPlanningKnowledge, PlanningKnowledge } from '@app/planner';
-import { ToolRegistry } from '@app/tools';
+import { DataSource } from 'typeorm';
+import { DemoDataService } from '@app/tools';
 import {
-  feedOpsKnowledge,
-  registerFakeOpsTools,
+  lastWeekOf,
   SEED_QUERY,
   startTestApp,
   TestApp,
   testBackend,
+  TOP_PROD_SERVERS_BY_CPU_SQL,
 } from '@test/support';
 
-describe(`planner over HTTP (${testBackend()})`, () => {
+/** Planner, tools, assets and documents together over HTTP, on the demo dataset of a fresh tenant. */
+describe(`planner end to end on the demo dataset (${testBackend()})`, () => {
+  const NOW = new Date();
   let t: TestApp;
+  let tenantId: string;
   let operator: string;
   let reader: string;
+  let db: DataSource;
 
   beforeAll(async () => {
     t = await startTestApp();
-    registerFakeOpsTools(t.app.get(ToolRegistry));
-    feedOpsKnowledge(t.app.get<PlanningKnowledge, InMemoryPlanningKnowledge>(PlanningKnowledge));
-    operator = (await t.request('POST', '/api/keys', { body: { name: 'ops', role: 'operator' } })).body
-      .secret;
-    reader = (await t.request('POST', '/api/keys', { body: { name: 'viewer', role: 'reader' } })).body.secret;
-  });
+    const created = await t.request('POST', '/api/tenants', { body: { slug: 'planner-demo' } });
+    tenantId = created.body.tenant.id;
+    const admin = created.body.secret as string;
+    operator = (await t.request('POST', '/api/keys', { key: admin, body: { name: 'ops', role: 'operator' } }))
+      .body.secret;
+    reader = (await t.request('POST', '/api/keys', { key: admin, body: { name: 'viewer', role: 'reader' } }))
+      .body.secret;
+    const status = await t.app.get(DemoDataService).load(tenantId, { scale: 'small', now: NOW });
+    expect(status).toMatchObject({ state: 'ready', counts: { published_assets: 2, runbooks: 6 } });
+    db = t.app.get(DataSource);
+  }, 400_000);
   afterAll(() => t.close());
 
-  it('POST /ops/plan returns the seed plan from the fallback planner when no LLM is configured', async () => {
+  it("POST /ops/plan gives the seed's plan from the published catalog and mappings", async () => {
     const res = await t.request('POST', '/ops/plan', {
       key: operator,
-      body: { query: SEED_QUERY, now: '2026-11-22T09:00:00Z' },
+      body: { query: SEED_QUERY, now: NOW.toISOString() },
     });
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({
-      valid: true,
-      planner: 'fallback',
-      model: null,
-      errors: [],
-      prompt: null,
-    });
+    expect(res.body).toMatchObject({ valid: true, planner: 'fallback', model: null, errors: [] });
+    const { start, end } = lastWeekOf(NOW);
     const [lookup, metric] = res.body.plan.steps;
     expect(lookup).toMatchObject({
       tool_type: 'ci_lookup',
-      parameters: { filters: { environment: 'prod' }, limit: 5 },
+      parameters: { filters: { environment: 'prod', ci_type: 'server' }, limit: 5 },
     });
     expect(metric).toMatchObject({
       tool_type: 'metric_query',
       parameters: {
-        metric: 'cpu_usage',
-        aggregation: 'avg',
+        metric_name: 'cpu_usage',
+        agg: 'avg',
         top_n: 5,
-        time_range: { start: '2026-11-09T00:00:00.000Z', end: '2026-11-16T00:00:00.000Z' },
-        filters: { environment: 'prod' },
+        order: 'desc',
+        time_range: { start: start.toISOString(), end: end.toISOString() },
+        ci_filter: { environment: 'prod', ci_type: 'server' },
       },
     });
     expect(res.body.asset_versions).toMatchObject({
-      catalog: { name: 'ops-catalog', version: 3 },
-      mappings: { version: 2 },
+      catalog: { name: 'ops', version: 1 },
+      mappings: { name: 'ops-keywords', version: 1 },
+      prompt: null,
     });
     expect(res.body.asset_versions.tools).toEqual([
       { name: 'ci_lookup', source: 'builtin', version: null },
@@ -62,27 +68,69 @@ describe(`planner over HTTP (${testBackend()})`, () => {
     ]);
   });
 
-  it('POST /ops/ask answers the seed question with the top 5 prod servers by average CPU', async () => {
-    const res = await t.request('POST', '/ops/ask', { key: operator, body: { query: SEED_QUERY } });
+  it('POST /ops/ask answers with the top 5 prod servers that SQL finds independently', async () => {
+    const res = await t.request('POST', '/ops/ask', {
+      key: operator,
+      body: { query: SEED_QUERY, now: NOW.toISOString() },
+    });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ status: 'answered', answer_source: 'template', model: null });
-    const metric = res.body.execution.steps.find((s: any) => s.tool_type === 'metric_query');
-    expect(metric.result.data.groups.map((g: any) => g.ci_name)).toEqual([
-      'api-02',
-      'web-03',
-      'web-01',
-      'api-01',
-      'web-02',
+    const { start, end } = lastWeekOf(NOW);
+    const expected: Array<{ name: string; value: number }> = await db.query(TOP_PROD_SERVERS_BY_CPU_SQL, [
+      tenantId,
+      start,
+      end,
+      5,
     ]);
-    expect(res.body.answer).toMatch(/1\. api-02 \(sys-005\): [\d.]+\n2\. web-03/);
-    expect(res.body.execution.steps).toHaveLength(2);
-    expect(res.body.timings).toEqual(
-      expect.objectContaining({
-        planning_ms: expect.any(Number),
-        execution_ms: expect.any(Number),
-        total_ms: expect.any(Number),
-      }),
+    expect(expected).toHaveLength(5);
+    const metric = res.body.execution.steps.find((s: any) => s.tool_type === 'metric_query');
+    const groups = metric.result.data.groups as Array<{ ci_name: string; value: number }>;
+    expect(groups.map((g) => g.ci_name)).toEqual(expected.map((e) => e.name));
+    groups.forEach((g, i) => expect(g.value).toBeCloseTo(Number(expected[i].value), 3));
+    expect(res.body.answer).toContain(`1. ${expected[0].name}`);
+    expect(res.body.answer).toContain(expected[4].name);
+    expect(res.body.asset_versions.catalog).toEqual({ name: 'ops', version: 1 });
+  });
+
+  it('answers an English question end to end through graph_analysis', async () => {
+    const [database] = await db.query(
+      `SELECT name FROM ops_configuration_items WHERE tenant_id = $1 AND environment = 'prod' AND ci_type = 'database' ORDER BY name LIMIT 1`,
+      [tenantId],
     );
+    const res = await t.request('POST', '/ops/ask', {
+      key: operator,
+      body: { query: `What is affected if ${database.name} fails?`, now: NOW.toISOString() },
+    });
+    expect(res.status).toBe(200);
+    expect(res.body.planning.plan.steps).toEqual([
+      expect.objectContaining({
+        tool_type: 'graph_analysis',
+        parameters: expect.objectContaining({ scope: database.name, view: 'impact' }),
+      }),
+    ]);
+    expect(res.body.status).toBe('answered');
+    const graph = res.body.execution.steps[0].result.data;
+    expect(graph.nodes.length).toBeGreaterThan(1);
+    expect(res.body.answer).toContain('impact');
+  });
+
+  it.each([
+    ['CPU 사용률 급증 대응 런북', 'high-cpu.ko.md'],
+    ['runbook for rolling back a bad deployment', 'deployment-rollback.en.md'],
+  ])('POST /ops/stage/execute with document_search finds the runbook for "%s"', async (query, file) => {
+    const res = await t.request('POST', '/ops/stage/execute', {
+      key: operator,
+      body: {
+        stage_name: 'search_documents',
+        tools: [{ tool_name: 'document_search', input: { query, top_k: 3, search_type: 'hybrid' } }],
+      },
+    });
+    expect(res.status).toBe(200);
+    expect(res.body.status).toBe('ok');
+    const result = res.body.results[0].result;
+    expect(result.metadata).toMatchObject({ query, search_type: 'hybrid' });
+    expect(result.data.count).toBe(result.data.results.length);
+    expect(result.data.results.map((r: { document_name: string }) => r.document_name)).toContain(file);
   });
 
   it('answers a question that needs no tool without running any', async () => {
@@ -93,10 +141,9 @@ describe(`planner over HTTP (${testBackend()})`, () => {
       execution: null,
       planning: { plan: { intent: 'general', steps: [] } },
     });
-    expect(res.body.answer).toContain('ci_lookup');
   });
 
-  it('answers in English with every step result, including a failed lookup', async () => {
+  it('records a failed step in the answer instead of dropping it', async () => {
     const res = await t.request('POST', '/ops/ask', {
       key: operator,
       body: { query: 'show the impact of a failure of nosuch-01' },
@@ -108,12 +155,13 @@ describe(`planner over HTTP (${testBackend()})`, () => {
       status: 'failed',
       result: { success: false },
     });
-    expect(res.body.answer).toContain('graph_analysis failed: No CI named nosuch-01.');
+    expect(res.body.answer).toContain('graph_analysis failed');
   });
 
   it('requires the operator role and a real query', async () => {
-    const forbidden = await t.request('POST', '/ops/plan', { key: reader, body: { query: SEED_QUERY } });
-    expect(forbidden.status).toBe(403);
+    expect((await t.request('POST', '/ops/plan', { key: reader, body: { query: SEED_QUERY } })).status).toBe(
+      403,
+    );
     expect((await t.request('POST', '/ops/ask', { key: reader, body: { query: SEED_QUERY } })).status).toBe(
       403,
     );

@@ -1,30 +1,15 @@
-import type { InMemoryPlanningKnowledge } from '@app/planner';
-import type { ToolRegistry } from '@app/tools';
-import { createFakeOpsTools, FakeOpsTool } from '../../bench/planner/ops-fake-tools';
-import { OPS_CATALOG, OPS_MAPPINGS, OPS_TOOL_DEFINITIONS } from '../../bench/planner/ops-tool-definitions';
-
-export { OPS_CATALOG, OPS_MAPPINGS, OPS_TOOL_DEFINITIONS, createFakeOpsTools, FakeOpsTool };
-
 export const SEED_QUERY = '지난 주 prod 환경의 서버들 중 CPU 사용률이 높은 top 5개를 보여줘';
 
-/** Registers the stand-in OPS tools (same names and schemas as the built-ins) and returns them by name. */
-export function registerFakeOpsTools(registry: ToolRegistry, now = new Date()): Record<string, FakeOpsTool> {
-  const tools = createFakeOpsTools(now);
-  for (const tool of tools) registry.registerBuiltin(tool);
-  return Object.fromEntries(tools.map((tool) => [tool.definition.name, tool]));
+/** [start, end) of the calendar week before `now` (UTC, weeks start on Monday), as the planner reads "지난 주". */
+export function lastWeekOf(now: Date): { start: Date; end: Date } {
+  const today = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate());
+  const monday = today - ((new Date(today).getUTCDay() + 6) % 7) * 86_400_000;
+  return { start: new Date(monday - 7 * 86_400_000), end: new Date(monday) };
 }
 
-/** Publishes the OPS catalog and mappings (and optionally a prompt) for every tenant. */
-export function feedOpsKnowledge(knowledge: InMemoryPlanningKnowledge, prompt?: string): void {
-  knowledge.set(null, {
-    catalog: { name: 'ops-catalog', version: 3, content: OPS_CATALOG },
-    mappings: { name: 'ops-mappings', version: 2, content: OPS_MAPPINGS },
-    prompt: prompt
-      ? {
-          name: 'planner-prompt',
-          version: 1,
-          content: { scope: 'planner', engine: 'text', template: prompt },
-        }
-      : null,
-  });
-}
+/** The top prod servers by average hourly cpu_usage in a window, computed straight from the tables. */
+export const TOP_PROD_SERVERS_BY_CPU_SQL = `SELECT ci.name, avg(m.value) AS value FROM ops_metric_samples m
+  JOIN ops_configuration_items ci ON ci.id = m.ci_id
+  WHERE m.tenant_id = $1 AND ci.tenant_id = $1 AND ci.environment = 'prod' AND ci.ci_type = 'server'
+    AND m.metric_name = 'cpu_usage' AND m.step_seconds = 3600 AND m.ts >= $2 AND m.ts < $3
+  GROUP BY ci.name ORDER BY avg(m.value) DESC LIMIT $4`;

@@ -20,6 +20,7 @@ export {
   type PlanningKnowledgeEntry,
   type VersionedAsset,
 } from './knowledge/planning-knowledge';
+export { AssetPlanningKnowledge, PLANNER_ASSET_NAMES } from './knowledge/asset-planning-knowledge';
 export { CatalogIndex } from './knowledge/catalog-index';
 export { estimateTokens } from './knowledge/text-match.util';
 export { PlanExecutor } from './execution/plan-executor';

@@ -30,7 +30,8 @@ import { AskService } from './ask.service';
 import { PlanExecutor } from './execution/plan-executor';
 import { RegistryPlanExecutor } from './execution/registry-plan.executor';
 import { PlannerController } from './http/planner.controller';
-import { InMemoryPlanningKnowledge, PlanningKnowledge } from './knowledge/planning-knowledge';
+import { AssetPlanningKnowledge } from './knowledge/asset-planning-knowledge';
+import { PlanningKnowledge } from './knowledge/planning-knowledge';
 import { LlmClient } from './llm/llm-client';
 import { OpenAiLlmClient } from './llm/openai-llm.client';
 import { UnconfiguredLlmClient } from './llm/unconfigured-llm.client';
@@ -64,7 +65,7 @@ export function createLlmClient(config: AppConfig): LlmClient {
   controllers: [PlannerController, AgentController, ChatController],
   providers: [
     { provide: LlmClient, useFactory: createLlmClient, inject: [AppConfig] },
-    { provide: PlanningKnowledge, useClass: InMemoryPlanningKnowledge },
+    { provide: PlanningKnowledge, useClass: AssetPlanningKnowledge },
     { provide: PlanExecutor, useClass: RegistryPlanExecutor },
     {
       provide: PlannerOptions,

@@ -51,3 +51,5 @@ export { StageException, StageExceptionCode } from './stage/stage.exception';
 export { REF_KEY, type StageStepRequest } from './stage/stage-plan.util';
 export { DEMO_DATASET_VERSION, buildDemoDataset, type DemoScale } from './demo/demo-dataset';
 export { DEMO_RUNBOOKS_DIR, listDemoRunbooks, type DemoRunbook } from './demo/demo-runbooks';
+export { BUILTIN_TOOL_DEFINITIONS } from './builtin/builtin-tool-definitions';
+export { DEMO_CATALOG_ASSET, DEMO_MAPPING_ASSET } from './demo/demo-knowledge.service';

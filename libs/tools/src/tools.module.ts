@@ -2,10 +2,12 @@ import { Module } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AssetRegistryModule } from '@app/asset-registry';
+import { DocumentsModule } from '@app/documents';
 import { DemoController } from './api/demo.controller';
 import { StageController } from './api/stage.controller';
 import { ToolsController } from './api/tools.controller';
 import { CiLookupTool } from './builtin/ci-lookup.tool';
+import { DocumentSearchTool } from './builtin/document-search.tool';
 import { GraphAnalysisTool } from './builtin/graph-analysis.tool';
 import { HistoryQueryTool } from './builtin/history-query.tool';
 import { MetricQueryTool } from './builtin/metric-query.tool';
@@ -13,6 +15,7 @@ import { ToolRegistry } from './core/tool-registry';
 import { DemoDataRepository } from './demo/demo-data.repository';
 import { DemoDataScheduler } from './demo/demo-data.scheduler';
 import { DemoDataService } from './demo/demo-data.service';
+import { DemoKnowledgeService } from './demo/demo-knowledge.service';
 import { DemoLoadEntity } from './demo/demo-load.entity';
 import { DynamicToolLoader } from './dynamic/dynamic-tool-loader.service';
 import { HttpToolsModule } from './http/http-tools.module';
@@ -40,6 +43,7 @@ import { SQL_TOOL_FACTORY } from './http/dynamic-tool.factory';
     DiscoveryModule,
     HttpToolsModule,
     AssetRegistryModule,
+    DocumentsModule,
     TypeOrmModule.forFeature([
       ConfigurationItemEntity,
       MetricSampleEntity,
@@ -61,8 +65,10 @@ import { SQL_TOOL_FACTORY } from './http/dynamic-tool.factory';
     MetricQueryTool,
     HistoryQueryTool,
     GraphAnalysisTool,
+    DocumentSearchTool,
     DemoDataRepository,
     DemoDataService,
+    DemoKnowledgeService,
     DemoDataScheduler,
     SqlToolRepository,
     SqlToolFactory,

@@ -1,22 +1,8 @@
-import { HealthRegistry } from '@app/platform';
-import {
-  AskService,
-  InMemoryPlanningKnowledge,
-  PlannerModule,
-  PlannerService,
-  PlanningKnowledge,
-} from '@app/planner';
-import { ToolRegistry } from '@app/tools';
-import {
-  FakeLlmServer,
-  FakeOpsTool,
-  feedOpsKnowledge,
-  registerFakeOpsTools,
-  SEED_QUERY,
-  startTestContext,
-  TestContext,
-  testBackend,
-} from '@test/support';
+import { AssetRegistryService } from '@app/asset-registry';
+import { AuthService, HealthRegistry } from '@app/platform';
+import { AskService, PLANNER_ASSET_NAMES, PlannerModule, PlannerService } from '@app/planner';
+import { OPS_CATALOG, OPS_KEYWORD_MAPPINGS, ToolRegistry } from '@app/tools';
+import { FakeLlmServer, SEED_QUERY, startTestContext, TestContext, testBackend } from '@test/support';
 
 const NOW = new Date('2026-11-22T09:00:00Z');
 const RANGE = { start: '2026-11-09T00:00:00Z', end: '2026-11-16T00:00:00Z' };
@@ -32,10 +18,10 @@ const GOOD_PLAN = {
       id: 'metric',
       tool_type: 'metric_query',
       parameters: {
-        metric: 'cpu_usage',
-        aggregation: 'avg',
+        metric_name: 'cpu_usage',
+        agg: 'avg',
         time_range: RANGE,
-        filters: { environment: 'prod', ci_type: 'server' },
+        ci_filter: { environment: 'prod', ci_type: 'server' },
         top_n: 5,
       },
     },
@@ -46,9 +32,14 @@ describe(`planner with an OpenAI-compatible LLM (${testBackend()})`, () => {
   let llm: FakeLlmServer;
   let ctx: TestContext;
   let planner: PlannerService;
-  let tools: Record<string, FakeOpsTool>;
-  const plan = (model?: string) => planner.plan({ tenantId: 'tenant-a', query: SEED_QUERY, now: NOW, model });
-  const calls = () => Object.values(tools).reduce((sum, t) => sum + t.calls.length, 0);
+  let tenantId: string;
+  let executed: jest.SpyInstance;
+  const plan = (model?: string) => planner.plan({ tenantId, query: SEED_QUERY, now: NOW, model });
+  const calls = () => executed.mock.calls.length;
+  const ask = () =>
+    ctx
+      .get(AskService)
+      .ask({ tenantId, userId: 'u', requestId: 'r', traceId: 't', query: SEED_QUERY, now: NOW });
 
   beforeAll(async () => {
     llm = await FakeLlmServer.start();
@@ -60,11 +51,22 @@ describe(`planner with an OpenAI-compatible LLM (${testBackend()})`, () => {
       LLM_MAX_RETRIES: '1',
       LLM_RETRY_BASE_DELAY_MS: '10',
     });
-    tools = registerFakeOpsTools(ctx.get(ToolRegistry), NOW);
-    feedOpsKnowledge(
-      ctx.get(PlanningKnowledge) as InMemoryPlanningKnowledge,
-      'You are the ACME operations planner.',
-    );
+    tenantId = (await ctx.get(AuthService).createTenant('llm-planning', 'LLM planning', undefined)).tenant.id;
+    const assets = ctx.get(AssetRegistryService);
+    const actor = { tenantId, userId: 'tester' };
+    for (const [asset_type, name, spec] of [
+      ['catalog', PLANNER_ASSET_NAMES.catalog, { content: OPS_CATALOG }],
+      ['mapping', PLANNER_ASSET_NAMES.mappings, { content: OPS_KEYWORD_MAPPINGS }],
+      [
+        'prompt',
+        PLANNER_ASSET_NAMES.prompt,
+        { scope: 'planner', engine: 'text', template: 'You are the ACME operations planner.' },
+      ],
+    ] as const) {
+      const created = await assets.create(actor, { asset_type, name, spec });
+      await assets.publish(actor, created.id);
+    }
+    executed = jest.spyOn(ctx.get(ToolRegistry), 'execute');
     planner = ctx.get(PlannerService);
   });
   afterAll(async () => {
@@ -73,7 +75,7 @@ describe(`planner with an OpenAI-compatible LLM (${testBackend()})`, () => {
   });
   beforeEach(() => {
     llm.reset();
-    for (const tool of Object.values(tools)) tool.calls.length = 0;
+    executed.mockClear();
   });
 
   it('uses a good plan from the model, asking for structured output with the plan schema', async () => {
@@ -88,9 +90,9 @@ describe(`planner with an OpenAI-compatible LLM (${testBackend()})`, () => {
     });
     expect(outcome.plan?.steps.map((s) => s.tool_type)).toEqual(['ci_lookup', 'metric_query']);
     expect(outcome.asset_versions).toMatchObject({
-      prompt: { name: 'planner-prompt', version: 1 },
-      catalog: { name: 'ops-catalog', version: 3 },
-      mappings: { name: 'ops-mappings', version: 2 },
+      prompt: { name: 'planner', version: 1 },
+      catalog: { name: 'ops', version: 1 },
+      mappings: { name: 'ops-keywords', version: 1 },
     });
     expect(outcome.asset_versions.tools.map((t) => t.name)).toEqual(['ci_lookup', 'metric_query']);
 
@@ -154,9 +156,7 @@ describe(`planner with an OpenAI-compatible LLM (${testBackend()})`, () => {
 
     llm.reset();
     llm.enqueue(FakeLlmServer.json(bad), FakeLlmServer.json(bad), FakeLlmServer.text('Top 5 servers: ...'));
-    const asked = await ctx
-      .get(AskService)
-      .ask({ tenantId: 'tenant-a', userId: 'u', requestId: 'r', traceId: 't', query: SEED_QUERY, now: NOW });
+    const asked = await ask();
     expect(asked.planning.planner).toBe('fallback');
     expect(asked.planning.rejected).toHaveLength(2);
     expect(asked.execution?.steps.map((s) => s.tool_type)).toEqual(['ci_lookup', 'metric_query']);
@@ -220,15 +220,13 @@ describe(`planner with an OpenAI-compatible LLM (${testBackend()})`, () => {
     llm.enqueue(FakeLlmServer.json(GOOD_PLAN), (request) => {
       const results = request.body.messages[1].content as string;
       return FakeLlmServer.text(
-        results.includes('api-02') ? 'api-02 had the highest average CPU.' : 'no data',
+        results.includes('metric_query') ? 'No prod server reported CPU.' : 'no data',
       );
     });
-    const result = await ctx
-      .get(AskService)
-      .ask({ tenantId: 'tenant-a', userId: 'u', requestId: 'r', traceId: 't', query: SEED_QUERY, now: NOW });
+    const result = await ask();
     expect(result).toMatchObject({
       status: 'answered',
-      answer: 'api-02 had the highest average CPU.',
+      answer: 'No prod server reported CPU.',
       answer_source: 'llm',
       model: 'fake-model',
     });
@@ -238,11 +236,9 @@ describe(`planner with an OpenAI-compatible LLM (${testBackend()})`, () => {
   it('/ask: when the answer call fails the template answers and a warning says why', async () => {
     llm.enqueue(FakeLlmServer.json(GOOD_PLAN));
     llm.setDefault(FakeLlmServer.error(500));
-    const result = await ctx
-      .get(AskService)
-      .ask({ tenantId: 'tenant-a', userId: 'u', requestId: 'r', traceId: 't', query: SEED_QUERY, now: NOW });
+    const result = await ask();
     expect(result.answer_source).toBe('template');
-    expect(result.answer).toContain('1. api-02');
+    expect(result.answer).toContain('cpu_usage avg');
     expect(result.warnings.join(' ')).toMatch(/template because the model failed/);
   });
 

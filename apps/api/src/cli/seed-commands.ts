@@ -1,6 +1,12 @@
 import { NestFactory } from '@nestjs/core';
 import { AuthService, DEFAULT_TENANT_SLUG, JsonLogger } from '@app/platform';
-import { DEMO_RUNBOOKS_DIR, DemoDataService, type DemoScale } from '@app/tools';
+import {
+  DEMO_CATALOG_ASSET,
+  DEMO_MAPPING_ASSET,
+  DEMO_RUNBOOKS_DIR,
+  DemoDataService,
+  type DemoScale,
+} from '@app/tools';
 import { AppModule } from '../app.module';
 import { ensureBootstrapAdmin } from '../bootstrap';
 import { ParsedArgs, stringFlag } from './cli-args';
@@ -34,7 +40,9 @@ export async function runSeedCommand(args: ParsedArgs): Promise<void> {
       .map(([name, count]) => `${name}=${count}`)
       .join(' ');
     process.stdout.write(`demo data ready in ${Math.round((Date.now() - started) / 1000)} s: ${counts}\n`);
-    process.stdout.write(`runbooks for the document store: ${DEMO_RUNBOOKS_DIR}\n`);
+    process.stdout.write(
+      `published catalog "${DEMO_CATALOG_ASSET}" and mappings "${DEMO_MAPPING_ASSET}"; runbooks from ${DEMO_RUNBOOKS_DIR} ingested\n`,
+    );
   } finally {
     await app.close();
   }

@@ -54,6 +54,14 @@ function isBodyParserError(error: unknown): error is BodyParserError {
   );
 }
 
+const DATABASE_UNAVAILABLE =
+  /timeout exceeded when trying to connect|Connection terminated|ECONNREFUSED|the database system is (starting up|shutting down)/;
+
+/** The pool could not reach the database: a transient outage, not a bug. */
+function isDatabaseUnavailable(error: unknown): boolean {
+  return error instanceof Error && DATABASE_UNAVAILABLE.test(error.message);
+}
+
 /** The one place where exceptions become HTTP responses: `{ error, message, details, requestId }`. */
 @Catch()
 export class HttpExceptionFilter implements ExceptionFilter {
@@ -103,6 +111,16 @@ export class HttpExceptionFilter implements ExceptionFilter {
       return {
         status,
         body: { error, message: exception.message, details: { type: exception.type }, requestId },
+      };
+    }
+    if (isDatabaseUnavailable(exception)) {
+      return {
+        status: HttpStatus.SERVICE_UNAVAILABLE,
+        body: {
+          error: 'DATABASE_UNAVAILABLE',
+          message: 'The database is busy or unreachable; retry shortly.',
+          requestId,
+        },
       };
     }
     return this.internal(requestId);

@@ -52,7 +52,7 @@ function renderStep(step: StepExecution, lang: Lang): string {
   if (groups) {
     const range = data.time_range as { start?: string; end?: string } | undefined;
     const span = range?.start ? ` (${day(range.start)} ~ ${day(range.end)})` : '';
-    return `${t.groups(data.metric, data.aggregation, span)}\n${list(groups.slice(0, MAX_ROWS).map((g, i) => `${i + 1}. ${name(g)}${str(g.ci_id) && g.ci_id !== '*' ? ` (${str(g.ci_id)})` : ''}: ${str(g.value)}`))}`;
+    return `${t.groups(data.metric ?? data.metric_name, data.aggregation ?? data.agg, span)}\n${list(groups.slice(0, MAX_ROWS).map((g, i) => `${i + 1}. ${name(g)}${str(g.ci_id) && g.ci_id !== '*' ? ` (${str(g.ci_id)})` : ''}: ${str(g.value)}`))}`;
   }
   const items = rows('items');
   if (items) {
@@ -64,7 +64,7 @@ function renderStep(step: StepExecution, lang: Lang): string {
   }
   const nodes = rows('nodes');
   if (nodes) {
-    return `${t.nodes(data.view ?? step.tool_type, nodes.length)}\n${list(nodes.slice(0, MAX_ROWS).map((n) => `- ${name(n)}${n.distance !== undefined ? ` (${str(n.distance)})` : ''}`))}`;
+    return `${t.nodes(data.view ?? step.tool_type, nodes.length)}\n${list(nodes.slice(0, MAX_ROWS).map((n) => `- ${name(n)}${(n.distance ?? n.depth) !== undefined ? ` (${str(n.distance ?? n.depth)})` : ''}`))}`;
   }
   const results = rows('results');
   if (results)

@@ -1,11 +1,10 @@
-import {
-  OPS_CATALOG,
-  OPS_MAPPINGS,
-  OPS_TOOL_DEFINITIONS,
-} from '../../../../bench/planner/ops-tool-definitions';
+import { BUILTIN_TOOL_DEFINITIONS, OPS_CATALOG, OPS_KEYWORD_MAPPINGS } from '@app/tools';
 import { CatalogIndex } from '../knowledge/catalog-index';
 import { PlanValidator } from '../plan/plan-validator';
 import { FallbackPlanner } from './fallback-planner';
+
+const OPS_TOOL_DEFINITIONS = [...BUILTIN_TOOL_DEFINITIONS];
+const OPS_MAPPINGS = OPS_KEYWORD_MAPPINGS;
 
 const NOW = new Date('2026-11-22T09:00:00Z');
 const catalog = new CatalogIndex(OPS_CATALOG);
@@ -31,9 +30,9 @@ describe('FallbackPlanner', () => {
       limit: 5,
     });
     expect(result.steps[1].parameters).toEqual({
-      metric: 'cpu_usage',
+      metric_name: 'cpu_usage',
       time_range: { start: '2026-11-09T00:00:00.000Z', end: '2026-11-16T00:00:00.000Z' },
-      filters: { environment: 'prod', ci_type: 'server' },
+      ci_filter: { environment: 'prod', ci_type: 'server' },
       top_n: 5,
       order: 'desc',
     });
@@ -45,16 +44,16 @@ describe('FallbackPlanner', () => {
       maxSteps: 8,
     });
     expect(validation.errors).toEqual([]);
-    expect(validation.plan?.steps[1].parameters.aggregation).toBe('avg');
+    expect(validation.plan?.steps[1].parameters.agg).toBe('avg');
   });
 
   it('plans the same question in English the same way', () => {
     const steps = plan('Show the top 5 prod servers by CPU usage last week').plan.steps;
     expect(steps.map((s) => s.tool_type)).toEqual(['ci_lookup', 'metric_query']);
     expect(steps[1].parameters).toMatchObject({
-      metric: 'cpu_usage',
+      metric_name: 'cpu_usage',
       top_n: 5,
-      filters: { environment: 'prod' },
+      ci_filter: { environment: 'prod' },
     });
   });
 
@@ -62,24 +61,24 @@ describe('FallbackPlanner', () => {
     [
       '어제 메모리 평균',
       {
-        metric: 'memory_usage',
-        aggregation: 'avg',
+        metric_name: 'memory_usage',
+        agg: 'avg',
         time_range: { start: '2026-11-21T00:00:00.000Z', end: '2026-11-22T00:00:00.000Z' },
       },
     ],
     [
       'max disk read in the last 6 hours',
       {
-        metric: 'disk_io_read',
-        aggregation: 'max',
+        metric_name: 'disk_io_read',
+        agg: 'max',
         time_range: { start: '2026-11-22T03:00:00.000Z', end: '2026-11-22T09:00:00.000Z' },
       },
     ],
     [
       '최근 24시간 CPU 사용률 p95 상위 3개',
       {
-        metric: 'cpu_usage',
-        aggregation: 'p95',
+        metric_name: 'cpu_usage',
+        agg: 'p95',
         top_n: 3,
         time_range: { start: '2026-11-21T09:00:00.000Z', end: '2026-11-22T09:00:00.000Z' },
       },
@@ -90,7 +89,7 @@ describe('FallbackPlanner', () => {
     ],
     [
       'staging 서버 중 CPU 사용률이 가장 낮은 서버',
-      { top_n: 1, order: 'asc', filters: { environment: 'staging', ci_type: 'server' } },
+      { top_n: 1, order: 'asc', ci_filter: { environment: 'staging', ci_type: 'server' } },
     ],
   ])('reads metric parameters from %s', (query, expected) => {
     expect(step(query, 'metric_query')?.parameters).toMatchObject(expected);
@@ -98,8 +97,8 @@ describe('FallbackPlanner', () => {
 
   it('names items, kinds and views through the catalog and mappings', () => {
     expect(step('db-01의 지난 주 배포 이력', 'history_query')?.parameters).toMatchObject({
-      item: 'db-01',
-      kind: 'deployment',
+      ci_filter: { names: 'db-01' },
+      kinds: ['deployment'],
     });
     expect(step('api-01 장애 시 영향 범위를 깊이 3까지 분석해줘', 'graph_analysis')?.parameters).toEqual({
       scope: 'api-01',
@@ -119,7 +118,7 @@ describe('FallbackPlanner', () => {
     expect(steps.map((s) => s.tool_type)).toEqual(['graph_analysis', 'metric_query']);
     expect(steps[1]).toMatchObject({
       depends_on: ['s1'],
-      parameters: { ci_ids: { $ref: 's1', path: 'nodes.ci_id' } },
+      parameters: { ci_ids: { $ref: 's1', path: 'nodes.id' } },
     });
   });
 
@@ -137,8 +136,8 @@ describe('FallbackPlanner', () => {
   it('without mappings still uses literal catalog values and metric names', () => {
     const steps = plan('avg cpu_usage of prod servers today', { mappings: [] }).plan.steps;
     expect(steps.find((s) => s.tool_type === 'metric_query')?.parameters).toMatchObject({
-      metric: 'cpu_usage',
-      filters: { environment: 'prod', ci_type: 'server' },
+      metric_name: 'cpu_usage',
+      ci_filter: { environment: 'prod', ci_type: 'server' },
     });
   });
 });

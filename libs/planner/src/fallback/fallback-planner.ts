@@ -9,7 +9,13 @@ import {
   queryHasTerm,
 } from '../knowledge/text-match.util';
 import type { Plan, PlanStep } from '../plan/plan.types';
-import { findIdPath, findProperty, PropertyInfo, schemaProperties } from '../plan/schema-introspection.util';
+import {
+  allowedKeys,
+  findIdPath,
+  findProperty,
+  PropertyInfo,
+  schemaProperties,
+} from '../plan/schema-introspection.util';
 import { extractSignals, QuerySignals } from './query-signals.util';
 import { autoBucket } from './time-range.util';
 
@@ -37,6 +43,8 @@ interface Fact {
 }
 
 const NAME_COLUMNS = ['ci_name', 'name', 'hostname', 'host'];
+/** Filter keys that take exact item names, preferred over the catalog's name column when a schema has one. */
+const NAME_FILTER_KEYS = ['names', 'ci_names'];
 const MIN_TOOL_SCORE = 1;
 const INTENT_BY_TOOL: Record<string, string> = {
   ci_lookup: 'lookup_ci',
@@ -54,14 +62,16 @@ const INTENT_BY_TOOL: Record<string, string> = {
 export class FallbackPlanner {
   plan(input: FallbackPlannerInput): FallbackPlanResult {
     const text = normalizeText(input.query);
-    const terms = contentTerms(input.query);
     const signals = extractSignals(input.query, input.now);
     const warnings: string[] = [];
     const mappings = [...(input.mappings?.mappings ?? [])].sort(
       (a, b) => b.keyword.length - a.keyword.length,
     );
-    const matchedMappings = mappings.filter((m) => containsTerm(text, normalizeText(m.keyword)));
-    const facts = this.facts(text, input.catalog, matchedMappings);
+    // Item names ("prod-payment-db") are names, not a filter on prod databases nor words to route by.
+    const factText = signals.identifiers.reduce((rest, id) => rest.split(id).join(' '), text);
+    const terms = contentTerms(factText);
+    const matchedMappings = mappings.filter((m) => containsTerm(factText, normalizeText(m.keyword)));
+    const facts = this.facts(factText, input.catalog, matchedMappings);
     const aggregation =
       signals.aggregation ??
       (matchedMappings.find((m) => m.kind === 'aggregation')?.value as QuerySignals['aggregation']) ??
@@ -76,27 +86,26 @@ export class FallbackPlanner {
     for (const tool of input.tools) {
       let strong = 0;
       for (const term of this.toolTerms(tool))
-        if (queryHasTerm(text, terms, term)) strong += idf.get(term) ?? 0;
+        if (queryHasTerm(factText, terms, term)) strong += idf.get(term) ?? 0;
       if (matchedMappings.some((m) => m.kind === 'tool' && m.value === tool.name)) strong += 3;
       weak[tool.name] = 0;
       for (const property of schemaProperties(tool.input_schema)) {
         if (property.catalogColumn && this.columnFacts(facts, property.catalogColumn).length) strong += 3;
-        else if (
-          property.enumValues &&
-          (property.required || !property.hasDefault) &&
-          this.enumFact(text, facts, property)
-        )
-          strong += 2;
+        else if (property.enumValues && this.enumChoice(text, facts, property)) strong += 2;
         else if (property.catalogTable)
           weak[tool.name] += this.tableFacts(facts, property.catalogTable, input.catalog).length;
       }
       scores[tool.name] = Math.round(strong * 100) / 100;
     }
 
-    // A keyword mapped to a tool is an explicit routing decision by whoever published the mappings.
+    // A question that names documents (runbook, 매뉴얼) asks for documents, whatever they are about.
     const routed = new Set(matchedMappings.filter((m) => m.kind === 'tool').map((m) => m.value));
-    let chosen = routed.size
-      ? input.tools.filter((tool) => routed.has(tool.name))
+    const textSearch = input.tools.filter(
+      (tool) =>
+        routed.has(tool.name) && findProperty(tool.input_schema, ['query', 'question', 'text'])?.required,
+    );
+    let chosen = textSearch.length
+      ? textSearch
       : input.tools.filter((tool) => scores[tool.name] >= MIN_TOOL_SCORE);
     if (!chosen.length) {
       const byWeak = input.tools
@@ -155,6 +164,7 @@ export class FallbackPlanner {
     const properties = schemaProperties(tool.input_schema);
     let perValue: { name: string; values: string[] } | null = null;
     let ordered = false;
+    let namesFiltered = false;
 
     for (const property of properties) {
       const { name } = property;
@@ -163,14 +173,14 @@ export class FallbackPlanner {
         if (values.length > 1 && property.type === 'string') perValue = { name, values };
         else if (values.length) params[name] = property.type === 'array' ? values : values[0];
       } else if (property.catalogTable) {
-        const filters = this.filtersFor(property.catalogTable, facts, input.catalog);
-        const nameColumn = NAME_COLUMNS.find((c) => input.catalog.column(property.catalogTable!, c));
-        if (
-          nameColumn &&
-          identifiers.length &&
-          !findProperty(tool.input_schema, ['keywords', 'scope', 'item', 'query'])
-        ) {
-          filters[nameColumn] = identifiers.length === 1 ? identifiers[0] : identifiers;
+        const allowed = allowedKeys(property.schema);
+        const filters = this.filtersFor(property.catalogTable, facts, input.catalog, allowed);
+        const nameKey = allowed
+          ? NAME_FILTER_KEYS.find((key) => allowed.has(key))
+          : NAME_COLUMNS.find((c) => input.catalog.column(property.catalogTable!, c));
+        if (nameKey && identifiers.length && !findProperty(tool.input_schema, ['scope', 'item', 'query'])) {
+          filters[nameKey] = identifiers.length === 1 ? identifiers[0] : identifiers;
+          namesFiltered = true;
         }
         if (Object.keys(filters).length) params[name] = filters;
       } else if (property.enumValues && ['aggregation', 'agg'].includes(name)) {
@@ -181,10 +191,10 @@ export class FallbackPlanner {
         const bucket =
           signals.bucket ?? (signals.trend && signals.timeRange ? autoBucket(signals.timeRange) : null);
         if (bucket && property.enumValues.includes(bucket)) params[name] = bucket;
-      } else if (property.enumValues && (property.required || !property.hasDefault)) {
-        const value = this.enumFact(ctx.text, facts, property);
+      } else if (property.enumValues) {
+        const value = this.enumChoice(ctx.text, facts, property);
         if (value) params[name] = value;
-        else if (property.required) params[name] = property.enumValues[0];
+        else if (property.required && !property.hasDefault) params[name] = property.enumValues[0];
       } else if (['time_range', 'timerange', 'period'].includes(name)) {
         if (signals.timeRange) params[name] = { start: signals.timeRange.start, end: signals.timeRange.end };
         else if (property.required) {
@@ -207,7 +217,7 @@ export class FallbackPlanner {
       } else if (name === 'depth') {
         if (signals.depth !== null) params[name] = Math.min(signals.depth, property.maximum ?? signals.depth);
       } else if (name === 'keywords' && property.type === 'array') {
-        if (identifiers.length) params[name] = identifiers;
+        if (identifiers.length && !namesFiltered) params[name] = identifiers;
       } else if (['scope', 'item', 'target', 'ci'].includes(name) && property.type === 'string') {
         if (identifiers.length) params[name] = identifiers[0];
       } else if (['query', 'question', 'text'].includes(name) && property.type === 'string') {
@@ -215,6 +225,7 @@ export class FallbackPlanner {
       }
     }
     if (ordered && !params.order && properties.some((p) => p.name === 'order')) params.order = 'desc';
+    if (namesFiltered) delete params.keywords;
 
     const missing = properties.filter((p) => p.required && params[p.name] === undefined && !p.hasDefault);
     if (missing.length) {
@@ -242,9 +253,12 @@ export class FallbackPlanner {
       if (!idsProperty || step.tool_type === 'ci_lookup') continue;
       step.parameters[idsProperty.name] = { $ref: source.id, path: source.path };
       for (const key of ['item', 'scope']) delete step.parameters[key];
-      const filters = step.parameters.filters as Record<string, unknown> | undefined;
-      if (filters) for (const column of NAME_COLUMNS) delete filters[column];
-      if (filters && !Object.keys(filters).length) delete step.parameters.filters;
+      for (const property of schemaProperties(tool?.input_schema).filter((p) => p.catalogTable)) {
+        const filters = step.parameters[property.name] as Record<string, unknown> | undefined;
+        if (!filters) continue;
+        for (const key of [...NAME_COLUMNS, ...NAME_FILTER_KEYS]) delete filters[key];
+        if (!Object.keys(filters).length) delete step.parameters[property.name];
+      }
       step.depends_on = [source.id];
     }
   }
@@ -279,14 +293,31 @@ export class FallbackPlanner {
     return facts.filter((f) => (f.table ? f.table === table : Boolean(catalog.column(table, f.field))));
   }
 
-  private filtersFor(table: string, facts: Fact[], catalog: CatalogIndex): Record<string, unknown> {
+  private filtersFor(
+    table: string,
+    facts: Fact[],
+    catalog: CatalogIndex,
+    allowed: Set<string> | null,
+  ): Record<string, unknown> {
     const values = new Map<string, string[]>();
     for (const fact of this.tableFacts(facts, table, catalog)) {
+      if (allowed && !allowed.has(fact.field)) continue;
       values.set(fact.field, [...(values.get(fact.field) ?? []), fact.value]);
     }
     return Object.fromEntries(
       [...values].map(([field, list]) => [field, list.length === 1 ? list[0] : list]),
     );
+  }
+
+  /**
+   * The enum value the question names for a property. A property with a default takes only a value
+   * stated for it explicitly (a mapping or catalog value for that field), so defaults are not
+   * overridden by words that merely appear in the question.
+   */
+  private enumChoice(text: string, facts: Fact[], property: PropertyInfo): string | null {
+    if (!property.hasDefault || property.required) return this.enumFact(text, facts, property);
+    const values = property.enumValues ?? [];
+    return facts.find((f) => f.field === property.name && values.includes(f.value))?.value ?? null;
   }
 
   private enumFact(text: string, facts: Fact[], property: PropertyInfo): string | null {
@@ -297,7 +328,9 @@ export class FallbackPlanner {
   }
 
   private toolTerms(tool: ToolDefinition): Set<string> {
-    return contentTerms(`${tool.name.replace(/_/g, ' ')} ${tool.description}`);
+    // Names of other tools and values (history_query, cpu_usage) in a description say nothing about this tool.
+    const description = tool.description.replace(/\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b/g, ' ');
+    return contentTerms(`${tool.name.replace(/_/g, ' ')} ${description}`);
   }
 
   private inverseDocumentFrequency(tools: ToolDefinition[]): Map<string, number> {

@@ -1,6 +1,8 @@
-import { OPS_CATALOG, OPS_TOOL_DEFINITIONS } from '../../../../bench/planner/ops-tool-definitions';
+import { BUILTIN_TOOL_DEFINITIONS, OPS_CATALOG } from '@app/tools';
 import { CatalogIndex } from '../knowledge/catalog-index';
 import { PlanValidator } from './plan-validator';
+
+const OPS_TOOL_DEFINITIONS = [...BUILTIN_TOOL_DEFINITIONS];
 
 const RANGE = { start: '2026-11-09T00:00:00Z', end: '2026-11-16T00:00:00Z' };
 const context = {
@@ -25,7 +27,11 @@ describe('PlanValidator', () => {
         {
           id: 'b',
           tool_type: 'metric_query',
-          parameters: { metric: 'cpu_usage', time_range: RANGE, ci_ids: { $ref: 'a', path: 'items.ci_id' } },
+          parameters: {
+            metric_name: 'cpu_usage',
+            time_range: RANGE,
+            ci_ids: { $ref: 'a', path: 'items.id' },
+          },
         },
       ],
     });
@@ -33,7 +39,7 @@ describe('PlanValidator', () => {
     expect(result.plan?.steps[0].parameters).toMatchObject({ limit: 50, keywords: [] });
     expect(result.plan?.steps[1]).toMatchObject({
       depends_on: ['a'],
-      parameters: { aggregation: 'avg', group_by: 'ci' },
+      parameters: { agg: 'avg', group_by: 'item' },
     });
     expect(result.warnings).toEqual(['a: limit 500 capped to 50.']);
   });
@@ -58,15 +64,20 @@ describe('PlanValidator', () => {
         {
           id: 's1',
           tool_type: 'metric_query',
-          parameters: { metric: 'cpu_usage', top_n: 'five', aggregation: 'median' },
+          parameters: {
+            metric_name: 'cpu_usage',
+            top_n: 'five',
+            agg: 'median',
+            time_range: { relative: 'someday' },
+          },
         },
       ],
     });
     expect(result.errors.map((e) => [e.code, e.path])).toEqual(
       expect.arrayContaining([
-        ['INVALID_PARAMETERS', '/parameters/time_range'],
+        ['INVALID_PARAMETERS', '/parameters/time_range/relative'],
         ['INVALID_PARAMETERS', '/parameters/top_n'],
-        ['INVALID_PARAMETERS', '/parameters/aggregation'],
+        ['INVALID_PARAMETERS', '/parameters/agg'],
       ]),
     );
   });
@@ -80,15 +91,20 @@ describe('PlanValidator', () => {
           tool_type: 'ci_lookup',
           parameters: { filters: { region: 'kr', environment: 'production' } },
         },
-        { id: 's2', tool_type: 'metric_query', parameters: { metric: 'cpu_percent', time_range: RANGE } },
+        {
+          id: 's2',
+          tool_type: 'metric_query',
+          parameters: { metric_name: 'cpu_usage', ci_filter: { environment: 'live' }, time_range: RANGE },
+        },
       ],
     });
-    expect(result.errors.map((e) => e.code)).toEqual([
-      'UNKNOWN_FILTER_FIELD',
-      'INVALID_FILTER_VALUE',
-      'UNKNOWN_CATALOG_VALUE',
+    const catalogIssues = result.errors.filter((e) => e.code !== 'INVALID_PARAMETERS');
+    expect(catalogIssues.map((e) => [e.code, e.path])).toEqual([
+      ['UNKNOWN_FILTER_FIELD', '/parameters/filters/region'],
+      ['INVALID_FILTER_VALUE', '/parameters/filters/environment'],
+      ['INVALID_FILTER_VALUE', '/parameters/ci_filter/environment'],
     ]);
-    expect(result.errors[1].message).toContain('prod, staging, dev');
+    expect(catalogIssues[1].message).toContain('prod, staging, dev');
   });
 
   it('allows references to earlier steps only and rejects cycles and unknown dependencies', () => {
@@ -99,7 +115,7 @@ describe('PlanValidator', () => {
           {
             id: 's1',
             tool_type: 'metric_query',
-            parameters: { metric: 'cpu_usage', time_range: RANGE, ci_ids: { $ref: 's2' } },
+            parameters: { metric_name: 'cpu_usage', time_range: RANGE, ci_ids: { $ref: 's2' } },
           },
           { id: 's2', tool_type: 'ci_lookup', parameters: {} },
         ],
@@ -108,7 +124,7 @@ describe('PlanValidator', () => {
     expect(
       codes({
         intent: 'x',
-        steps: [{ id: 's1', tool_type: 'ci_lookup', parameters: { ci_ids: { $ref: 'zz' } } }],
+        steps: [{ id: 's1', tool_type: 'ci_lookup', parameters: { ids: { $ref: 'zz' } } }],
       }),
     ).toEqual(['INVALID_REFERENCE']);
     expect(

@@ -3,7 +3,7 @@ import { SchemaValidator } from '@app/tools';
 import type { CompiledSchema } from '@app/tools';
 import { CatalogIndex } from '../knowledge/catalog-index';
 import { Plan, PlanIssue, PlanIssueCode, PlanStep, PlanValidation } from './plan.types';
-import { schemaProperties } from './schema-introspection.util';
+import { CATALOG_COLUMN_KEY, schemaProperties } from './schema-introspection.util';
 
 export interface PlanValidationContext {
   /** The tools the tenant can use, with availability. */
@@ -201,8 +201,12 @@ export class PlanValidator {
             );
           continue;
         }
+        const declared = (property.schema.properties ?? {}) as Record<string, Record<string, unknown>>;
         for (const [field, filterValue] of Object.entries(value)) {
-          const column = catalog.column(table.name, field);
+          const ref = declared[field]?.[CATALOG_COLUMN_KEY];
+          const column = typeof ref === 'string' ? catalog.columnRef(ref) : catalog.column(table.name, field);
+          // A key the tool's own filter schema declares (names, tags) is checked by that schema.
+          if (!column && field in declared) continue;
           if (!column) {
             issue(
               'UNKNOWN_FILTER_FIELD',

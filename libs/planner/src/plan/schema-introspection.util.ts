@@ -20,6 +20,14 @@ function typeOf(schema: JsonSchema): string | null {
   const type = schema.type;
   if (typeof type === 'string') return type;
   if (Array.isArray(type)) return (type.find((t) => t !== 'null') as string | undefined) ?? null;
+  // "one value or a list": the planner fills the simplest alternative.
+  const alternatives = (schema.anyOf ?? schema.oneOf) as JsonSchema[] | undefined;
+  if (Array.isArray(alternatives)) {
+    for (const alternative of alternatives) {
+      const inner = typeOf(alternative);
+      if (inner && inner !== 'null') return inner;
+    }
+  }
   return null;
 }
 
@@ -37,6 +45,12 @@ export function schemaProperties(schema: JsonSchema | null | undefined): Propert
     catalogTable: typeof property[CATALOG_TABLE_KEY] === 'string' ? property[CATALOG_TABLE_KEY] : null,
     catalogColumn: typeof property[CATALOG_COLUMN_KEY] === 'string' ? property[CATALOG_COLUMN_KEY] : null,
   }));
+}
+
+/** The keys an object schema accepts, or null when it accepts any key. */
+export function allowedKeys(schema: JsonSchema | null | undefined): Set<string> | null {
+  if (!schema || schema.additionalProperties !== false) return null;
+  return new Set(Object.keys(schema.properties ?? {}));
 }
 
 export function findProperty(

@@ -1,13 +1,12 @@
 import type { CatalogTable } from '@app/asset-registry';
-import {
-  OPS_CATALOG,
-  OPS_MAPPINGS,
-  OPS_TOOL_DEFINITIONS,
-} from '../../../../bench/planner/ops-tool-definitions';
+import { BUILTIN_TOOL_DEFINITIONS, OPS_CATALOG, OPS_KEYWORD_MAPPINGS } from '@app/tools';
 import { FallbackPlanner } from '../fallback/fallback-planner';
 import { CatalogIndex } from '../knowledge/catalog-index';
 import { estimateTokens } from '../knowledge/text-match.util';
 import { PromptBuilder } from './prompt-builder';
+
+const OPS_TOOL_DEFINITIONS = [...BUILTIN_TOOL_DEFINITIONS];
+const OPS_MAPPINGS = OPS_KEYWORD_MAPPINGS;
 
 const NOW = new Date('2026-11-22T09:00:00Z');
 const DOMAINS = [
@@ -72,7 +71,7 @@ describe('PromptBuilder', () => {
     const user = messages[1].content as string;
     expect(messages[0].content).toContain('(CI/OPS) query planner');
     for (const tool of OPS_TOOL_DEFINITIONS) expect(user).toContain(`schema ${tool.name}:`);
-    expect(user).toContain('environment (text) values: prod|staging|dev');
+    expect(user).toContain('environment (varchar) values: prod|staging|dev');
     expect(user).toContain('"CPU 사용률" -> metric = cpu_usage');
     expect(report).toMatchObject({ omitted_tables: [], omitted_tool_schemas: [], omitted_mappings: 0 });
   });
@@ -98,18 +97,18 @@ describe('PromptBuilder', () => {
     const tokens = messages.reduce((sum, m) => sum + estimateTokens(m.content ?? ''), 0);
     expect(tokens).toBeLessThanOrEqual(budget);
     expect(report.estimated_tokens).toBeLessThanOrEqual(budget);
-    expect(report.included_tables.slice(0, 2).sort()).toEqual(['ci', 'metrics']);
+    expect(report.included_tables.slice(0, 2).sort()).toEqual(['configuration_items', 'metrics']);
     expect(report.omitted_tables.length).toBeGreaterThan(400);
     expect(report.omitted_tables).not.toContain('ci');
     expect(report.omitted_tool_schemas).not.toContain('metric_query');
     expect(messages[1].content).toContain(
-      'metric_name (text) values: cpu_usage|memory_usage|disk_io_read|disk_io_write',
+      'metric_name (varchar) values: cpu_usage|memory_usage|disk_io_read|disk_io_write',
     );
   });
 
   it('keeps the history table for a history question', () => {
     const tables = [...Array.from({ length: 300 }, (_, i) => noiseTable(i)), ...OPS_CATALOG.tables];
     const { report } = build('db-01의 지난 주 배포 이력', tables, 3000);
-    expect(report.included_tables).toContain('history');
+    expect(report.included_tables).toContain('history_events');
   });
 });

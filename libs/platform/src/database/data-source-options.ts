@@ -26,6 +26,10 @@ export function buildDataSourceOptions(
         username: settings.embedded?.user,
         database: settings.embedded?.database,
       };
+  // PGlite's socket server interleaves the messages of concurrent connections outside transactions
+  // (one connection's Parse can land between another's Parse and Bind), so the embedded pool has
+  // exactly one connection. PGlite runs one statement at a time anyway, so little is lost.
+  const poolSize = settings.databaseUrl ? settings.poolSize : 1;
   return {
     type: 'postgres',
     ...target,
@@ -38,10 +42,11 @@ export function buildDataSourceOptions(
     installExtensions: false,
     uuidExtension: 'pgcrypto',
     applicationName: settings.applicationName ?? 'ops-api',
-    poolSize: settings.poolSize,
+    poolSize,
     extra: {
-      max: settings.poolSize,
-      connectionTimeoutMillis: 10_000,
+      max: poolSize,
+      // Embedded: requests queue for the one connection behind long statements (e.g. the demo load).
+      connectionTimeoutMillis: settings.databaseUrl ? 10_000 : 60_000,
       idleTimeoutMillis: 30_000,
       ...(settings.statementTimeoutMs > 0 && settings.databaseUrl
         ? { options: `-c statement_timeout=${settings.statementTimeoutMs}` }

@@ -1,5 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import { MigrationExecutor } from 'typeorm/migration/MigrationExecutor';
 import { ErrorKind, PlatformException, PlatformExceptionCode } from '../errors/app.exception';
 
 /** Arbitrary but fixed: every process migrating this database serialises on it. */
@@ -40,13 +41,18 @@ export async function ensureVectorExtension(dataSource: DataSource): Promise<str
   return created[0].extversion;
 }
 
-/** Runs pending migrations while holding a session advisory lock, so concurrent boots migrate once. */
+/**
+ * Runs pending migrations while holding a session advisory lock, so concurrent boots migrate once.
+ * Lock and migrations share one connection: the embedded pool has a single connection.
+ */
 export async function runMigrationsLocked(dataSource: DataSource): Promise<string[]> {
   const runner = dataSource.createQueryRunner();
   await runner.connect();
   try {
     await runner.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
-    const applied = await dataSource.runMigrations({ transaction: 'each' });
+    const executor = new MigrationExecutor(dataSource, runner);
+    executor.transaction = 'each';
+    const applied = await executor.executePendingMigrations();
     if (applied.length > 0) logger.log({ msg: 'migrations applied', migrations: applied.map((m) => m.name) });
     return applied.map((m) => m.name);
   } finally {

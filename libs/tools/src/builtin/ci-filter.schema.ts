@@ -21,12 +21,13 @@ const stringOrList = (description: string) => ({
 export const CI_FILTER_SCHEMA = {
   type: 'object',
   description: 'Filters on configuration item fields (see the catalog table configuration_items).',
+  'x-catalog-table': 'configuration_items',
   properties: {
     ci_type: oneOrMany(CI_TYPES, 'Item type.'),
     environment: oneOrMany(CI_ENVIRONMENTS, 'Environment: prod (운영), staging, dev (개발).'),
     status: oneOrMany(CI_STATUSES, 'Operational status.'),
     owner: stringOrList('Owning team, exact match.'),
-    names: stringOrList('Exact item names.'),
+    names: { ...stringOrList('Exact item names.'), 'x-catalog-column': 'configuration_items.name' },
     tags: {
       type: 'array',
       items: { type: 'string' },

@@ -27,56 +27,58 @@ const ITEM_SCHEMA = {
   required: ['id', 'name', 'ci_type', 'environment', 'status'],
 };
 
+export const CI_LOOKUP_TOOL: ToolDefinition = {
+  name: 'ci_lookup',
+  tool_type: 'ci_lookup',
+  description:
+    'Find configuration items (CI 자산 조회: servers, services, databases, applications) by keywords and field filters. ' +
+    'Keywords naming a type, environment or status ("server", "서버", "prod", "운영") are applied as filters; other keywords ' +
+    'must each match the name, owner, tags or description. Returns the items (with ids to pass to metric_query, ' +
+    'history_query or graph_analysis) and the total number of matches.',
+  input_schema: {
+    type: 'object',
+    properties: {
+      keywords: {
+        type: 'array',
+        items: { type: 'string', minLength: 1 },
+        default: [],
+        description: 'Search words; all must match (e.g. ["payment", "api"]).',
+      },
+      filters: CI_FILTER_SCHEMA,
+      ids: {
+        type: 'array',
+        items: { type: 'string', format: 'uuid' },
+        description: 'Only these item ids.',
+      },
+      limit: {
+        type: 'integer',
+        minimum: 1,
+        maximum: 500,
+        default: 10,
+        description: 'Maximum items returned.',
+      },
+      offset: { type: 'integer', minimum: 0, default: 0, description: 'Items to skip (paging).' },
+    },
+    additionalProperties: false,
+  },
+  output_schema: {
+    type: 'object',
+    properties: {
+      items: { type: 'array', items: ITEM_SCHEMA },
+      count: { type: 'integer', description: 'Items returned' },
+      total: { type: 'integer', description: 'Items matching' },
+    },
+    required: ['items', 'count', 'total'],
+  },
+  has_side_effects: false,
+  timeout_ms: 10_000,
+  source: 'builtin',
+  tags: ['ops', 'ci'],
+};
+
 @BuiltinTool()
 export class CiLookupTool implements Tool {
-  readonly definition: ToolDefinition = {
-    name: 'ci_lookup',
-    tool_type: 'ci_lookup',
-    description:
-      'Find configuration items (CI 자산 조회: servers, services, databases, applications) by keywords and field filters. ' +
-      'Keywords naming a type, environment or status ("server", "서버", "prod", "운영") are applied as filters; other keywords ' +
-      'must each match the name, owner, tags or description. Returns the items (with ids to pass to metric_query, ' +
-      'history_query or graph_analysis) and the total number of matches.',
-    input_schema: {
-      type: 'object',
-      properties: {
-        keywords: {
-          type: 'array',
-          items: { type: 'string', minLength: 1 },
-          default: [],
-          description: 'Search words; all must match (e.g. ["payment", "api"]).',
-        },
-        filters: CI_FILTER_SCHEMA,
-        ids: {
-          type: 'array',
-          items: { type: 'string', format: 'uuid' },
-          description: 'Only these item ids.',
-        },
-        limit: {
-          type: 'integer',
-          minimum: 1,
-          maximum: 500,
-          default: 10,
-          description: 'Maximum items returned.',
-        },
-        offset: { type: 'integer', minimum: 0, default: 0, description: 'Items to skip (paging).' },
-      },
-      additionalProperties: false,
-    },
-    output_schema: {
-      type: 'object',
-      properties: {
-        items: { type: 'array', items: ITEM_SCHEMA },
-        count: { type: 'integer', description: 'Items returned' },
-        total: { type: 'integer', description: 'Items matching' },
-      },
-      required: ['items', 'count', 'total'],
-    },
-    has_side_effects: false,
-    timeout_ms: 10_000,
-    source: 'builtin',
-    tags: ['ops', 'ci'],
-  };
+  readonly definition = CI_LOOKUP_TOOL;
 
   constructor(private readonly items: ConfigurationItemRepository) {}
 

@@ -31,55 +31,71 @@ interface GraphNode extends Pick<CiView, 'id' | 'name' | 'ci_type' | 'environmen
   depth: number;
 }
 
+export const GRAPH_ANALYSIS_TOOL: ToolDefinition = {
+  name: 'graph_analysis',
+  tool_type: 'graph_analysis',
+  description:
+    'Walk the relations between items from a scope (item names or ids). view "composition" (구성도): what the scope is made of ' +
+    '(parts, and the hosts they run on); "dependency" (의존성): what the scope needs (depends_on, runs_on, transitively); ' +
+    `"impact" (영향도): what breaks if the scope fails (its dependents and the systems it belongs to). depth is capped at ${GRAPH_MAX_DEPTH}; cycles are reported, not followed twice.`,
+  input_schema: {
+    type: 'object',
+    properties: {
+      scope: {
+        description: 'Item name(s) or id(s) to start from, e.g. "prod-payment-api" or ["prod-payment-db"].',
+        anyOf: [
+          { type: 'string', minLength: 1 },
+          { type: 'array', items: { type: 'string', minLength: 1 }, minItems: 1, maxItems: 200 },
+        ],
+      },
+      view: { type: 'string', enum: ['composition', 'dependency', 'impact'], default: 'dependency' },
+      depth: {
+        type: 'integer',
+        minimum: 1,
+        maximum: 10,
+        default: 2,
+        description: `Hops to follow (capped at ${GRAPH_MAX_DEPTH}).`,
+      },
+    },
+    required: ['scope'],
+    additionalProperties: false,
+  },
+  output_schema: {
+    type: 'object',
+    properties: {
+      view: { type: 'string' },
+      depth: { type: 'integer' },
+      scope: { type: 'array' },
+      nodes: {
+        type: 'array',
+        items: {
+          type: 'object',
+          properties: {
+            id: { type: 'string' },
+            name: { type: 'string' },
+            ci_type: { type: 'string' },
+            environment: { type: 'string' },
+            status: { type: 'string' },
+            depth: { type: 'integer' },
+          },
+          required: ['id', 'name', 'depth'],
+        },
+      },
+      edges: { type: 'array' },
+      cycles: { type: 'array' },
+      truncated: { type: 'boolean' },
+    },
+    required: ['view', 'depth', 'scope', 'nodes', 'edges', 'cycles', 'truncated'],
+  },
+  has_side_effects: false,
+  timeout_ms: 15_000,
+  source: 'builtin',
+  tags: ['ops', 'graph'],
+};
+
 @BuiltinTool()
 export class GraphAnalysisTool implements Tool {
-  readonly definition: ToolDefinition = {
-    name: 'graph_analysis',
-    tool_type: 'graph_analysis',
-    description:
-      'Walk the relations between items from a scope (item names or ids). view "composition" (구성도): what the scope is made of ' +
-      '(parts, and the hosts they run on); "dependency" (의존성): what the scope needs (depends_on, runs_on, transitively); ' +
-      `"impact" (영향도): what breaks if the scope fails (its dependents and the systems it belongs to). depth is capped at ${GRAPH_MAX_DEPTH}; cycles are reported, not followed twice.`,
-    input_schema: {
-      type: 'object',
-      properties: {
-        scope: {
-          description: 'Item name(s) or id(s) to start from, e.g. "prod-payment-api" or ["prod-payment-db"].',
-          anyOf: [
-            { type: 'string', minLength: 1 },
-            { type: 'array', items: { type: 'string', minLength: 1 }, minItems: 1, maxItems: 200 },
-          ],
-        },
-        view: { type: 'string', enum: ['composition', 'dependency', 'impact'], default: 'dependency' },
-        depth: {
-          type: 'integer',
-          minimum: 1,
-          maximum: 10,
-          default: 2,
-          description: `Hops to follow (capped at ${GRAPH_MAX_DEPTH}).`,
-        },
-      },
-      required: ['scope'],
-      additionalProperties: false,
-    },
-    output_schema: {
-      type: 'object',
-      properties: {
-        view: { type: 'string' },
-        depth: { type: 'integer' },
-        scope: { type: 'array' },
-        nodes: { type: 'array' },
-        edges: { type: 'array' },
-        cycles: { type: 'array' },
-        truncated: { type: 'boolean' },
-      },
-      required: ['view', 'depth', 'scope', 'nodes', 'edges', 'cycles', 'truncated'],
-    },
-    has_side_effects: false,
-    timeout_ms: 15_000,
-    source: 'builtin',
-    tags: ['ops', 'graph'],
-  };
+  readonly definition = GRAPH_ANALYSIS_TOOL;
 
   constructor(
     private readonly items: ConfigurationItemRepository,

@@ -16,71 +16,75 @@ interface HistoryQueryInput {
   limit: number;
 }
 
+export const HISTORY_QUERY_TOOL: ToolDefinition = {
+  name: 'history_query',
+  tool_type: 'history_query',
+  description:
+    'List what happened to items in a time window (이력 조회): changes (변경), incidents (장애), deployments (배포), ' +
+    'maintenance (점검) and alerts (알림), newest first. Filter by kind, severity, words in the title/details, the items ' +
+    '(ci_ids from an earlier step, or ci_filter on their fields).',
+  input_schema: {
+    type: 'object',
+    properties: {
+      time_range: { ...TIME_RANGE_SCHEMA, default: { relative: 'last_7d' } },
+      kinds: {
+        type: 'array',
+        items: { type: 'string', enum: [...EVENT_KINDS] },
+        'x-catalog-column': 'history_events.kind',
+        description: 'Event kinds (any of).',
+      },
+      severities: {
+        type: 'array',
+        items: { type: 'string', enum: [...EVENT_SEVERITIES] },
+        'x-catalog-column': 'history_events.severity',
+        description: 'Severities (any of).',
+      },
+      keywords: {
+        type: 'array',
+        items: { type: 'string', minLength: 1 },
+        description: 'Words that must all appear in title or details.',
+      },
+      ci_ids: CI_IDS_SCHEMA,
+      ci_filter: CI_FILTER_SCHEMA,
+      order: { type: 'string', enum: ['desc', 'asc'], default: 'desc', description: 'desc: newest first.' },
+      limit: { type: 'integer', minimum: 1, maximum: 500, default: 50 },
+    },
+    additionalProperties: false,
+  },
+  output_schema: {
+    type: 'object',
+    properties: {
+      events: {
+        type: 'array',
+        items: {
+          type: 'object',
+          properties: {
+            id: { type: 'string' },
+            occurred_at: { type: 'string' },
+            kind: { type: 'string' },
+            severity: { type: 'string' },
+            title: { type: 'string' },
+            ci_id: { type: ['string', 'null'] },
+            ci_name: { type: ['string', 'null'] },
+          },
+          required: ['id', 'occurred_at', 'kind', 'severity', 'title'],
+        },
+      },
+      count: { type: 'integer' },
+      total: { type: 'integer' },
+      time_range: { type: 'object' },
+    },
+    required: ['events', 'count', 'total'],
+  },
+  has_side_effects: false,
+  timeout_ms: 10_000,
+  source: 'builtin',
+  tags: ['ops', 'history'],
+};
+
 @BuiltinTool()
 export class HistoryQueryTool implements Tool {
-  readonly definition: ToolDefinition = {
-    name: 'history_query',
-    tool_type: 'history_query',
-    description:
-      'List what happened to items in a time window (이력 조회): changes (변경), incidents (장애), deployments (배포), ' +
-      'maintenance (점검) and alerts (알림), newest first. Filter by kind, severity, words in the title/details, the items ' +
-      '(ci_ids from an earlier step, or ci_filter on their fields).',
-    input_schema: {
-      type: 'object',
-      properties: {
-        time_range: { ...TIME_RANGE_SCHEMA, default: { relative: 'last_7d' } },
-        kinds: {
-          type: 'array',
-          items: { type: 'string', enum: [...EVENT_KINDS] },
-          description: 'Event kinds (any of).',
-        },
-        severities: {
-          type: 'array',
-          items: { type: 'string', enum: [...EVENT_SEVERITIES] },
-          description: 'Severities (any of).',
-        },
-        keywords: {
-          type: 'array',
-          items: { type: 'string', minLength: 1 },
-          description: 'Words that must all appear in title or details.',
-        },
-        ci_ids: CI_IDS_SCHEMA,
-        ci_filter: CI_FILTER_SCHEMA,
-        order: { type: 'string', enum: ['desc', 'asc'], default: 'desc', description: 'desc: newest first.' },
-        limit: { type: 'integer', minimum: 1, maximum: 500, default: 50 },
-      },
-      additionalProperties: false,
-    },
-    output_schema: {
-      type: 'object',
-      properties: {
-        events: {
-          type: 'array',
-          items: {
-            type: 'object',
-            properties: {
-              id: { type: 'string' },
-              occurred_at: { type: 'string' },
-              kind: { type: 'string' },
-              severity: { type: 'string' },
-              title: { type: 'string' },
-              ci_id: { type: ['string', 'null'] },
-              ci_name: { type: ['string', 'null'] },
-            },
-            required: ['id', 'occurred_at', 'kind', 'severity', 'title'],
-          },
-        },
-        count: { type: 'integer' },
-        total: { type: 'integer' },
-        time_range: { type: 'object' },
-      },
-      required: ['events', 'count', 'total'],
-    },
-    has_side_effects: false,
-    timeout_ms: 10_000,
-    source: 'builtin',
-    tags: ['ops', 'history'],
-  };
+  readonly definition = HISTORY_QUERY_TOOL;
 
   constructor(private readonly history: HistoryEventRepository) {}
 

@@ -46,100 +46,103 @@ interface Group {
   series?: Array<{ ts: string; value: number }>;
 }
 
+export const METRIC_QUERY_TOOL: ToolDefinition = {
+  name: 'metric_query',
+  tool_type: 'metric_query',
+  description:
+    'Aggregate a performance metric (메트릭 조회: CPU/메모리 사용률, 디스크 I/O, 네트워크, 요청 수, 에러율, 응답 시간) over a time window. ' +
+    'Per item (group_by "item", default) it returns the top_n items ordered by the aggregate (e.g. the 5 prod servers with ' +
+    'the highest average cpu_usage last week); group_by "none" gives one value over all items. With `bucket` each group ' +
+    'also gets a time series. Narrow the items with ci_filter (environment, ci_type, ...) or ci_ids from an earlier step. ' +
+    'Data: hourly samples for 30 days, 5-minute samples for the last 24 hours (chosen automatically).',
+  input_schema: {
+    type: 'object',
+    properties: {
+      metric_name: {
+        type: 'string',
+        enum: METRIC_NAMES,
+        'x-catalog-column': 'metrics.metric_name',
+        description: `Metric: ${METRIC_NAMES.map((m) => `${m} (${METRICS[m].unit}, ${METRICS[m].ci_types.join('/')})`).join('; ')}`,
+      },
+      agg: {
+        type: 'string',
+        enum: [...AGGREGATIONS],
+        default: 'avg',
+        description: 'Aggregation per group.',
+      },
+      time_range: { ...TIME_RANGE_SCHEMA, default: { relative: 'last_24h' } },
+      group_by: {
+        type: 'string',
+        enum: ['item', 'none'],
+        default: 'item',
+        description: 'One value per item, or one overall.',
+      },
+      top_n: {
+        type: 'integer',
+        minimum: 1,
+        maximum: 500,
+        default: 10,
+        description: 'How many items to return.',
+      },
+      order: {
+        type: 'string',
+        enum: ['desc', 'asc'],
+        default: 'desc',
+        description: 'desc: highest first (top), asc: lowest first.',
+      },
+      bucket: {
+        type: 'string',
+        enum: Object.keys(BUCKETS),
+        description: 'Also return a series with this bucket width.',
+      },
+      resolution: {
+        type: 'string',
+        enum: ['auto', '5m', '1h'],
+        default: 'auto',
+        description:
+          'Samples to read; auto uses 5-minute samples when they cover the window and it is at most a day (or the bucket is under 1h).',
+      },
+      ci_ids: CI_IDS_SCHEMA,
+      ci_filter: CI_FILTER_SCHEMA,
+    },
+    required: ['metric_name'],
+    additionalProperties: false,
+  },
+  output_schema: {
+    type: 'object',
+    properties: {
+      metric_name: { type: 'string' },
+      unit: { type: 'string' },
+      agg: { type: 'string' },
+      time_range: { type: 'object', properties: { start: { type: 'string' }, end: { type: 'string' } } },
+      resolution_seconds: { type: 'integer' },
+      groups: {
+        type: 'array',
+        items: {
+          type: 'object',
+          properties: {
+            ci_id: { type: ['string', 'null'] },
+            ci_name: { type: ['string', 'null'] },
+            value: { type: ['number', 'null'] },
+            sample_count: { type: 'integer' },
+            series: { type: 'array' },
+          },
+          required: ['ci_id', 'value', 'sample_count'],
+        },
+      },
+      count: { type: 'integer' },
+    },
+    required: ['metric_name', 'agg', 'time_range', 'groups', 'count'],
+  },
+  has_side_effects: false,
+  timeout_ms: 20_000,
+  source: 'builtin',
+  tags: ['ops', 'metrics'],
+};
+
 @BuiltinTool()
 export class MetricQueryTool implements Tool {
-  readonly definition: ToolDefinition = {
-    name: 'metric_query',
-    tool_type: 'metric_query',
-    description:
-      'Aggregate a performance metric (메트릭 조회: CPU/메모리 사용률, 디스크 I/O, 네트워크, 요청 수, 에러율, 응답 시간) over a time window. ' +
-      'Per item (group_by "item", default) it returns the top_n items ordered by the aggregate (e.g. the 5 prod servers with ' +
-      'the highest average cpu_usage last week); group_by "none" gives one value over all items. With `bucket` each group ' +
-      'also gets a time series. Narrow the items with ci_filter (environment, ci_type, ...) or ci_ids from an earlier step. ' +
-      'Data: hourly samples for 30 days, 5-minute samples for the last 24 hours (chosen automatically).',
-    input_schema: {
-      type: 'object',
-      properties: {
-        metric_name: {
-          type: 'string',
-          enum: METRIC_NAMES,
-          description: `Metric: ${METRIC_NAMES.map((m) => `${m} (${METRICS[m].unit}, ${METRICS[m].ci_types.join('/')})`).join('; ')}`,
-        },
-        agg: {
-          type: 'string',
-          enum: [...AGGREGATIONS],
-          default: 'avg',
-          description: 'Aggregation per group.',
-        },
-        time_range: { ...TIME_RANGE_SCHEMA, default: { relative: 'last_24h' } },
-        group_by: {
-          type: 'string',
-          enum: ['item', 'none'],
-          default: 'item',
-          description: 'One value per item, or one overall.',
-        },
-        top_n: {
-          type: 'integer',
-          minimum: 1,
-          maximum: 500,
-          default: 10,
-          description: 'How many items to return.',
-        },
-        order: {
-          type: 'string',
-          enum: ['desc', 'asc'],
-          default: 'desc',
-          description: 'desc: highest first (top), asc: lowest first.',
-        },
-        bucket: {
-          type: 'string',
-          enum: Object.keys(BUCKETS),
-          description: 'Also return a series with this bucket width.',
-        },
-        resolution: {
-          type: 'string',
-          enum: ['auto', '5m', '1h'],
-          default: 'auto',
-          description:
-            'Samples to read; auto uses 5-minute samples when they cover the window and it is at most a day (or the bucket is under 1h).',
-        },
-        ci_ids: CI_IDS_SCHEMA,
-        ci_filter: CI_FILTER_SCHEMA,
-      },
-      required: ['metric_name'],
-      additionalProperties: false,
-    },
-    output_schema: {
-      type: 'object',
-      properties: {
-        metric_name: { type: 'string' },
-        unit: { type: 'string' },
-        agg: { type: 'string' },
-        time_range: { type: 'object', properties: { start: { type: 'string' }, end: { type: 'string' } } },
-        resolution_seconds: { type: 'integer' },
-        groups: {
-          type: 'array',
-          items: {
-            type: 'object',
-            properties: {
-              ci_id: { type: ['string', 'null'] },
-              ci_name: { type: ['string', 'null'] },
-              value: { type: ['number', 'null'] },
-              sample_count: { type: 'integer' },
-              series: { type: 'array' },
-            },
-            required: ['ci_id', 'value', 'sample_count'],
-          },
-        },
-        count: { type: 'integer' },
-      },
-      required: ['metric_name', 'agg', 'time_range', 'groups', 'count'],
-    },
-    has_side_effects: false,
-    timeout_ms: 20_000,
-    source: 'builtin',
-    tags: ['ops', 'metrics'],
-  };
+  readonly definition = METRIC_QUERY_TOOL;
 
   constructor(private readonly metrics: MetricRepository) {}
 

@@ -3,6 +3,7 @@ import { AppConfig, AuthService, DatabaseInfo, DEFAULT_TENANT_SLUG, HealthRegist
 import { METRIC_STEPS } from '../ops/ops-vocabulary';
 import { buildDemoDataset, DEMO_DATASET_VERSION, DemoScale } from './demo-dataset';
 import { DEMO_METRIC_EXPRESSIONS, DemoDataRepository } from './demo-data.repository';
+import { DemoKnowledgeService } from './demo-knowledge.service';
 import type { DemoLoadState } from './demo-load.entity';
 
 const HOUR_MS = 3_600_000;
@@ -31,6 +32,8 @@ export interface DemoLoadOptions {
   now?: Date;
   /** Take over a `loading` mark however recent (the embedded database has one process, so it is stale). */
   takeOver?: boolean;
+  /** Embed the runbooks in this call instead of leaving them to the document worker (CLI, tests). */
+  drainDocuments?: boolean;
 }
 
 const floorTo = (date: Date, ms: number) => new Date(Math.floor(date.getTime() / ms) * ms);
@@ -38,7 +41,8 @@ const floorTo = (date: Date, ms: number) => new Date(Math.floor(date.getTime() /
 /**
  * Loads the deterministic demo dataset into a tenant: items, relations and events from a seeded
  * generator, and metric samples synthesised inside PostgreSQL in small idempotent chunks, so a
- * re-run adds nothing twice and other queries keep flowing on the single-connection embedded database.
+ * re-run adds nothing twice and other queries keep flowing on the single-connection embedded database;
+ * then publishes the OPS catalog and keyword mappings as assets and ingests the runbooks.
  */
 @Injectable()
 export class DemoDataService implements OnModuleInit {
@@ -52,6 +56,7 @@ export class DemoDataService implements OnModuleInit {
     private readonly auth: AuthService,
     private readonly database: DatabaseInfo,
     private readonly health: HealthRegistry,
+    private readonly knowledge: DemoKnowledgeService,
   ) {}
 
   onModuleInit(): void {
@@ -84,7 +89,8 @@ export class DemoDataService implements OnModuleInit {
 
   /** Loads and waits until the dataset is ready (or joins a load already running in this process). */
   async load(tenantId: string, options: DemoLoadOptions = {}): Promise<DemoStatus> {
-    await (this.running.get(tenantId) ?? (await this.begin(tenantId, options))?.run);
+    await (this.running.get(tenantId) ??
+      (await this.begin(tenantId, { drainDocuments: true, ...options }))?.run);
     return this.status(tenantId);
   }
 
@@ -99,9 +105,12 @@ export class DemoDataService implements OnModuleInit {
     const staleBefore = new Date(options.takeOver ? Date.now() + 1000 : Date.now() - STALE_LOAD_MS);
     if (!(await this.repository.claimLoad(tenantId, scale, DEMO_DATASET_VERSION, staleBefore)))
       return undefined;
-    const run = this.fill(tenantId, scale, options.now ?? new Date()).finally(() =>
-      this.running.delete(tenantId),
-    );
+    const run = this.fill(
+      tenantId,
+      scale,
+      options.now ?? new Date(),
+      options.drainDocuments ?? false,
+    ).finally(() => this.running.delete(tenantId));
     this.running.set(tenantId, run);
     return { run };
   }
@@ -127,7 +136,7 @@ export class DemoDataService implements OnModuleInit {
     });
   }
 
-  private async fill(tenantId: string, scale: DemoScale, now: Date): Promise<void> {
+  private async fill(tenantId: string, scale: DemoScale, now: Date, drainDocuments: boolean): Promise<void> {
     const started = performance.now();
     const phase = (name: string) => this.repository.updateLoad(tenantId, { phase: name });
     try {
@@ -141,7 +150,15 @@ export class DemoDataService implements OnModuleInit {
       await this.loadMetrics(tenantId, now, phase);
       await phase('analyze');
       await this.repository.analyze();
-      const counts = await this.repository.counts(tenantId);
+      await phase('assets');
+      const assets = await this.knowledge.publishAssets(tenantId);
+      await phase('runbooks');
+      const runbooks = await this.knowledge.ingestRunbooks(tenantId, drainDocuments);
+      const counts = {
+        ...(await this.repository.counts(tenantId)),
+        published_assets: assets.length,
+        runbooks: runbooks.length,
+      };
       await this.repository.updateLoad(tenantId, {
         state: 'ready',
         phase: 'done',

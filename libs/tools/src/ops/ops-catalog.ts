@@ -194,6 +194,8 @@ const aggregation = (value: string, ...keywords: string[]): KeywordMapping[] =>
   keywords.map((keyword) => ({ keyword, value, kind: 'aggregation' }));
 const tool = (value: string, ...keywords: string[]): KeywordMapping[] =>
   keywords.map((keyword) => ({ keyword, value, kind: 'tool' }));
+const graphView = (value: string, ...keywords: string[]): KeywordMapping[] =>
+  keywords.map((keyword) => ({ keyword, value, kind: 'other', field: 'view' }));
 const other = (value: string, description: string, ...keywords: string[]): KeywordMapping[] =>
   keywords.map((keyword) => ({ keyword, value, kind: 'other', description }));
 
@@ -225,7 +227,7 @@ export const OPS_KEYWORD_MAPPINGS: MappingContent = {
     ...filter('kind', 'deployment', '배포', 'deployment', 'release', '릴리스'),
     ...filter('kind', 'change', '변경', 'change', '설정 변경'),
     ...filter('kind', 'maintenance', '점검', '정기 점검', 'maintenance window'),
-    ...filter('kind', 'alert', '알림', '경보', 'alert', 'alarm'),
+    ...filter('kind', 'alert', '알림', '알람', '경보', 'alert', 'alarm'),
     ...aggregation('avg', '평균', 'average', 'avg', 'mean'),
     ...aggregation('max', '최대', '최고', 'peak', 'max', 'maximum'),
     ...aggregation('min', '최소', '최저', 'min', 'minimum'),
@@ -235,6 +237,24 @@ export const OPS_KEYWORD_MAPPINGS: MappingContent = {
     ...tool('metric_query', '사용률', '추이', 'trend', 'usage'),
     ...tool('history_query', '이력', '히스토리', 'history', '변경 이력', '장애 이력'),
     ...tool('graph_analysis', '구성도', '의존성', '영향도', 'dependency', 'impact', 'topology'),
+    ...tool(
+      'document_search',
+      '매뉴얼',
+      '런북',
+      '절차',
+      '가이드',
+      '문서',
+      'how do i',
+      'how to',
+      'runbook',
+      'manual',
+      'procedure',
+      'guide',
+      'documentation',
+    ),
+    ...graphView('composition', '구성도', '구성 요소', '구성', 'components', 'composition', 'made of'),
+    ...graphView('dependency', '의존', '의존성', 'depend', 'depends on', 'dependencies', 'dependency'),
+    ...graphView('impact', '영향', '영향도', '영향 범위', 'affected', 'impact', 'blast radius'),
     ...other('last_week', 'time_range.relative', '지난 주', '지난주', 'last week'),
     ...other('this_week', 'time_range.relative', '이번 주', '이번주', 'this week'),
     ...other('yesterday', 'time_range.relative', '어제', 'yesterday'),

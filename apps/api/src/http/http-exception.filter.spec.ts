@@ -1,0 +1,59 @@
+import { ArgumentsHost, NotFoundException } from '@nestjs/common';
+import { AppException, ErrorKind } from '@app/platform';
+import { HttpExceptionFilter } from './http-exception.filter';
+
+function respond(exception: unknown): { status: number; body: Record<string, unknown> } {
+  const captured = { status: 0, body: {} as Record<string, unknown> };
+  const response = {
+    headersSent: false,
+    status(code: number) {
+      captured.status = code;
+      return this;
+    },
+    json(body: Record<string, unknown>) {
+      captured.body = body;
+    },
+  };
+  const host = {
+    switchToHttp: () => ({
+      getResponse: () => response,
+      getRequest: () => ({ headers: { 'x-request-id': 'req-1' }, method: 'GET', originalUrl: '/x' }),
+    }),
+  } as unknown as ArgumentsHost;
+  new HttpExceptionFilter().catch(exception, host);
+  return captured;
+}
+
+describe('HttpExceptionFilter', () => {
+  it('maps coded exceptions by kind and keeps code, details and request id', () => {
+    const result = respond(new AppException('THING_MISSING', ErrorKind.NOT_FOUND, 'No thing', { id: 1 }));
+    expect(result).toEqual({
+      status: 404,
+      body: { error: 'THING_MISSING', message: 'No thing', details: { id: 1 }, requestId: 'req-1' },
+    });
+    expect(respond(new AppException('TOO_BIG', ErrorKind.PAYLOAD_TOO_LARGE, 'big')).status).toBe(413);
+    expect(respond(new AppException('MEDIA', ErrorKind.UNSUPPORTED_MEDIA_TYPE, 'type')).status).toBe(415);
+  });
+
+  it('keeps framework HTTP errors as JSON with a code', () => {
+    expect(respond(new NotFoundException('Cannot GET /nope'))).toMatchObject({
+      status: 404,
+      body: { error: 'NOT_FOUND' },
+    });
+  });
+
+  it('answers 503 when the database cannot be reached', () => {
+    const result = respond(new Error('timeout exceeded when trying to connect'));
+    expect(result).toMatchObject({ status: 503, body: { error: 'DATABASE_UNAVAILABLE' } });
+  });
+
+  it('hides unknown errors behind a generic 500', () => {
+    const result = respond(new TypeError('secret internals'));
+    expect(result.status).toBe(500);
+    expect(result.body).toEqual({
+      error: 'INTERNAL_ERROR',
+      message: expect.not.stringContaining('secret'),
+      requestId: 'req-1',
+    });
+  });
+});
