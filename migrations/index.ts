@@ -4,6 +4,7 @@ import { CreateDocuments1795314812243 } from './1795314812243-CreateDocuments';
 import { AddDocumentSearchIndexes1795314812244 } from './1795314812244-AddDocumentSearchIndexes';
 import { CreateAssetRegistry1795314934794 } from './1795314934794-CreateAssetRegistry';
 import { CreateOpsDataAndStageRuns1795315147164 } from './1795315147164-CreateOpsDataAndStageRuns';
+import { AddKeywordStatistics1795317411778 } from './1795317411778-AddKeywordStatistics';
 
 type MigrationClass = new () => MigrationInterface;
 
@@ -14,4 +15,5 @@ export const MIGRATIONS: MigrationClass[] = [
   AddDocumentSearchIndexes1795314812244,
   CreateAssetRegistry1795314934794,
   CreateOpsDataAndStageRuns1795315147164,
+  AddKeywordStatistics1795317411778,
 ];

@@ -66,6 +66,10 @@ export class DocumentChunkEntity {
   @Column({ type: 'tsvector', select: false })
   searchVector!: string;
 
+  /** Tokens in the search vector (positions, stop words excluded): BM25's document length. */
+  @Column({ type: 'integer', default: 0 })
+  searchLength!: number;
+
   @CreateDateColumn({ type: 'timestamptz' })
   createdAt!: Date;
 }

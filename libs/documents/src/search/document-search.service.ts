@@ -255,6 +255,8 @@ export class DocumentSearchService {
       textWeight: request.weights.text,
       vectorWeight: request.weights.vector,
       minRelevance: request.min_relevance,
+      bm25K1: this.config.get('DOCUMENTS_SEARCH_BM25_K1'),
+      bm25B: this.config.get('DOCUMENTS_SEARCH_BM25_B'),
       filters: request.filters,
     };
     const rows = await this.repository.search(plan);
@@ -271,7 +273,7 @@ export class DocumentSearchService {
   }
 
   /**
-   * relevance_score: the branch's own score for text (normalised ts_rank_cd) and vector (cosine
+   * relevance_score: the branch's own score for text (BM25 as a fraction of its maximum) and vector (cosine
    * similarity) searches; for hybrid, the RRF score scaled so rank 1 in every branch is 1.0.
    */
   private toResult(row: SearchRow, index: number, request: NormalizedRequest): DocumentSearchResult {

@@ -18,6 +18,8 @@ export interface SearchPlan {
   textWeight: number;
   vectorWeight: number;
   minRelevance: number;
+  bm25K1: number;
+  bm25B: number;
   filters: DocumentSearchFilters;
 }
 
@@ -65,23 +67,56 @@ function filterSql(plan: SearchPlan, p: Params, tenantParam: string): string {
 }
 
 /**
- * The keyword branch: candidates matching the stored tsvector, scored in [0, 1). Kept as one
- * function so a different scorer (BM25 with corpus statistics) replaces only this text.
+ * The keyword branch: Okapi BM25 inside PostgreSQL. Candidates come from the GIN index over the
+ * stored tsvector; IDF and the average length come from the tenant's maintained statistics, so a
+ * query reads only its own terms' rows. Per candidate, `setweight(..., lexemes)` + `ts_filter`
+ * keep just the query's lexemes (a C-level lookup), whose position counts are the term
+ * frequencies. The score is reported as a fraction of the best a chunk could reach (every query
+ * term, saturated), so it stays in [0, 1] like the other branch scores.
  */
-function keywordBranchSql(plan: SearchPlan, p: Params, filters: string): string {
+function keywordBranchSql(plan: SearchPlan, p: Params, filters: string, tenant: string): string {
   const query = p.add(plan.keywordQuery);
-  return `text_hits AS (
-    SELECT c.id AS chunk_id, ts_rank_cd(c.search_vector, q.query, 32) AS score
+  const k1 = `${p.add(plan.bm25K1)}::float8`;
+  const b = `${p.add(plan.bm25B)}::float8`;
+  return `text_query AS (
+    SELECT websearch_to_tsquery('english', ${query}) AS query
+  ),
+  text_corpus AS (
+    SELECT greatest(n.chunk_count, 1)::float8 AS n,
+           greatest(n.total_length::float8 / greatest(n.chunk_count, 1), 1) AS avgdl
+    FROM document_corpus n WHERE n.tenant_id = ${tenant}
+  ),
+  text_terms AS (
+    SELECT s.term, ln(1 + (tc.n - least(s.df, tc.n) + 0.5) / (least(s.df, tc.n) + 0.5)) AS idf
+    FROM document_term_stats s CROSS JOIN text_corpus tc
+    WHERE s.tenant_id = ${tenant} AND s.df > 0
+      AND s.term = ANY (tsvector_to_array(to_tsvector('english', ${query})))
+  ),
+  text_matches AS (
+    SELECT c.id AS chunk_id, c.search_length,
+           ts_filter(setweight(c.search_vector, 'A', (SELECT array_agg(term) FROM text_terms)), '{a}') AS hits
     FROM document_chunks c
     JOIN documents d ON d.id = c.document_id
-    CROSS JOIN websearch_to_tsquery('english', ${query}) AS q(query)
+    CROSS JOIN text_query q
     WHERE c.search_vector @@ q.query AND ${filters}
-    ORDER BY score DESC, c.id
+  ),
+  text_hits AS (
+    SELECT m.chunk_id,
+           sum(t.idf * cardinality(u.positions) * (${k1} + 1)
+               / (cardinality(u.positions) + ${k1} * (1 - ${b} + ${b} * m.search_length / tc.avgdl))) AS score
+    FROM text_matches m
+    CROSS JOIN text_corpus tc
+    CROSS JOIN LATERAL unnest(m.hits) u
+    JOIN text_terms t ON t.term = u.lexeme
+    GROUP BY m.chunk_id
+    ORDER BY score DESC, m.chunk_id
     LIMIT ${p.add(plan.candidates)}
   ),
   text_ranked AS (
     SELECT chunk_id, score, row_number() OVER (ORDER BY score DESC, chunk_id) AS rank
-    FROM text_hits WHERE score >= ${p.add(plan.minRelevance)}
+    FROM (SELECT h.chunk_id, h.score / greatest((SELECT sum(idf) FROM text_terms) * (${k1} + 1), 1e-9) AS score
+          FROM text_hits h) s
+    WHERE score >= ${p.add(plan.minRelevance)}
   )`;
 }
 
@@ -120,7 +155,7 @@ export class SearchRepository {
     const useVector = plan.searchType !== 'text' && plan.vector !== null && plan.model !== null;
     if (!useText && !useVector) return [];
     const ctes: string[] = [];
-    if (useText) ctes.push(keywordBranchSql(plan, p, filterSql(plan, p, tenant)));
+    if (useText) ctes.push(keywordBranchSql(plan, p, filterSql(plan, p, tenant), tenant));
     if (useVector) ctes.push(vectorBranchSql(plan, p, filterSql(plan, p, tenant)));
     const k = p.add(plan.rrfK);
     const textTerm = useText ? `COALESCE(${p.add(plan.textWeight)}::float8 / (${k} + t.rank), 0)` : '0';

@@ -238,6 +238,19 @@ export class EnvironmentVariables {
   @Min(0)
   DOCUMENTS_QUERY_EMBEDDING_CACHE_TTL_SECONDS = 86_400;
 
+  // Documents keyword branch (BM25) parameters, tuned on SciFact train (BENCHMARKS.md).
+  @Transform(toNumber)
+  @IsNumber()
+  @Min(0)
+  @Max(10)
+  DOCUMENTS_SEARCH_BM25_K1 = 1.2;
+
+  @Transform(toNumber)
+  @IsNumber()
+  @Min(0)
+  @Max(1)
+  DOCUMENTS_SEARCH_BM25_B = 0.75;
+
   /** OpenAI-compatible `/v1/embeddings` server; unset uses the offline hashed embedder. */
   @Transform(emptyToUndefined)
   @IsOptional()
