@@ -111,11 +111,6 @@ export class EnvironmentVariables {
   @IsOptional()
   @IsString()
   CORS_ORIGINS?: string;
-  // Asset registry: how long published lookups stay cached (publish/rollback/archive drop them anyway).
-  @Transform(toNumber)
-  @IsInt()
-  @Min(1)
-  ASSET_CACHE_TTL_SECONDS = 300;
 
   @Transform(emptyToUndefined)
   @IsOptional()
@@ -143,6 +138,83 @@ export class EnvironmentVariables {
   @IsInt()
   @Min(16)
   LLM_MAX_TOKENS = 1024;
+
+  @Transform(toNumber)
+  @IsInt()
+  @Min(100)
+  LLM_TIMEOUT_MS = 30_000;
+
+  @Transform(toNumber)
+  @IsInt()
+  @Min(0)
+  @Max(10)
+  LLM_MAX_RETRIES = 2;
+
+  @Transform(toNumber)
+  @IsInt()
+  @Min(0)
+  LLM_RETRY_BASE_DELAY_MS = 1000;
+
+  @Transform(toNumber)
+  @IsInt()
+  @Min(500)
+  PLANNER_TOKEN_BUDGET = 6000;
+
+  @Transform(toNumber)
+  @IsInt()
+  @Min(1)
+  PLANNER_MAX_LIMIT = 100;
+
+  @Transform(toNumber)
+  @IsInt()
+  @Min(1)
+  @Max(50)
+  PLANNER_MAX_STEPS = 8;
+
+  @Transform(toNumber)
+  @IsInt()
+  @Min(100)
+  PLANNER_EXECUTION_TIMEOUT_MS = 30_000;
+
+  // Tools (http tools and MCP): hosts http tools may reach even when they resolve to internal
+  // addresses (`host[:port],*.corp.example`), and external MCP servers to connect to (JSON array).
+  @IsString()
+  @Matches(/^\s*((\*\.)?(\[[0-9a-fA-F:.]+\]|[^\s,:[\]]+)(:\d{1,5})?\s*(,\s*|$))*$/, {
+    message: 'must be a comma-separated list of host[:port]',
+  })
+  HTTP_TOOL_ALLOWLIST = '';
+
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @IsJSON({ message: 'must be a JSON array of MCP servers' })
+  MCP_SERVERS?: string;
+
+  // Asset registry: how long published lookups stay cached (publish/rollback/archive drop them anyway).
+  @Transform(toNumber)
+  @IsInt()
+  @Min(1)
+  ASSET_CACHE_TTL_SECONDS = 300;
+
+  // OPS data, tools and stage executor
+  /** auto: load the demo tenant's data on the first start of the embedded default (not under NODE_ENV=test). */
+  @IsIn(['auto', 'off', 'on'])
+  DEMO_DATA: 'auto' | 'off' | 'on' = 'auto';
+
+  @IsIn(['full', 'small'])
+  DEMO_DATA_SCALE: 'full' | 'small' = 'full';
+
+  @Transform(toNumber)
+  @IsInt()
+  @Min(1)
+  @Max(64)
+  STAGE_MAX_CONCURRENCY = 4;
+
+  @Transform(toNumber)
+  @IsInt()
+  @Min(100)
+  @Max(600_000)
+  STAGE_TIMEOUT_MS = 60_000;
+
   // Documents: ingestion, embeddings and search (libs/documents)
   @Transform(toNumber)
   @IsInt()
@@ -284,64 +356,17 @@ export class EnvironmentVariables {
   @Transform(toNumber)
   @IsInt()
   @Min(100)
-  LLM_TIMEOUT_MS = 30_000;
   EMBEDDINGS_TIMEOUT_MS = 30_000;
 
   @Transform(toNumber)
   @IsInt()
   @Min(0)
   @Max(10)
-  LLM_MAX_RETRIES = 2;
   EMBEDDINGS_MAX_RETRIES = 3;
 
   @Transform(toNumber)
   @IsInt()
   @Min(0)
-  LLM_RETRY_BASE_DELAY_MS = 1000;
-
-  @Transform(toNumber)
-  @IsInt()
-  @Min(500)
-  PLANNER_TOKEN_BUDGET = 6000;
-  // OPS data, tools and stage executor
-  /** auto: load the demo tenant's data on the first start of the embedded default (not under NODE_ENV=test). */
-  @IsIn(['auto', 'off', 'on'])
-  DEMO_DATA: 'auto' | 'off' | 'on' = 'auto';
-
-  @IsIn(['full', 'small'])
-  DEMO_DATA_SCALE: 'full' | 'small' = 'full';
-
-  @Transform(toNumber)
-  @IsInt()
-  @Min(1)
-  PLANNER_MAX_LIMIT = 100;
-
-  @Transform(toNumber)
-  @IsInt()
-  @Min(1)
-  @Max(50)
-  PLANNER_MAX_STEPS = 8;
-  @Max(64)
-  STAGE_MAX_CONCURRENCY = 4;
-
-  @Transform(toNumber)
-  @IsInt()
-  @Min(100)
-  PLANNER_EXECUTION_TIMEOUT_MS = 30_000;
-  // Tools (http tools and MCP): hosts http tools may reach even when they resolve to internal
-  // addresses (`host[:port],*.corp.example`), and external MCP servers to connect to (JSON array).
-  @IsString()
-  @Matches(/^\s*((\*\.)?(\[[0-9a-fA-F:.]+\]|[^\s,:[\]]+)(:\d{1,5})?\s*(,\s*|$))*$/, {
-    message: 'must be a comma-separated list of host[:port]',
-  })
-  HTTP_TOOL_ALLOWLIST = '';
-
-  @Transform(emptyToUndefined)
-  @IsOptional()
-  @IsJSON({ message: 'must be a JSON array of MCP servers' })
-  MCP_SERVERS?: string;
-  @Max(600_000)
-  STAGE_TIMEOUT_MS = 60_000;
   EMBEDDINGS_RETRY_BASE_MS = 500;
 }
 
