@@ -5,6 +5,7 @@ import { AddDocumentSearchIndexes1795314812244 } from './1795314812244-AddDocume
 import { CreateAssetRegistry1795314934794 } from './1795314934794-CreateAssetRegistry';
 import { CreateOpsDataAndStageRuns1795315147164 } from './1795315147164-CreateOpsDataAndStageRuns';
 import { AddKeywordStatistics1795317411778 } from './1795317411778-AddKeywordStatistics';
+import { IndexChunkSourceHash1795317956897 } from './1795317956897-IndexChunkSourceHash';
 
 type MigrationClass = new () => MigrationInterface;
 
@@ -16,4 +17,5 @@ export const MIGRATIONS: MigrationClass[] = [
   CreateAssetRegistry1795314934794,
   CreateOpsDataAndStageRuns1795315147164,
   AddKeywordStatistics1795317411778,
+  IndexChunkSourceHash1795317956897,
 ];

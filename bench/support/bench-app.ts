@@ -13,6 +13,8 @@ export interface BenchApp {
   app: INestApplicationContext;
   backend: Backend;
   tenantId: string;
+  /** True when the tenant (and its documents) came from a kept database. */
+  reused: boolean;
   close(): Promise<void>;
 }
 
@@ -32,6 +34,13 @@ export async function prepareBackend(backend: Backend, label: string): Promise<(
     return async () => rmSync(dir, { recursive: true, force: true });
   }
   const base = process.env.DATABASE_URL || NATIVE_DEFAULT;
+  if (process.env.BENCH_REUSE_DATABASE) {
+    // Iterating on search only: reuse a database kept by an earlier --keep run.
+    const url = new URL(base);
+    url.pathname = `/${process.env.BENCH_REUSE_DATABASE}`;
+    process.env.DATABASE_URL = url.toString();
+    return async () => undefined;
+  }
   const name = `ops_${label}_${Date.now().toString(36)}`;
   const admin = new Client({ connectionString: base });
   await admin.connect();
@@ -40,6 +49,10 @@ export async function prepareBackend(backend: Backend, label: string): Promise<(
   const url = new URL(base);
   url.pathname = `/${name}`;
   process.env.DATABASE_URL = url.toString();
+  if (process.env.BENCH_KEEP_DATABASE) {
+    process.stderr.write(`keeping database ${name} (BENCH_REUSE_DATABASE=${name} reuses it)\n`);
+    return async () => undefined;
+  }
   return async () => {
     const drop = new Client({ connectionString: base });
     await drop.connect();
@@ -55,12 +68,18 @@ export async function startBenchApp(backend: Backend, label: string): Promise<Be
     logger: new JsonLogger({ level: 'warn', format: 'pretty', stream: process.stderr }),
     abortOnError: false,
   });
-  const slug = `${label}-${Date.now().toString(36)}`;
-  const { tenant } = await app.get(AuthService).createTenant(slug, slug, undefined);
+  const reused = process.env.BENCH_REUSE_DATABASE
+    ? (await app.get(AuthService).listTenants()).find((t) => t.slug.startsWith(label.replace(/_/g, '-')))
+    : undefined;
+  const slug = `${label.replace(/_/g, '-')}-${Date.now().toString(36)}`;
+  const tenantId = reused
+    ? reused.id
+    : (await app.get(AuthService).createTenant(slug, slug, undefined)).tenant.id;
   return {
     app,
     backend,
-    tenantId: tenant.id,
+    reused: Boolean(reused),
+    tenantId,
     async close() {
       await app.close();
       await cleanup();

@@ -16,6 +16,7 @@ import { DocumentEntity } from './document.entity';
 @Check('CHK_document_chunks_type', `"chunk_type" IN ('text', 'table', 'image', 'mixed')`)
 @Unique('UQ_document_chunks_version_index', ['documentId', 'chunkVersion', 'chunkIndex'])
 @Index(['tenantId', 'documentId'])
+@Index(['tenantId', 'sourceHash'])
 @Index('IDX_document_chunks_search_vector', { synchronize: false })
 export class DocumentChunkEntity {
   @PrimaryGeneratedColumn('uuid')

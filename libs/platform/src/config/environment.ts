@@ -310,7 +310,10 @@ export class EnvironmentVariables {
   @Min(0)
   DOCUMENTS_QUERY_EMBEDDING_CACHE_TTL_SECONDS = 86_400;
 
-  // Documents keyword branch (BM25) parameters, tuned on SciFact train (BENCHMARKS.md).
+  // Documents hybrid fusion method and keyword branch (BM25) parameters, tuned on SciFact train (BENCHMARKS.md).
+  @IsIn(['rrf', 'convex'])
+  DOCUMENTS_SEARCH_FUSION: 'rrf' | 'convex' = 'rrf';
+
   @Transform(toNumber)
   @IsNumber()
   @Min(0)
