@@ -139,7 +139,7 @@ function vectorBranchSql(plan: SearchPlan, p: Params, filters: string): string {
   ),
   vector_ranked AS (
     SELECT chunk_id, 1 - distance AS score, row_number() OVER (ORDER BY distance, chunk_id) AS rank,
-           coalesce((max(distance) OVER () - distance) / nullif(max(distance) OVER () - min(distance) OVER (), 0), 1) AS norm
+           greatest(1 - distance, 0) AS norm
     FROM vector_hits WHERE 1 - distance >= ${p.add(plan.minRelevance)}
   )`;
 }
@@ -162,8 +162,8 @@ export class SearchRepository {
     if (useText) ctes.push(keywordBranchSql(plan, p, filterSql(plan, p, tenant), tenant));
     if (useVector) ctes.push(vectorBranchSql(plan, p, filterSql(plan, p, tenant)));
     const k = plan.fusion === 'convex' ? '' : `${p.add(plan.rrfK)}::float8`;
-    // RRF: weight / (k + rank). Convex: weight * the branch score min-max normalised over its candidates
-    // (text: BM25 / best; vector: cosine distance between the farthest and nearest candidate).
+    // RRF: weight / (k + rank). Convex: weight * the branch score scaled to [0, 1] (text: BM25 over this
+    // query's best candidate; vector: cosine similarity as is, so near-ties stay near-ties).
     const term = (weight: number, alias: 't' | 'v') =>
       plan.fusion === 'convex'
         ? `COALESCE(${p.add(weight)}::float8 * ${alias}.norm, 0)`

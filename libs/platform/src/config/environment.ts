@@ -293,7 +293,7 @@ export class EnvironmentVariables {
   @Transform(toNumber)
   @IsNumber()
   @Min(0)
-  DOCUMENTS_SEARCH_VECTOR_WEIGHT = 1;
+  DOCUMENTS_SEARCH_VECTOR_WEIGHT = 0.2;
 
   @Transform(toNumber)
   @IsInt()
@@ -312,7 +312,7 @@ export class EnvironmentVariables {
 
   // Documents hybrid fusion method and keyword branch (BM25) parameters, tuned on SciFact train (BENCHMARKS.md).
   @IsIn(['rrf', 'convex'])
-  DOCUMENTS_SEARCH_FUSION: 'rrf' | 'convex' = 'rrf';
+  DOCUMENTS_SEARCH_FUSION: 'rrf' | 'convex' = 'convex';
 
   @Transform(toNumber)
   @IsNumber()
