@@ -31,7 +31,7 @@ export async function prepareBackend(backend: Backend, label: string): Promise<(
     const dir = mkdtempSync(path.join(os.tmpdir(), `ops-${label}-`));
     process.env.DATA_DIR = dir;
     process.env.DATABASE_URL = '';
-    return async () => rmSync(dir, { recursive: true, force: true });
+    return () => Promise.resolve(rmSync(dir, { recursive: true, force: true }));
   }
   const base = process.env.DATABASE_URL || NATIVE_DEFAULT;
   if (process.env.BENCH_REUSE_DATABASE) {
@@ -39,7 +39,7 @@ export async function prepareBackend(backend: Backend, label: string): Promise<(
     const url = new URL(base);
     url.pathname = `/${process.env.BENCH_REUSE_DATABASE}`;
     process.env.DATABASE_URL = url.toString();
-    return async () => undefined;
+    return () => Promise.resolve();
   }
   const name = `ops_${label}_${Date.now().toString(36)}`;
   const admin = new Client({ connectionString: base });
@@ -51,7 +51,7 @@ export async function prepareBackend(backend: Backend, label: string): Promise<(
   process.env.DATABASE_URL = url.toString();
   if (process.env.BENCH_KEEP_DATABASE) {
     process.stderr.write(`keeping database ${name} (BENCH_REUSE_DATABASE=${name} reuses it)\n`);
-    return async () => undefined;
+    return () => Promise.resolve();
   }
   return async () => {
     const drop = new Client({ connectionString: base });

@@ -65,7 +65,7 @@ export async function seedSyntheticChunks(
   await ingestion.create(tenantId, { filename: 'seed.txt', content: texts[0] });
   await ingestion.processQueue();
   const provider = providers.configured;
-  const [index] = await ds.query(
+  const [index]: Array<{ indexname: string; indexdef: string } | undefined> = await ds.query(
     `SELECT indexname, indexdef FROM pg_indexes WHERE tablename = 'chunk_embeddings' AND indexdef ILIKE '%hnsw%'`,
   );
   if (index) await ds.query(`DROP INDEX "${index.indexname}"`);
