@@ -109,17 +109,28 @@ export async function seedSyntheticChunks(
     );
     if (start % 10_000 === 0) process.stderr.write(`  seeded ${start + batch.length}/${texts.length}\r`);
   }
-  if (index) await ds.query(index.indexdef);
+  if (index) {
+    // Building the HNSW index over a large corpus takes far longer than the app's statement timeout.
+    await ds.transaction(async (em) => {
+      await em.query(`SET LOCAL statement_timeout = 0`);
+      await em.query(index.indexdef);
+    });
+  }
+  const unbounded = async (sql: string, params: unknown[] = []) =>
+    ds.transaction(async (em) => {
+      await em.query(`SET LOCAL statement_timeout = 0`);
+      await em.query(sql, params);
+    });
   await ds.query(`DELETE FROM document_term_stats WHERE tenant_id = $1`, [tenantId]);
   const searchable = `FROM document_chunks c JOIN documents d ON d.id = c.document_id AND c.chunk_version = d.active_version
     WHERE c.tenant_id = $1 AND d.deleted_at IS NULL`;
-  await ds.query(
+  await unbounded(
     `INSERT INTO document_term_stats (tenant_id, term, df)
      SELECT $1, u.lexeme, count(*) FROM (SELECT c.search_vector ${searchable}) s
      CROSS JOIN LATERAL unnest(s.search_vector) u GROUP BY u.lexeme`,
     [tenantId],
   );
-  await ds.query(
+  await unbounded(
     `UPDATE document_corpus SET chunk_count = s.n, total_length = s.total, generation = generation + 1
      FROM (SELECT count(*) AS n, coalesce(sum(c.search_length), 0) AS total ${searchable}) s
      WHERE tenant_id = $1`,

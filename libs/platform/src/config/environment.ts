@@ -318,13 +318,13 @@ export class EnvironmentVariables {
   @IsNumber()
   @Min(0)
   @Max(10)
-  DOCUMENTS_SEARCH_BM25_K1 = 1.2;
+  DOCUMENTS_SEARCH_BM25_K1 = 0.9;
 
   @Transform(toNumber)
   @IsNumber()
   @Min(0)
   @Max(1)
-  DOCUMENTS_SEARCH_BM25_B = 0.75;
+  DOCUMENTS_SEARCH_BM25_B = 0.4;
 
   /** OpenAI-compatible `/v1/embeddings` server; unset uses the offline hashed embedder. */
   @Transform(emptyToUndefined)
