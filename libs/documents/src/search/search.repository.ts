@@ -195,10 +195,8 @@ export class SearchRepository {
     if (!useVector) return this.dataSource.query(sql, p.values);
     return this.dataSource.transaction(async (em) => {
       // pgvector 0.8: keep scanning the HNSW graph until enough rows pass the filters.
-      // One round trip for both settings (simple protocol, no parameters).
-      await em.query(
-        `SET LOCAL hnsw.iterative_scan = relaxed_order; SET LOCAL hnsw.ef_search = ${Math.min(1000, Math.max(40, plan.candidates))}`,
-      );
+      await em.query(`SET LOCAL hnsw.iterative_scan = relaxed_order`);
+      await em.query(`SET LOCAL hnsw.ef_search = ${Math.min(1000, Math.max(40, plan.candidates))}`);
       return em.query<SearchRow[]>(sql, p.values);
     });
   }
