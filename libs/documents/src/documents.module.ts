@@ -5,7 +5,6 @@ import { EmbeddingProviders } from './embedding/embedding-provider';
 import { ConfiguredEmbeddingProviders } from './embedding/embedding-providers';
 import { DocumentChunkEntity } from './entities/document-chunk.entity';
 import { DocumentCorpusEntity } from './entities/document-corpus.entity';
-import { DocumentTermStatEntity } from './entities/document-term-stat.entity';
 import { DocumentJobEntity } from './entities/document-job.entity';
 import { DocumentEntity } from './entities/document.entity';
 import { DocumentUploadInterceptor } from './http/document-upload.interceptor';
@@ -20,17 +19,10 @@ import { DocumentsScheduler } from './ingestion/documents.scheduler';
 import { JobsRepository } from './ingestion/jobs.repository';
 import { DocumentSearchService } from './search/document-search.service';
 import { SearchRepository } from './search/search.repository';
-import { TermStatsRepository } from './search/term-stats.repository';
 
 @Module({
   imports: [
-    TypeOrmModule.forFeature([
-      DocumentEntity,
-      DocumentChunkEntity,
-      DocumentJobEntity,
-      DocumentCorpusEntity,
-      DocumentTermStatEntity,
-    ]),
+    TypeOrmModule.forFeature([DocumentEntity, DocumentChunkEntity, DocumentJobEntity, DocumentCorpusEntity]),
   ],
   controllers: [DocumentsController],
   providers: [
@@ -43,7 +35,6 @@ import { TermStatsRepository } from './search/term-stats.repository';
     ChunksRepository,
     JobsRepository,
     SearchRepository,
-    TermStatsRepository,
     DocumentProcessor,
     DocumentWorker,
     DocumentIngestionService,
