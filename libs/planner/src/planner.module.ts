@@ -125,31 +125,9 @@ export function createLlmClient(config: AppConfig): LlmClient {
     AskService,
     ToolCallingAgentService,
     BlogToolsPublisher,
-    {
-      provide: ChatOptions,
-      useFactory: (config: AppConfig): ChatOptions => ({
-        historyTurns: config.get('CHAT_HISTORY_TURNS'),
-        maxToolCalls: config.get('CHAT_MAX_TOOL_CALLS'),
-        topK: config.get('CHAT_TOP_K'),
-        retryBaseDelayMs: config.get('CHAT_RETRY_BASE_DELAY_MS'),
-        timeoutMs: config.get('AGENT_TIMEOUT_MS'),
-      }),
-      inject: [AppConfig],
-    },
-    {
-      provide: WebSearchProvider,
-      useFactory: (config: AppConfig): WebSearchProvider => {
-        const url = config.get('WEB_SEARCH_URL');
-        return url ? new SearxngWebSearchProvider(url, 10_000) : new DisabledWebSearchProvider();
-      },
-      inject: [AppConfig],
-    },
-    { provide: DocumentRetriever, useClass: DocumentSearchRetriever },
-    ChatRepository,
-    ChatRouterService,
-    ChatJudgesService,
-    ChatSearchAgentService,
     ChatService,
+    WebSearchProvider,
+    DocumentRetriever,
   ],
 })
 export class PlannerModule implements OnModuleInit {
