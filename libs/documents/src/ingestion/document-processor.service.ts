@@ -100,13 +100,13 @@ export class DocumentProcessor {
     await this.chunks.deleteByIds(stale);
 
     const batchSize = this.config.get('EMBEDDINGS_BATCH_SIZE');
-    const todo = drafts.filter(
+    const needEmbedding = drafts.filter(
       (d) => !kept.has(d.chunkIndex) || models.some((m) => !kept.get(d.chunkIndex)!.models.includes(m.model)),
     );
-    let completed = drafts.length - todo.length;
-    for (let start = 0; start < todo.length; start += batchSize) {
+    let completed = drafts.length - needEmbedding.length;
+    for (let start = 0; start < needEmbedding.length; start += batchSize) {
       lease.assertHeld();
-      const batch = todo.slice(start, start + batchSize);
+      const batch = needEmbedding.slice(start, start + batchSize);
       const sources = new Map<number, Map<string, EmbeddingSource>>();
       for (const provider of models) {
         const needing = batch.filter((d) => !kept.get(d.chunkIndex)?.models.includes(provider.model));
