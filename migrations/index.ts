@@ -6,6 +6,8 @@ import { CreateAssetRegistry1795314934794 } from './1795314934794-CreateAssetReg
 import { CreateOpsDataAndStageRuns1795315147164 } from './1795315147164-CreateOpsDataAndStageRuns';
 import { AllowServiceApiKeyRole1795316249719 } from './1795316249719-AllowServiceApiKeyRole';
 import { CreateChatConversations1795316928696 } from './1795316928696-CreateChatConversations';
+import { AddKeywordStatistics1795317411778 } from './1795317411778-AddKeywordStatistics';
+import { IndexChunkSourceHash1795317956897 } from './1795317956897-IndexChunkSourceHash';
 
 type MigrationClass = new () => MigrationInterface;
 
@@ -18,4 +20,6 @@ export const MIGRATIONS: MigrationClass[] = [
   CreateOpsDataAndStageRuns1795315147164,
   AllowServiceApiKeyRole1795316249719,
   CreateChatConversations1795316928696,
+  AddKeywordStatistics1795317411778,
+  IndexChunkSourceHash1795317956897,
 ];

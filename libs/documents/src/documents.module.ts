@@ -5,6 +5,7 @@ import { EmbeddingProviders } from './embedding/embedding-provider';
 import { ConfiguredEmbeddingProviders } from './embedding/embedding-providers';
 import { DocumentChunkEntity } from './entities/document-chunk.entity';
 import { DocumentCorpusEntity } from './entities/document-corpus.entity';
+import { DocumentTermStatEntity } from './entities/document-term-stat.entity';
 import { DocumentJobEntity } from './entities/document-job.entity';
 import { DocumentEntity } from './entities/document.entity';
 import { DocumentUploadInterceptor } from './http/document-upload.interceptor';
@@ -19,10 +20,17 @@ import { DocumentsScheduler } from './ingestion/documents.scheduler';
 import { JobsRepository } from './ingestion/jobs.repository';
 import { DocumentSearchService } from './search/document-search.service';
 import { SearchRepository } from './search/search.repository';
+import { TermStatsRepository } from './search/term-stats.repository';
 
 @Module({
   imports: [
-    TypeOrmModule.forFeature([DocumentEntity, DocumentChunkEntity, DocumentJobEntity, DocumentCorpusEntity]),
+    TypeOrmModule.forFeature([
+      DocumentEntity,
+      DocumentChunkEntity,
+      DocumentJobEntity,
+      DocumentCorpusEntity,
+      DocumentTermStatEntity,
+    ]),
   ],
   controllers: [DocumentsController],
   providers: [
@@ -35,6 +43,7 @@ import { SearchRepository } from './search/search.repository';
     ChunksRepository,
     JobsRepository,
     SearchRepository,
+    TermStatsRepository,
     DocumentProcessor,
     DocumentWorker,
     DocumentIngestionService,

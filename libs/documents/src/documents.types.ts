@@ -4,6 +4,10 @@ export type DocumentStatus = (typeof DOCUMENT_STATUSES)[number];
 export const DOCUMENT_FORMATS = ['text', 'markdown', 'html', 'csv', 'pdf', 'docx', 'pptx', 'xlsx'] as const;
 export type DocumentFormat = (typeof DOCUMENT_FORMATS)[number];
 
+/** How hybrid search merges its branches: weighted RRF over ranks, or a weighted sum of normalised scores. */
+export const FUSION_METHODS = ['rrf', 'convex'] as const;
+export type FusionMethod = (typeof FUSION_METHODS)[number];
+
 export const CHUNK_TYPES = ['text', 'table', 'image', 'mixed'] as const;
 export type ChunkType = (typeof CHUNK_TYPES)[number];
 
@@ -107,7 +111,9 @@ export interface DocumentSearchRequest {
   /** See README "min_relevance": a floor on each branch's own score, never on the fused RRF score. */
   min_relevance?: number;
   filters?: DocumentSearchFilters;
-  /** RRF constant k (default from config, 60). */
+  /** Hybrid fusion (default from config): `rrf` (ranks) or `convex` (normalised scores). */
+  fusion?: FusionMethod;
+  /** RRF constant k (default from config). */
   rrf_k?: number;
   /** Candidates each branch contributes before fusion. */
   candidates?: number;

@@ -4,10 +4,12 @@ export { DocumentSearchService } from './search/document-search.service';
 export { DocumentMaintenanceService } from './ingestion/document-maintenance.service';
 export { EmbeddingProvider, EmbeddingProviders } from './embedding/embedding-provider';
 export { DocumentsException, DocumentsExceptionCode } from './documents.exception';
+export { toIndexText } from './text/search-text.util';
 export {
   CHUNK_TYPES,
   DOCUMENT_FORMATS,
   DOCUMENT_STATUSES,
+  FUSION_METHODS,
   SEARCH_TYPES,
   type BranchHit,
   type ChunkType,
@@ -24,5 +26,6 @@ export {
   type DocumentSearchResult,
   type DocumentStatus,
   type DocumentView,
+  type FusionMethod,
   type SearchType,
 } from './documents.types';

@@ -73,8 +73,12 @@ describe(`document search (${testBackend()})`, () => {
     });
     expect(first.branches.text).toMatchObject({ rank: 1 });
     expect(first.branches.vector).toMatchObject({ rank: 1 });
-    expect(first.relevance_score).toBeCloseTo(1, 5);
+    // Default convex fusion: (w_text * BM25/best + w_vector * cosine) / (w_text + w_vector).
+    expect(first.relevance_score).toBeCloseTo((1 + 0.2 * first.branches.vector!.score) / 1.2, 5);
     expect(first.snippet).toContain('<mark>');
+    const rrf = await search.search(tenantA, { query: 'restart payment gateway', top_k: 5, fusion: 'rrf' });
+    expect(rrf.results[0]).toMatchObject({ document_name: 'payments.md' });
+    expect(rrf.results[0].relevance_score).toBeCloseTo(1, 5);
     expect(typeof response.execution_time_ms).toBe('number');
   });
 

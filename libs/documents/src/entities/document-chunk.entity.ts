@@ -16,6 +16,7 @@ import { DocumentEntity } from './document.entity';
 @Check('CHK_document_chunks_type', `"chunk_type" IN ('text', 'table', 'image', 'mixed')`)
 @Unique('UQ_document_chunks_version_index', ['documentId', 'chunkVersion', 'chunkIndex'])
 @Index(['tenantId', 'documentId'])
+@Index(['tenantId', 'sourceHash'])
 @Index('IDX_document_chunks_search_vector', { synchronize: false })
 export class DocumentChunkEntity {
   @PrimaryGeneratedColumn('uuid')
@@ -65,6 +66,10 @@ export class DocumentChunkEntity {
   /** Built at write time from app-normalised text (Hangul bigrams added); never computed at query time. */
   @Column({ type: 'tsvector', select: false })
   searchVector!: string;
+
+  /** Tokens in the search vector (positions, stop words excluded): BM25's document length. */
+  @Column({ type: 'integer', default: 0 })
+  searchLength!: number;
 
   @CreateDateColumn({ type: 'timestamptz' })
   createdAt!: Date;

@@ -21,6 +21,14 @@ export class DocumentCorpusEntity {
   @Column({ type: 'varchar', length: 200, nullable: true })
   activeModel!: string | null;
 
+  /** Searchable chunks (active version of live documents): BM25's N. */
+  @Column({ type: 'integer', default: 0 })
+  chunkCount!: number;
+
+  /** Sum of their keyword lengths (tokens after stop words): BM25's average length. */
+  @Column({ type: 'bigint', default: 0 })
+  totalLength!: string;
+
   @UpdateDateColumn({ type: 'timestamptz' })
   updatedAt!: Date;
 }

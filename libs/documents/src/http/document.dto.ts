@@ -15,8 +15,14 @@ import {
   Min,
   ValidateNested,
 } from 'class-validator';
-import { CHUNK_TYPES, DOCUMENT_FORMATS, DOCUMENT_STATUSES, SEARCH_TYPES } from '../documents.types';
-import type { ChunkType, DocumentFormat, DocumentStatus, SearchType } from '../documents.types';
+import {
+  CHUNK_TYPES,
+  DOCUMENT_FORMATS,
+  DOCUMENT_STATUSES,
+  FUSION_METHODS,
+  SEARCH_TYPES,
+} from '../documents.types';
+import type { ChunkType, DocumentFormat, DocumentStatus, FusionMethod, SearchType } from '../documents.types';
 
 /** Multipart form fields arrive as strings; metadata may be sent as a JSON string there. */
 const parseJsonObject = ({ value }: { value: unknown }): unknown => {
@@ -190,6 +196,15 @@ export class DocumentSearchRequestDto {
   @ValidateNested()
   @Type(() => DocumentSearchFiltersDto)
   filters?: DocumentSearchFiltersDto;
+
+  @ApiPropertyOptional({
+    enum: FUSION_METHODS,
+    description:
+      'Hybrid fusion: rrf (weighted reciprocal ranks) or convex (weighted sum of normalised branch scores).',
+  })
+  @IsOptional()
+  @IsIn(FUSION_METHODS)
+  fusion?: FusionMethod;
 
   @IsOptional()
   @IsNumber()

@@ -126,8 +126,10 @@ export class ChunksRepository {
     for (const draft of drafts) {
       const [row]: Array<{ id: string }> = await em.query(
         `INSERT INTO document_chunks (tenant_id, document_id, chunk_version, chunk_index, text, chunk_type,
-           page_number, slide_number, position_in_doc, table_data, source_hash, search_vector)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10::jsonb, $11, to_tsvector('english', $12))
+           page_number, slide_number, position_in_doc, table_data, source_hash, search_vector, search_length)
+         SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10::jsonb, $11, v.tsv,
+                (SELECT coalesce(sum(cardinality(u.positions)), 0) FROM unnest(v.tsv) u)
+         FROM (SELECT to_tsvector('english', $12) AS tsv) v
          RETURNING id`,
         [
           tenantId,

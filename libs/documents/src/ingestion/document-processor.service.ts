@@ -6,6 +6,7 @@ import { ChunkDraft, chunkBlocks } from '../chunking/chunker.util';
 import { EmbeddingProvider, EmbeddingProviders } from '../embedding/embedding-provider';
 import { DocumentProcessingError, DocumentsExceptionCode } from '../documents.exception';
 import { parseDocument } from '../parsing/document-parser';
+import { TermStatsRepository } from '../search/term-stats.repository';
 import { ChunksRepository, EmbeddingSource } from './chunks.repository';
 import { DocumentsRepository } from './documents.repository';
 import { ClaimedJob, JobsRepository } from './jobs.repository';
@@ -48,6 +49,7 @@ export class DocumentProcessor {
     private readonly jobs: JobsRepository,
     private readonly providers: EmbeddingProviders,
     private readonly events: EventBus,
+    private readonly termStats: TermStatsRepository,
   ) {}
 
   async run(job: ClaimedJob, lease: JobLease): Promise<void> {
@@ -149,15 +151,18 @@ export class DocumentProcessor {
     }
 
     const switched = await this.dataSource.transaction(async (em) => {
-      const [current]: Array<{ revision: number; deleted_at: Date | null }> = await em.query(
-        `SELECT revision, deleted_at FROM documents WHERE id = $1 FOR UPDATE`,
-        [document.id],
-      );
+      const [current]: Array<{ revision: number; deleted_at: Date | null; active_version: number }> =
+        await em.query(
+          `SELECT revision, deleted_at, active_version FROM documents WHERE id = $1 FOR UPDATE`,
+          [document.id],
+        );
       if (!current || current.deleted_at || current.revision !== document.revision) {
         await this.jobs.finish(em, job.id, lease.workerId, 'superseded');
         return false;
       }
       if (!(await this.jobs.finish(em, job.id, lease.workerId, 'done'))) throw new LeaseLostError(job.id);
+      await this.termStats.apply(em, job.tenantId, document.id, current.active_version, -1);
+      await this.termStats.apply(em, job.tenantId, document.id, target, 1);
       await em.query(
         `UPDATE documents SET active_version = $2, status = 'done', processing_progress = 100, total_chunks = $3,
                 error_details = NULL, updated_at = now()

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
+import { TermStatsRepository } from '../search/term-stats.repository';
 import { DataSource, EntityManager } from 'typeorm';
 import { DocumentEntity } from '../entities/document.entity';
 import { DocumentJobEntity } from '../entities/document-job.entity';
@@ -35,7 +36,10 @@ export interface CorpusState {
 /** Documents, their corpus generation and the enqueueing of their jobs. All SQL for these lives here. */
 @Injectable()
 export class DocumentsRepository {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly termStats: TermStatsRepository,
+  ) {}
 
   private get documents() {
     return this.dataSource.getRepository(DocumentEntity);
@@ -173,6 +177,7 @@ export class DocumentsRepository {
       if (Boolean(document.deletedAt) === deleted) return document;
       document.deletedAt = deleted ? new Date() : null;
       await repo.save(document);
+      await this.termStats.apply(em, tenantId, id, document.activeVersion, deleted ? -1 : 1);
       await this.bumpGeneration(em, tenantId);
       return document;
     });

@@ -9,6 +9,8 @@ import {
   DocumentSearchRequest,
   DocumentSearchResponse,
   DocumentSearchResult,
+  FUSION_METHODS,
+  FusionMethod,
   SEARCH_TYPES,
   SearchType,
 } from '../documents.types';
@@ -34,6 +36,7 @@ interface NormalizedRequest {
   search_type: SearchType;
   top_k: number;
   min_relevance: number;
+  fusion: FusionMethod;
   rrf_k: number;
   candidates: number;
   weights: { text: number; vector: number };
@@ -130,6 +133,12 @@ export class DocumentSearchService {
     if (!Number.isFinite(rrfK) || rrfK < 1 || rrfK > 10_000) {
       throw DocumentsException.invalidSearch('rrf_k must be a number from 1 to 10000.', { field: 'rrf_k' });
     }
+    const fusion = request.fusion ?? this.config.get('DOCUMENTS_SEARCH_FUSION');
+    if (!FUSION_METHODS.includes(fusion)) {
+      throw DocumentsException.invalidSearch(`fusion must be one of ${FUSION_METHODS.join(', ')}.`, {
+        field: 'fusion',
+      });
+    }
     const weights = {
       text: request.weights?.text ?? this.config.get('DOCUMENTS_SEARCH_TEXT_WEIGHT'),
       vector: request.weights?.vector ?? this.config.get('DOCUMENTS_SEARCH_VECTOR_WEIGHT'),
@@ -153,6 +162,7 @@ export class DocumentSearchService {
       search_type: searchType,
       top_k: topK,
       min_relevance: minRelevance,
+      fusion,
       rrf_k: rrfK,
       candidates,
       weights,
@@ -251,10 +261,13 @@ export class DocumentSearchService {
       dimensions,
       topK: request.top_k,
       candidates: request.candidates,
+      fusion: request.fusion,
       rrfK: request.rrf_k,
       textWeight: request.weights.text,
       vectorWeight: request.weights.vector,
       minRelevance: request.min_relevance,
+      bm25K1: this.config.get('DOCUMENTS_SEARCH_BM25_K1'),
+      bm25B: this.config.get('DOCUMENTS_SEARCH_BM25_B'),
       filters: request.filters,
     };
     const rows = await this.repository.search(plan);
@@ -271,8 +284,8 @@ export class DocumentSearchService {
   }
 
   /**
-   * relevance_score: the branch's own score for text (normalised ts_rank_cd) and vector (cosine
-   * similarity) searches; for hybrid, the RRF score scaled so rank 1 in every branch is 1.0.
+   * relevance_score: the branch's own score for text (BM25 as a fraction of its maximum) and vector (cosine
+   * similarity) searches; for hybrid, the fused score scaled so first place in every branch is 1.0.
    */
   private toResult(row: SearchRow, index: number, request: NormalizedRequest): DocumentSearchResult {
     const text =
@@ -283,7 +296,10 @@ export class DocumentSearchService {
     if (request.search_type === 'text') relevance = text?.score ?? 0;
     else if (request.search_type === 'vector') relevance = vector?.score ?? 0;
     else {
-      const best = (request.weights.text + request.weights.vector) / (request.rrf_k + 1);
+      const best =
+        request.fusion === 'convex'
+          ? request.weights.text + request.weights.vector
+          : (request.weights.text + request.weights.vector) / (request.rrf_k + 1);
       relevance = Number(row.fused) / best;
     }
     return {

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import type { ChunkType, DocumentSearchFilters, SearchType } from '../documents.types';
+import type { ChunkType, DocumentSearchFilters, FusionMethod, SearchType } from '../documents.types';
 import { sqlLiteral, toVectorLiteral } from '../ingestion/chunks.repository';
 
 export interface SearchPlan {
@@ -14,10 +14,13 @@ export interface SearchPlan {
   dimensions: number | null;
   topK: number;
   candidates: number;
+  fusion: FusionMethod;
   rrfK: number;
   textWeight: number;
   vectorWeight: number;
   minRelevance: number;
+  bm25K1: number;
+  bm25B: number;
   filters: DocumentSearchFilters;
 }
 
@@ -65,23 +68,58 @@ function filterSql(plan: SearchPlan, p: Params, tenantParam: string): string {
 }
 
 /**
- * The keyword branch: candidates matching the stored tsvector, scored in [0, 1). Kept as one
- * function so a different scorer (BM25 with corpus statistics) replaces only this text.
+ * The keyword branch: Okapi BM25 inside PostgreSQL. Candidates come from the GIN index over the
+ * stored tsvector; IDF and the average length come from the tenant's maintained statistics, so a
+ * query reads only its own terms' rows. Per candidate, `setweight(..., lexemes)` + `ts_filter`
+ * keep just the query's lexemes (a C-level lookup), whose position counts are the term
+ * frequencies. The score is reported as a fraction of the best a chunk could reach (every query
+ * term, saturated), so it stays in [0, 1] like the other branch scores.
  */
-function keywordBranchSql(plan: SearchPlan, p: Params, filters: string): string {
+function keywordBranchSql(plan: SearchPlan, p: Params, filters: string, tenant: string): string {
   const query = p.add(plan.keywordQuery);
-  return `text_hits AS (
-    SELECT c.id AS chunk_id, ts_rank_cd(c.search_vector, q.query, 32) AS score
-    FROM document_chunks c
+  const k1 = `${p.add(plan.bm25K1)}::float8`;
+  const b = `${p.add(plan.bm25B)}::float8`;
+  return `text_corpus AS (
+    SELECT greatest(n.chunk_count, 1)::float8 AS n,
+           greatest(n.total_length::float8 / greatest(n.chunk_count, 1), 1) AS avgdl
+    FROM document_corpus n WHERE n.tenant_id = ${tenant}
+  ),
+  text_terms AS MATERIALIZED (
+    SELECT s.term, ln(1 + (tc.n - least(s.df, tc.n) + 0.5) / (least(s.df, tc.n) + 0.5)) AS idf
+    FROM document_term_stats s CROSS JOIN text_corpus tc
+    WHERE s.tenant_id = ${tenant} AND s.df > 0
+      AND s.term = ANY (tsvector_to_array(to_tsvector('english', ${query})))
+  ),
+  text_query AS MATERIALIZED (
+    SELECT array_agg(term) AS terms,
+           string_agg(quote_literal(term), ' | ')::tsquery AS query
+    FROM text_terms
+  ),
+  text_matches AS MATERIALIZED (
+    SELECT c.id AS chunk_id, c.search_length, ts_filter(setweight(c.search_vector, 'A', q.terms), '{a}') AS hits
+    FROM text_query q
+    JOIN document_chunks c ON c.search_vector @@ q.query
     JOIN documents d ON d.id = c.document_id
-    CROSS JOIN websearch_to_tsquery('english', ${query}) AS q(query)
-    WHERE c.search_vector @@ q.query AND ${filters}
-    ORDER BY score DESC, c.id
+    WHERE q.query IS NOT NULL AND ${filters}
+  ),
+  text_hits AS (
+    SELECT m.chunk_id,
+           sum(t.idf * cardinality(u.positions) * (${k1} + 1)
+               / (cardinality(u.positions) + ${k1} * (1 - ${b} + ${b} * m.search_length / tc.avgdl))) AS score
+    FROM text_matches m
+    CROSS JOIN LATERAL unnest(m.hits) u
+    JOIN text_terms t ON t.term = u.lexeme
+    CROSS JOIN text_corpus tc
+    GROUP BY m.chunk_id
+    ORDER BY score DESC, m.chunk_id
     LIMIT ${p.add(plan.candidates)}
   ),
   text_ranked AS (
-    SELECT chunk_id, score, row_number() OVER (ORDER BY score DESC, chunk_id) AS rank
-    FROM text_hits WHERE score >= ${p.add(plan.minRelevance)}
+    SELECT chunk_id, score, row_number() OVER (ORDER BY score DESC, chunk_id) AS rank,
+           score / nullif(max(score) OVER (), 0) AS norm
+    FROM (SELECT h.chunk_id, h.score / greatest((SELECT sum(idf) FROM text_terms) * (${k1} + 1), 1e-9) AS score
+          FROM text_hits h) s
+    WHERE score >= ${p.add(plan.minRelevance)}
   )`;
 }
 
@@ -100,7 +138,8 @@ function vectorBranchSql(plan: SearchPlan, p: Params, filters: string): string {
     LIMIT ${p.add(plan.candidates)}
   ),
   vector_ranked AS (
-    SELECT chunk_id, 1 - distance AS score, row_number() OVER (ORDER BY distance, chunk_id) AS rank
+    SELECT chunk_id, 1 - distance AS score, row_number() OVER (ORDER BY distance, chunk_id) AS rank,
+           greatest(1 - distance, 0) AS norm
     FROM vector_hits WHERE 1 - distance >= ${p.add(plan.minRelevance)}
   )`;
 }
@@ -120,11 +159,17 @@ export class SearchRepository {
     const useVector = plan.searchType !== 'text' && plan.vector !== null && plan.model !== null;
     if (!useText && !useVector) return [];
     const ctes: string[] = [];
-    if (useText) ctes.push(keywordBranchSql(plan, p, filterSql(plan, p, tenant)));
+    if (useText) ctes.push(keywordBranchSql(plan, p, filterSql(plan, p, tenant), tenant));
     if (useVector) ctes.push(vectorBranchSql(plan, p, filterSql(plan, p, tenant)));
-    const k = p.add(plan.rrfK);
-    const textTerm = useText ? `COALESCE(${p.add(plan.textWeight)}::float8 / (${k} + t.rank), 0)` : '0';
-    const vectorTerm = useVector ? `COALESCE(${p.add(plan.vectorWeight)}::float8 / (${k} + v.rank), 0)` : '0';
+    const k = plan.fusion === 'convex' ? '' : `${p.add(plan.rrfK)}::float8`;
+    // RRF: weight / (k + rank). Convex: weight * the branch score scaled to [0, 1] (text: BM25 over this
+    // query's best candidate; vector: cosine similarity as is, so near-ties stay near-ties).
+    const term = (weight: number, alias: 't' | 'v') =>
+      plan.fusion === 'convex'
+        ? `COALESCE(${p.add(weight)}::float8 * ${alias}.norm, 0)`
+        : `COALESCE(${p.add(weight)}::float8 / (${k} + ${alias}.rank), 0)`;
+    const textTerm = useText ? term(plan.textWeight, 't') : '0';
+    const vectorTerm = useVector ? term(plan.vectorWeight, 'v') : '0';
     const from =
       useText && useVector
         ? 'text_ranked t FULL OUTER JOIN vector_ranked v ON v.chunk_id = t.chunk_id'

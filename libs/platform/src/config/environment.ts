@@ -293,7 +293,7 @@ export class EnvironmentVariables {
   @Transform(toNumber)
   @IsNumber()
   @Min(0)
-  DOCUMENTS_SEARCH_VECTOR_WEIGHT = 1;
+  DOCUMENTS_SEARCH_VECTOR_WEIGHT = 0.2;
 
   @Transform(toNumber)
   @IsInt()
@@ -309,6 +309,22 @@ export class EnvironmentVariables {
   @IsInt()
   @Min(0)
   DOCUMENTS_QUERY_EMBEDDING_CACHE_TTL_SECONDS = 86_400;
+
+  // Documents hybrid fusion method and keyword branch (BM25) parameters, tuned on SciFact train (BENCHMARKS.md).
+  @IsIn(['rrf', 'convex'])
+  DOCUMENTS_SEARCH_FUSION: 'rrf' | 'convex' = 'convex';
+
+  @Transform(toNumber)
+  @IsNumber()
+  @Min(0)
+  @Max(10)
+  DOCUMENTS_SEARCH_BM25_K1 = 0.9;
+
+  @Transform(toNumber)
+  @IsNumber()
+  @Min(0)
+  @Max(1)
+  DOCUMENTS_SEARCH_BM25_B = 0.4;
 
   /** OpenAI-compatible `/v1/embeddings` server; unset uses the offline hashed embedder. */
   @Transform(emptyToUndefined)

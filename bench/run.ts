@@ -1,0 +1,302 @@
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import { DataSource } from 'typeorm';
+import {
+  DocumentIngestionService,
+  DocumentSearchService,
+  EmbeddingProviders,
+  toIndexText,
+  type DocumentSearchRequest,
+  type DocumentSearchResult,
+} from '@app/documents';
+import { AuthService, validateEnvironment } from '@app/platform';
+import { createApp } from '../apps/api/src/bootstrap';
+import { Backend, flag, loadAverage, prepareBackend } from './support/bench-app';
+import { seedSyntheticChunks, sentencePool, syntheticChunks } from './support/synthetic-corpus';
+
+interface Latencies {
+  p50: number;
+  p95: number;
+  p99: number;
+  rps: number;
+}
+
+type Row = { backend: Backend; chunks: number; what: string; concurrency: number; side: string } & Latencies;
+
+const percentile = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
+
+/** Runs `requests` calls of `call` with `concurrency` workers; latency of each call and overall rate. */
+async function measure(
+  requests: number,
+  concurrency: number,
+  call: (i: number) => Promise<void>,
+): Promise<Latencies> {
+  const times: number[] = [];
+  let next = 0;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < requests) {
+        const i = next++;
+        const t = performance.now();
+        await call(i);
+        times.push(performance.now() - t);
+      }
+    }),
+  );
+  const wall = (performance.now() - started) / 1000;
+  times.sort((a, b) => a - b);
+  return {
+    p50: percentile(times, 50),
+    p95: percentile(times, 95),
+    p99: percentile(times, 99),
+    rps: requests / wall,
+  };
+}
+
+/** The seed's design: two separate branch queries with top_k*2 each, fused with RRF in application code. */
+async function twoQueryBaseline(
+  search: DocumentSearchService,
+  tenantId: string,
+  query: string,
+  topK: number,
+  k = 60,
+) {
+  const [text, vector] = await Promise.all([
+    search.search(tenantId, { query, search_type: 'text', top_k: topK * 2 }),
+    search.search(tenantId, { query, search_type: 'vector', top_k: topK * 2 }),
+  ]);
+  const fused = new Map<string, { result: DocumentSearchResult; score: number }>();
+  for (const list of [text.results, vector.results]) {
+    list.forEach((result, i) => {
+      const entry = fused.get(result.chunk_id) ?? { result, score: 0 };
+      entry.score += 1 / (k + i + 1);
+      fused.set(result.chunk_id, entry);
+    });
+  }
+  return [...fused.values()].sort((a, b) => b.score - a.score).slice(0, topK);
+}
+
+interface Booted {
+  app: NestExpressApplication;
+  url: string;
+}
+
+async function boot(cacheTtl: number): Promise<Booted> {
+  process.env.DOCUMENTS_SEARCH_CACHE_TTL_SECONDS = String(cacheTtl);
+  // The bench drains the queue itself; an idle poller would only add concurrent queries to PGlite.
+  process.env.DOCUMENTS_WORKER_CONCURRENCY = '0';
+  const env = validateEnvironment(process.env);
+  const app = await createApp({ env });
+  await app.listen(0, '127.0.0.1');
+  const address = app.getHttpServer().address() as { port: number };
+  return { app, url: `http://127.0.0.1:${address.port}` };
+}
+
+async function searchScenario(
+  backend: Backend,
+  chunks: number,
+  opts: { requests: number; concurrency: number[]; topK: number },
+): Promise<Row[]> {
+  const cleanup = await prepareBackend(backend, `bench_${chunks}`);
+  const rows: Row[] = [];
+  try {
+    const { sentences, queries } = sentencePool();
+    let booted = await boot(0);
+    const slug = `bench-${Date.now().toString(36)}`;
+    const { tenant, secret } = await booted.app.get(AuthService).createTenant(slug, slug, undefined);
+    const seeded = await seedSyntheticChunks(
+      booted.app.get(DataSource),
+      booted.app.get(DocumentIngestionService),
+      booted.app.get(EmbeddingProviders),
+      tenant.id,
+      syntheticChunks(chunks, sentences),
+      toIndexText,
+    );
+    console.error(`[${backend}] seeded ${chunks} chunks in ${seeded.seconds.toFixed(1)} s (bulk fast path)`);
+    const add = (what: string, concurrency: number, side: string, l: Latencies) =>
+      rows.push({ backend, chunks, what, concurrency, side, ...l });
+    const http = async (url: string, body: DocumentSearchRequest) => {
+      const response = await fetch(`${url}/api/documents/search`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+      if (!response.ok) throw new Error(`search answered ${response.status}: ${await response.text()}`);
+      await response.json();
+    };
+    const request = (i: number, type: 'text' | 'vector' | 'hybrid'): DocumentSearchRequest => ({
+      query: queries[i % queries.length],
+      search_type: type,
+      top_k: opts.topK,
+    });
+    let search = booted.app.get(DocumentSearchService);
+    // Query embeddings cached, as the target states; results are not (cache TTL 0 on this boot).
+    for (const query of queries) await search.search(tenant.id, { query, search_type: 'vector', top_k: 1 });
+    for (const type of ['text', 'vector', 'hybrid'] as const) {
+      for (const c of opts.concurrency) {
+        add(
+          type,
+          c,
+          'server',
+          await measure(
+            opts.requests,
+            c,
+            async (i) => void (await search.search(tenant.id, request(i, type))),
+          ),
+        );
+        add(type, c, 'http', await measure(opts.requests, c, (i) => http(booted.url, request(i, type))));
+      }
+    }
+    for (const c of opts.concurrency) {
+      add(
+        'two-query baseline',
+        c,
+        'server',
+        await measure(opts.requests, c, async (i) => {
+          await twoQueryBaseline(search, tenant.id, queries[i % queries.length], opts.topK);
+        }),
+      );
+    }
+    await booted.app.close();
+    booted = await boot(300);
+    search = booted.app.get(DocumentSearchService);
+    for (let i = 0; i < queries.length; i++) await search.search(tenant.id, request(i, 'hybrid'));
+    for (const c of opts.concurrency) {
+      add(
+        'cache hit (hybrid)',
+        c,
+        'server',
+        await measure(opts.requests, c, async (i) => {
+          const response = await search.search(tenant.id, request(i, 'hybrid'));
+          if (!response.cached) throw new Error('expected a cache hit');
+        }),
+      );
+      add(
+        'cache hit (hybrid)',
+        c,
+        'http',
+        await measure(opts.requests, c, (i) => http(booted.url, request(i, 'hybrid'))),
+      );
+    }
+    await booted.app.close();
+  } finally {
+    await cleanup();
+  }
+  return rows;
+}
+
+async function ingestScenario(backend: Backend, chunks: number): Promise<string> {
+  const cleanup = await prepareBackend(backend, `ingest_${chunks}`);
+  try {
+    process.env.DOCUMENTS_SEARCH_CACHE_TTL_SECONDS = '0';
+    const { app } = await boot(0);
+    const ds = app.get(DataSource);
+    const ingestion = app.get(DocumentIngestionService);
+    const provider = app.get(EmbeddingProviders).configured;
+    const slug = `ingest-${Date.now().toString(36)}`;
+    const { tenant } = await app.get(AuthService).createTenant(slug, slug, undefined);
+    const texts = syntheticChunks(chunks, sentencePool().sentences, 7);
+    const perDocument = 25;
+    const started = performance.now();
+    for (let i = 0; i < texts.length; i += perDocument) {
+      await ingestion.create(tenant.id, {
+        filename: `doc-${i}.txt`,
+        content: texts.slice(i, i + perDocument).join('\n\n'),
+      });
+    }
+    await ingestion.processQueue();
+    const seconds = (performance.now() - started) / 1000;
+    const stored: Array<{ text: string }> = await ds.query(
+      `SELECT text FROM document_chunks WHERE tenant_id = $1 ORDER BY document_id, chunk_index`,
+      [tenant.id],
+    );
+    const batch = 64;
+    const embedStarted = performance.now();
+    for (let i = 0; i < stored.length; i += batch)
+      await provider.embed(stored.slice(i, i + batch).map((r) => r.text));
+    const embedSeconds = (performance.now() - embedStarted) / 1000;
+    await app.close();
+    const e2e = stored.length / seconds;
+    const alone = stored.length / embedSeconds;
+    return `| ${backend} | ${stored.length} | ${e2e.toFixed(0)} | ${alone.toFixed(0)} | ${((100 * e2e) / alone).toFixed(0)}% |`;
+  } finally {
+    await cleanup();
+  }
+}
+
+const fmt = (n: number) => (n < 10 ? n.toFixed(2) : n.toFixed(1));
+
+function printSearch(rows: Row[]) {
+  console.log('| backend | chunks | search | concurrency | side | p50 ms | p95 ms | p99 ms | req/s |');
+  console.log('|---|---|---|---|---|---|---|---|---|');
+  for (const r of rows) {
+    console.log(
+      `| ${r.backend} | ${r.chunks} | ${r.what} | ${r.concurrency} | ${r.side} | ${fmt(r.p50)} | ${fmt(r.p95)} | ${fmt(r.p99)} | ${r.rps.toFixed(0)} |`,
+    );
+  }
+}
+
+function printRatios(rows: Row[]) {
+  {
+    console.log('\n| chunks | search | concurrency | side | embedded/native p50 | embedded/native p95 |');
+    console.log('|---|---|---|---|---|---|');
+    for (const n of rows.filter((r) => r.backend === 'native')) {
+      const e = rows.find(
+        (r) =>
+          r.backend === 'embedded' &&
+          r.chunks === n.chunks &&
+          r.what === n.what &&
+          r.concurrency === n.concurrency &&
+          r.side === n.side,
+      );
+      if (e)
+        console.log(
+          `| ${n.chunks} | ${n.what} | ${n.concurrency} | ${n.side} | ${(e.p50 / n.p50).toFixed(2)} | ${(e.p95 / n.p95).toFixed(2)} |`,
+        );
+    }
+  }
+}
+
+async function main() {
+  const argv = process.argv.slice(2);
+  const scenario = argv[0] && !argv[0].startsWith('--') ? argv[0] : 'search';
+  const backendArg = flag(argv, 'backend') ?? 'embedded';
+  const backends: Backend[] = backendArg === 'both' ? ['native', 'embedded'] : [backendArg as Backend];
+  const sizes = (flag(argv, 'chunks') ?? '10000').split(',').map(Number);
+  const requests = Number(flag(argv, 'requests') ?? 200);
+  const concurrency = (flag(argv, 'concurrency') ?? '1,8').split(',').map(Number);
+  process.env.LOG_LEVEL = 'warn';
+  process.env.REDIS_URL = process.env.BENCH_REDIS_URL ?? '';
+  console.log(`# npm run bench -- ${argv.join(' ')}`);
+  console.log(
+    `date ${new Date().toISOString()}, node ${process.version}, load average before: ${loadAverage()}\n`,
+  );
+  if (scenario === 'search') {
+    const rows: Row[] = [];
+    for (const chunks of sizes)
+      for (const backend of backends) {
+        const measured = await searchScenario(backend, chunks, { requests, concurrency, topK: 10 });
+        printSearch(measured);
+        console.log('');
+        rows.push(...measured);
+      }
+    if (backends.length === 2) printRatios(rows);
+  } else if (scenario === 'ingest') {
+    console.log('| backend | chunks | end to end chunks/s | embedder alone chunks/s | ratio |');
+    console.log('|---|---|---|---|---|');
+    for (const chunks of sizes)
+      for (const backend of backends) console.log(await ingestScenario(backend, chunks));
+  } else {
+    throw new Error(`unknown scenario ${scenario} (search | ingest)`);
+  }
+  console.log(`\nload average after: ${loadAverage()}`);
+}
+
+main().then(
+  () => process.exit(0),
+  (error) => {
+    console.error(error);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,154 @@
+import { DataSource } from 'typeorm';
+import { AuthService } from '@app/platform';
+import { DocumentIngestionService, DocumentSearchService, DocumentsModule } from '@app/documents';
+import { startTestContext, TestContext, testBackend } from '@test/support';
+
+interface Stats {
+  chunks: number;
+  length: number;
+  df: Record<string, number>;
+}
+
+/** BM25 statistics as maintained, and as recomputed from scratch over the searchable set. */
+async function maintained(ds: DataSource, tenantId: string): Promise<Stats> {
+  const [corpus] = await ds.query(
+    `SELECT chunk_count, total_length FROM document_corpus WHERE tenant_id = $1`,
+    [tenantId],
+  );
+  const rows: Array<{ term: string; df: number }> = await ds.query(
+    `SELECT term, df FROM document_term_stats WHERE tenant_id = $1 ORDER BY term`,
+    [tenantId],
+  );
+  return {
+    chunks: Number(corpus?.chunk_count ?? 0),
+    length: Number(corpus?.total_length ?? 0),
+    df: Object.fromEntries(rows.map((r) => [r.term, Number(r.df)])),
+  };
+}
+
+async function recomputed(ds: DataSource, tenantId: string): Promise<Stats> {
+  const searchable = `FROM document_chunks c JOIN documents d ON d.id = c.document_id AND c.chunk_version = d.active_version
+    WHERE c.tenant_id = $1 AND d.deleted_at IS NULL`;
+  const [totals] = await ds.query(
+    `SELECT count(*) AS n, coalesce(sum(c.search_length), 0) AS total ${searchable}`,
+    [tenantId],
+  );
+  const rows: Array<{ term: string; df: string }> = await ds.query(
+    `SELECT u.lexeme AS term, count(*) AS df
+     FROM (SELECT c.search_vector ${searchable}) s CROSS JOIN LATERAL unnest(s.search_vector) u
+     GROUP BY u.lexeme ORDER BY u.lexeme`,
+    [tenantId],
+  );
+  return {
+    chunks: Number(totals.n),
+    length: Number(totals.total),
+    df: Object.fromEntries(rows.map((r) => [r.term, Number(r.df)])),
+  };
+}
+
+describe(`keyword branch BM25 statistics (${testBackend()})`, () => {
+  let ctx: TestContext;
+  let ds: DataSource;
+  let ingestion: DocumentIngestionService;
+  let search: DocumentSearchService;
+  let tenantA: string;
+  let tenantB: string;
+
+  beforeAll(async () => {
+    ctx = await startTestContext([DocumentsModule]);
+    ds = ctx.get(DataSource);
+    ingestion = ctx.get(DocumentIngestionService);
+    search = ctx.get(DocumentSearchService);
+    const auth = ctx.get(AuthService);
+    tenantA = (await auth.createTenant('stats-a', 'A', undefined)).tenant.id;
+    tenantB = (await auth.createTenant('stats-b', 'B', undefined)).tenant.id;
+  });
+  afterAll(() => ctx?.close());
+
+  const expectConsistent = async (tenantId: string) => {
+    const stats = await maintained(ds, tenantId);
+    expect(stats).toEqual(await recomputed(ds, tenantId));
+    return stats;
+  };
+
+  it('counts each searchable chunk once and stays equal to a recount after update, delete and restore', async () => {
+    const first = await ingestion.create(tenantA, {
+      filename: 'pumps.md',
+      content: 'Pump maintenance: pumps are flushed monthly. The pump log records every flush.',
+    });
+    const second = await ingestion.create(tenantA, {
+      filename: 'valves.md',
+      content: 'Valve inspection happens weekly; a leaking valve is replaced the same day.',
+    });
+    await ingestion.processQueue();
+    let stats = await expectConsistent(tenantA);
+    expect(stats.chunks).toBe(2);
+    expect(stats.df.pump).toBe(1);
+    expect(stats.df.valv).toBe(1);
+    expect(stats.length).toBeGreaterThan(10);
+
+    await ingestion.update(tenantA, second.id, {
+      filename: 'valves.md',
+      content: 'Valve and pump inspection happens weekly.',
+    });
+    await ingestion.processQueue();
+    stats = await expectConsistent(tenantA);
+    expect(stats.df.pump).toBe(2);
+    expect(stats.df.leak).toBeUndefined();
+
+    await ingestion.remove(tenantA, first.id);
+    stats = await expectConsistent(tenantA);
+    expect(stats.chunks).toBe(1);
+    expect(stats.df.pump).toBe(1);
+    expect(stats.df.flush).toBeUndefined();
+
+    await ingestion.restore(tenantA, first.id);
+    stats = await expectConsistent(tenantA);
+    expect(stats.chunks).toBe(2);
+    expect(stats.df.flush).toBe(1);
+  });
+
+  it('keeps statistics per tenant: another tenant changes neither the counts nor the ranking', async () => {
+    const before = await maintained(ds, tenantA);
+    const response = await search.search(tenantA, { query: 'pump flush', search_type: 'text', top_k: 5 });
+    for (let i = 0; i < 3; i++) {
+      await ingestion.create(tenantB, { filename: `b${i}.md`, content: `Pump pump pump flush number ${i}.` });
+    }
+    await ingestion.processQueue();
+    expect(await maintained(ds, tenantA)).toEqual(before);
+    const statsB = await expectConsistent(tenantB);
+    expect(statsB.chunks).toBe(3);
+    expect(statsB.df.pump).toBe(3);
+    const again = await search.search(tenantA, { query: 'pump flush', search_type: 'text', top_k: 5 });
+    expect(again.results.map((r) => [r.chunk_id, r.relevance_score])).toEqual(
+      response.results.map((r) => [r.chunk_id, r.relevance_score]),
+    );
+  });
+
+  it('ranks by IDF: the chunk matching the rare term beats the one repeating a common term', async () => {
+    const tenant = (await ctx.get(AuthService).createTenant('stats-idf', 'IDF', undefined)).tenant.id;
+    const filler = ['alpha', 'beta', 'gamma', 'delta', 'epsilon', 'zeta'];
+    for (const [i, word] of filler.entries()) {
+      await ingestion.create(tenant, {
+        filename: `common${i}.md`,
+        content: `Server restart notes about ${word}.`,
+      });
+    }
+    await ingestion.create(tenant, {
+      filename: 'common-heavy.md',
+      content: 'Server server server restart restart notes.',
+    });
+    await ingestion.create(tenant, { filename: 'rare.md', content: 'Checklist for the failover drill.' });
+    await ingestion.processQueue();
+    const response = await search.search(tenant, {
+      query: 'server failover',
+      search_type: 'text',
+      top_k: 10,
+    });
+    expect(response.results[0].document_name).toBe('rare.md');
+    for (const result of response.results) {
+      expect(result.relevance_score).toBeGreaterThan(0);
+      expect(result.relevance_score).toBeLessThanOrEqual(1);
+    }
+  });
+});
