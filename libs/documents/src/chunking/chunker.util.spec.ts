@@ -4,7 +4,7 @@ import { chunkBlocks, splitLongText } from './chunker.util';
 const options = { targetChars: 200, overlapChars: 60 };
 
 describe('chunkBlocks', () => {
-  it('starts a chunk at each heading and prefixes continuation chunks with the heading path', () => {
+  it('starts a chunk at each heading and prefixes every chunk with the headings above it', () => {
     const blocks: ParsedBlock[] = [
       { kind: 'heading', level: 1, text: 'Runbook' },
       { kind: 'paragraph', text: 'Intro paragraph.' },
@@ -16,14 +16,31 @@ describe('chunkBlocks', () => {
     ];
     const chunks = chunkBlocks(blocks, options);
     expect(chunks[0].text).toBe('Runbook\nIntro paragraph.');
-    expect(chunks[1].text.startsWith('Restart\nStep 1')).toBe(true);
+    expect(chunks[1].text.startsWith('Runbook\nRestart\nStep 1')).toBe(true);
     const continuation = chunks[chunks.length - 1];
     expect(continuation.text.startsWith('Runbook > Restart\n')).toBe(true);
     expect(chunks.map((c) => c.chunkIndex)).toEqual(chunks.map((_, i) => i));
-    expect(chunks.every((c) => c.text.length <= 260)).toBe(true);
+    expect(chunks.every((c) => c.text.length <= 270)).toBe(true);
     // overlap: the last step of one chunk opens the next
     const lastOfFirst = chunks[1].text.split('\n').pop()!;
     expect(chunks[2].text).toContain(lastOfFirst);
+  });
+
+  it('keeps a title directly followed by a section heading, on every chunk of the document', () => {
+    const chunks = chunkBlocks(
+      [
+        { kind: 'heading', level: 1, text: '런북: 서버 CPU 사용률 급증 대응' },
+        { kind: 'heading', level: 2, text: '적용 대상' },
+        { kind: 'paragraph', text: '운영 환경의 애플리케이션 서버.' },
+        { kind: 'heading', level: 2, text: '즉시 조치' },
+        { kind: 'paragraph', text: '해당 인스턴스를 제외한다.' },
+      ],
+      options,
+    );
+    expect(chunks.map((c) => c.text)).toEqual([
+      '런북: 서버 CPU 사용률 급증 대응\n적용 대상\n운영 환경의 애플리케이션 서버.',
+      '런북: 서버 CPU 사용률 급증 대응\n즉시 조치\n해당 인스턴스를 제외한다.',
+    ]);
   });
 
   it('never lets a chunk span two pages or slides, and records where it came from', () => {

@@ -25,6 +25,8 @@ interface Unit {
   page: number | null;
   slide: number | null;
   position: number;
+  /** Heading level, for heading units. */
+  level?: number;
 }
 
 export const sha256 = (text: string | Buffer): string => createHash('sha256').update(text).digest('hex');
@@ -100,9 +102,22 @@ export function chunkBlocks(blocks: ParsedBlock[], options: ChunkingOptions): Ch
   let position = 0;
 
   const context = (): string => headings.filter(Boolean).join(' > ');
+  /**
+   * Every chunk carries the headings above it (a contextual header): a chunk that opens with its
+   * own heading gets that heading's ancestors, any other chunk the whole path. Without it a
+   * document title and section names would be searchable only in the chunk that holds them.
+   */
+  const headerFor = (first: Unit): string =>
+    first.kind === 'heading'
+      ? headings
+          .slice(0, (first.level ?? 1) - 1)
+          .filter(Boolean)
+          .join(' > ')
+      : context();
   const emit = (units: Unit[]): void => {
     const text = units.map((u) => u.text).join('\n');
-    const prefix = units[0].kind !== 'heading' && context() ? `${context()}\n` : '';
+    const header = headerFor(units[0]);
+    const prefix = header ? `${header}\n` : '';
     const kinds = new Set(units.filter((u) => u.kind !== 'heading').map((u) => u.kind));
     const images = kinds.has('image');
     const chunkType: ChunkType = images ? (kinds.size === 1 ? 'image' : 'mixed') : 'text';
@@ -180,7 +195,7 @@ export function chunkBlocks(blocks: ParsedBlock[], options: ChunkingOptions): Ch
       flush(false);
       headings.length = Math.max(0, block.level - 1);
       headings[block.level - 1] = text;
-      buffer = [{ kind: 'heading', text, page, slide, position }];
+      buffer = [{ kind: 'heading', text, page, slide, position, level: block.level }];
       position += text.length + 1;
       continue;
     }
