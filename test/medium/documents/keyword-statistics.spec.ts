@@ -2,6 +2,7 @@ import { DataSource } from 'typeorm';
 import { AuthService } from '@app/platform';
 import { DocumentIngestionService, DocumentSearchService, DocumentsModule } from '@app/documents';
 import { startTestContext, TestContext, testBackend } from '@test/support';
+import { SearchPlan, SearchRepository } from '../../../libs/documents/src/search/search.repository';
 
 interface Stats {
   chunks: number;
@@ -150,5 +151,54 @@ describe(`keyword branch BM25 statistics (${testBackend()})`, () => {
       expect(result.relevance_score).toBeGreaterThan(0);
       expect(result.relevance_score).toBeLessThanOrEqual(1);
     }
+  });
+  it('finds candidates through the rarest terms within the budget and scores them on every term', async () => {
+    const tenant = (await ctx.get(AuthService).createTenant('stats-budget', 'Budget', undefined)).tenant.id;
+    for (const word of ['alpha', 'beta', 'gamma', 'delta']) {
+      await ingestion.create(tenant, {
+        filename: `${word}.md`,
+        content: `Server restart notes about ${word}.`,
+      });
+    }
+    await ingestion.create(tenant, { filename: 'rare.md', content: 'Checklist for the failover drill.' });
+    await ingestion.create(tenant, { filename: 'both.md', content: 'Server failover checklist.' });
+    await ingestion.processQueue();
+    const repository = ctx.get(SearchRepository);
+    const plan = (keywordBudget: number): SearchPlan => ({
+      tenantId: tenant,
+      searchType: 'text',
+      keywordQuery: 'server or failover',
+      vector: null,
+      model: null,
+      dimensions: null,
+      topK: 10,
+      candidates: 100,
+      fusion: 'rrf',
+      rrfK: 60,
+      textWeight: 1,
+      vectorWeight: 1,
+      minRelevance: 0,
+      bm25K1: 0.9,
+      bm25B: 0.4,
+      keywordBudget,
+      filters: {},
+    });
+    const names = async (budget: number) =>
+      (await repository.search(plan(budget))).map((row) => row.document_name);
+    // "failover" is in 2 chunks, "server" in 5: a budget of 2 postings reads only the rare term.
+    const bounded = await repository.search(plan(2));
+    expect(bounded.map((row) => row.document_name)).toEqual(['both.md', 'rare.md']);
+    // ...and still scores the common term: both.md outranks rare.md only through "server".
+    expect(Number(bounded[0].text_score)).toBeGreaterThan(Number(bounded[1].text_score));
+    expect((await names(7)).sort()).toEqual([
+      'alpha.md',
+      'beta.md',
+      'both.md',
+      'delta.md',
+      'gamma.md',
+      'rare.md',
+    ]);
+    // The rarest term is always read, however small the budget.
+    expect(await names(1)).toEqual(['both.md', 'rare.md']);
   });
 });

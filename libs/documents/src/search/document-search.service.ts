@@ -268,6 +268,7 @@ export class DocumentSearchService {
       minRelevance: request.min_relevance,
       bm25K1: this.config.get('DOCUMENTS_SEARCH_BM25_K1'),
       bm25B: this.config.get('DOCUMENTS_SEARCH_BM25_B'),
+      keywordBudget: this.config.get('DOCUMENTS_SEARCH_KEYWORD_BUDGET'),
       filters: request.filters,
     };
     const rows = await this.repository.search(plan);

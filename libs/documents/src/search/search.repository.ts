@@ -21,6 +21,8 @@ export interface SearchPlan {
   minRelevance: number;
   bm25K1: number;
   bm25B: number;
+  /** Postings the keyword branch may read to find candidates (rarest terms first). */
+  keywordBudget: number;
   filters: DocumentSearchFilters;
 }
 
@@ -68,31 +70,37 @@ function filterSql(plan: SearchPlan, p: Params, tenantParam: string): string {
 }
 
 /**
- * The keyword branch: Okapi BM25 inside PostgreSQL. Candidates come from the GIN index over the
- * stored tsvector; IDF and the average length come from the tenant's maintained statistics, so a
- * query reads only its own terms' rows. Per candidate, `setweight(..., lexemes)` + `ts_filter`
- * keep just the query's lexemes (a C-level lookup), whose position counts are the term
- * frequencies. The score is reported as a fraction of the best a chunk could reach (every query
- * term, saturated), so it stays in [0, 1] like the other branch scores.
+ * The keyword branch: Okapi BM25 inside PostgreSQL. IDF and the average length come from the
+ * tenant's maintained statistics, so a query reads only its own terms' rows. Candidates come from
+ * the GIN index over the stored tsvector, but only for the query's rarest terms: terms are taken in
+ * ascending document frequency while the postings read so far stay under `keywordBudget`
+ * (MaxScore's idea: a chunk holding none of the rare terms can only score through common, low-IDF
+ * terms). The rarest term always counts, so every query has candidates. Per candidate,
+ * `setweight(..., lexemes)` + `ts_filter` keep the lexemes of ALL query terms (a C-level lookup),
+ * whose position counts are the term frequencies, so scores are exact BM25 over every term. The
+ * score is reported as a fraction of the best a chunk could reach (every query term, saturated),
+ * so it stays in [0, 1] like the other branch scores.
  */
 function keywordBranchSql(plan: SearchPlan, p: Params, filters: string, tenant: string): string {
   const query = p.add(plan.keywordQuery);
   const k1 = `${p.add(plan.bm25K1)}::float8`;
   const b = `${p.add(plan.bm25B)}::float8`;
+  const budget = `${p.add(plan.keywordBudget)}::bigint`;
   return `text_corpus AS (
     SELECT greatest(n.chunk_count, 1)::float8 AS n,
            greatest(n.total_length::float8 / greatest(n.chunk_count, 1), 1) AS avgdl
     FROM document_corpus n WHERE n.tenant_id = ${tenant}
   ),
   text_terms AS MATERIALIZED (
-    SELECT s.term, ln(1 + (tc.n - least(s.df, tc.n) + 0.5) / (least(s.df, tc.n) + 0.5)) AS idf
+    SELECT s.term, ln(1 + (tc.n - least(s.df, tc.n) + 0.5) / (least(s.df, tc.n) + 0.5)) AS idf,
+           sum(s.df) OVER (ORDER BY s.df, s.term ROWS UNBOUNDED PRECEDING) - s.df AS postings_before
     FROM document_term_stats s CROSS JOIN text_corpus tc
     WHERE s.tenant_id = ${tenant} AND s.df > 0
       AND s.term = ANY (tsvector_to_array(to_tsvector('english', ${query})))
   ),
   text_query AS MATERIALIZED (
     SELECT array_agg(term) AS terms,
-           string_agg(quote_literal(term), ' | ')::tsquery AS query
+           (string_agg(quote_literal(term), ' | ') FILTER (WHERE postings_before < ${budget}))::tsquery AS query
     FROM text_terms
   ),
   text_matches AS MATERIALIZED (

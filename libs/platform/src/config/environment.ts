@@ -326,6 +326,16 @@ export class EnvironmentVariables {
   @Max(1)
   DOCUMENTS_SEARCH_BM25_B = 0.4;
 
+  /**
+   * Postings the keyword branch reads to find its candidates, rarest query terms first; common
+   * terms still score every candidate. Bounds a keyword search's cost on a large corpus
+   * (BENCHMARKS.md has the quality and latency figures behind the default).
+   */
+  @Transform(toNumber)
+  @IsInt()
+  @Min(1)
+  DOCUMENTS_SEARCH_KEYWORD_BUDGET = 4000;
+
   /** OpenAI-compatible `/v1/embeddings` server; unset uses the offline hashed embedder. */
   @Transform(emptyToUndefined)
   @IsOptional()
