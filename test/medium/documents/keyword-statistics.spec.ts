@@ -1,8 +1,13 @@
 import { DataSource } from 'typeorm';
 import { AuthService } from '@app/platform';
-import { DocumentIngestionService, DocumentSearchService, DocumentsModule } from '@app/documents';
+import {
+  DocumentIngestionService,
+  DocumentSearchService,
+  DocumentsModule,
+  SearchRepository,
+  type SearchPlan,
+} from '@app/documents';
 import { startTestContext, TestContext, testBackend } from '@test/support';
-import { SearchPlan, SearchRepository } from '../../../libs/documents/src/search/search.repository';
 
 interface Stats {
   chunks: number;
