@@ -94,7 +94,8 @@ async function boot(cacheTtl: number): Promise<Booted> {
 }
 
 /**
- * The tenant to measure: with BENCH_REUSE_DATABASE, a bench tenant of a kept database that already
+ * The tenant to measure: with BENCH_REUSE_DATABASE (native) or BENCH_DATA_DIR (embedded), a bench
+ * tenant of a kept database that already
  * holds exactly `chunks` searchable chunks (seeding 100k chunks takes minutes); otherwise a new
  * tenant seeded through the bulk fast path.
  */
@@ -106,7 +107,7 @@ async function benchTenant(
 ): Promise<{ tenant: { id: string }; secret: string }> {
   const auth = app.get(AuthService);
   const ds = app.get(DataSource);
-  if (process.env.BENCH_REUSE_DATABASE) {
+  if (process.env.BENCH_REUSE_DATABASE || process.env.BENCH_DATA_DIR) {
     const [kept]: Array<{ id: string }> = await ds.query(
       `SELECT t.id FROM tenants t JOIN document_corpus n ON n.tenant_id = t.id
        WHERE t.slug LIKE 'bench-%' AND n.chunk_count = $1 ORDER BY t.created_at DESC LIMIT 1`,

@@ -28,6 +28,12 @@ export async function prepareBackend(backend: Backend, label: string): Promise<(
   process.env.LOG_LEVEL = process.env.LOG_LEVEL ?? 'warn';
   process.env.DEMO_DATA = 'off';
   if (backend === 'embedded') {
+    if (process.env.BENCH_DATA_DIR) {
+      // Kept between runs: a second run on the same directory reuses its seeded tenant.
+      process.env.DATA_DIR = process.env.BENCH_DATA_DIR;
+      process.env.DATABASE_URL = '';
+      return () => Promise.resolve();
+    }
     const dir = mkdtempSync(path.join(os.tmpdir(), `ops-${label}-`));
     process.env.DATA_DIR = dir;
     process.env.DATABASE_URL = '';
