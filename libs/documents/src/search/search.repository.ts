@@ -191,6 +191,8 @@ export class SearchRepository {
              ${useVector ? 'v.rank' : 'NULL::bigint'} AS vector_rank, ${useVector ? 'v.score' : 'NULL::float8'} AS vector_score,
              ${textTerm} + ${vectorTerm} AS fused
       FROM ${from}
+      ORDER BY 6 DESC, 1
+      LIMIT ${p.add(plan.topK)}
     )
     SELECT f.chunk_id, c.document_id, d.filename AS document_name, c.text, c.chunk_index, c.page_number, c.slide_number,
            c.chunk_type, f.text_rank, f.text_score, f.vector_rank, f.vector_score, f.fused
@@ -198,8 +200,7 @@ export class SearchRepository {
     JOIN document_chunks c ON c.id = f.chunk_id
     JOIN documents d ON d.id = c.document_id
     WHERE c.tenant_id = ${tenant}
-    ORDER BY f.fused DESC, f.chunk_id
-    LIMIT ${p.add(plan.topK)}`;
+    ORDER BY f.fused DESC, f.chunk_id`;
     if (!useVector) return this.dataSource.query(sql, p.values);
     return this.dataSource.transaction(async (em) => {
       // pgvector 0.8: keep scanning the HNSW graph until enough rows pass the filters.
