@@ -334,7 +334,7 @@ export class EnvironmentVariables {
   @Transform(toNumber)
   @IsInt()
   @Min(1)
-  DOCUMENTS_SEARCH_KEYWORD_BUDGET = 4000;
+  DOCUMENTS_SEARCH_KEYWORD_BUDGET = 1000;
 
   /** OpenAI-compatible `/v1/embeddings` server; unset uses the offline hashed embedder. */
   @Transform(emptyToUndefined)
