@@ -1,7 +1,9 @@
 import {
   hangulBigrams,
+  hangulTerms,
   highlightSnippet,
   queryTerms,
+  stripHangulSuffix,
   tokenize,
   toIndexText,
   toKeywordQuery,
@@ -23,6 +25,18 @@ describe('search text', () => {
     const indexed = toIndexText('휴가는 미리 신청합니다').split(' ');
     expect(indexed).toEqual(expect.arrayContaining(['휴가', '신청']));
     expect(queryTerms('휴가를 신청')).toEqual(expect.arrayContaining(['휴가', '신청']));
+  });
+
+  it('drops particles and question endings before taking bigrams, keeping stems of at least two syllables', () => {
+    expect(stripHangulSuffix('임종석이')).toBe('임종석');
+    expect(stripHangulSuffix('서울에서는')).toBe('서울');
+    expect(stripHangulSuffix('무엇인가요')).toBe('무엇');
+    expect(stripHangulSuffix('날은')).toBe('날은');
+    expect(stripHangulSuffix('나이')).toBe('나이');
+    expect(hangulTerms('임종석이')).toEqual(['임종', '종석']);
+    // the question's and the passage's forms of a word now share all their terms
+    expect(queryTerms('임종석이 주도한')).toEqual(expect.arrayContaining(hangulTerms('임종석은')));
+    expect(toIndexText('임종석은 서울에서')).toBe('임종 종석 서울');
   });
 
   it('builds an OR query of plain terms, dropping anything websearch would read as syntax', () => {

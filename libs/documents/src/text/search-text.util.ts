@@ -43,11 +43,106 @@ export function hangulBigrams(token: string): string[] {
   return grams;
 }
 
-/** The text the stored tsvector is built from: words as they are, Hangul runs as bigrams. */
+/**
+ * Particles and question endings Korean glues to the end of a word, longest first. Kept short and
+ * conservative: an ending is only removed when at least two characters of the word remain, so a
+ * noun that merely ends in one of these syllables keeps its own bigrams.
+ */
+const HANGUL_SUFFIXES = [
+  // question and copula endings (questions end in them, passages rarely do)
+  '이었습니까',
+  '였습니까',
+  '입니까',
+  '습니까',
+  '인가요',
+  '였나요',
+  '었나요',
+  '이었나',
+  '었는가',
+  '였는가',
+  '인가',
+  '인지',
+  '였던',
+  '이었던',
+  '이라는',
+  '이라고',
+  '라는',
+  '라고',
+  '이란',
+  '이다',
+  '였다',
+  '이며',
+  '이고',
+  // case and topic particles
+  '에서부터',
+  '으로부터',
+  '로부터',
+  '에게서',
+  '한테서',
+  '에서는',
+  '에서도',
+  '에서의',
+  '에게는',
+  '으로는',
+  '으로도',
+  '으로서',
+  '으로써',
+  '로서',
+  '로써',
+  '에서',
+  '에게',
+  '한테',
+  '께서',
+  '까지',
+  '부터',
+  '보다',
+  '처럼',
+  '만큼',
+  '마다',
+  '조차',
+  '에는',
+  '에도',
+  '에의',
+  '와는',
+  '과는',
+  '으로',
+  '은',
+  '는',
+  '이',
+  '가',
+  '을',
+  '를',
+  '의',
+  '에',
+  '로',
+  '와',
+  '과',
+  '도',
+  '만',
+  '란',
+].sort((a, b) => b.length - a.length);
+
+/** A Hangul word without the particle or question ending attached to it ("임종석이" -> "임종석"). */
+export function stripHangulSuffix(token: string): string {
+  for (const suffix of HANGUL_SUFFIXES) {
+    if (token.length - suffix.length >= 2 && token.endsWith(suffix)) return token.slice(0, -suffix.length);
+  }
+  return token;
+}
+
+/**
+ * Index and query terms of a Hangul word: the bigrams of its stem, so the bigram spanning stem and
+ * particle ("석이" in "임종석이") neither matches unrelated words nor dilutes BM25's length norm.
+ */
+export function hangulTerms(token: string): string[] {
+  return hangulBigrams(stripHangulSuffix(token));
+}
+
+/** The text the stored tsvector is built from: words as they are, Hangul runs as stem bigrams. */
 export function toIndexText(text: string): string {
   const parts: string[] = [];
   for (const token of tokenize(text)) {
-    if (token.hangul) parts.push(...hangulBigrams(token.text));
+    if (token.hangul) parts.push(...hangulTerms(token.text));
     else parts.push(token.text);
   }
   return parts.join(' ');
@@ -60,7 +155,7 @@ const WEBSEARCH_OPERATORS = new Set(['or', 'and', 'not']);
 export function queryTerms(query: string): string[] {
   const terms = new Set<string>();
   for (const token of tokenize(query)) {
-    if (token.hangul) for (const gram of hangulBigrams(token.text)) terms.add(gram);
+    if (token.hangul) for (const gram of hangulTerms(token.text)) terms.add(gram);
     else if (!WEBSEARCH_OPERATORS.has(token.text)) terms.add(token.text);
   }
   return [...terms];
