@@ -190,11 +190,13 @@ describe(`keyword branch BM25 statistics (${testBackend()})`, () => {
     });
     const names = async (budget: number) =>
       (await repository.search(plan(budget))).map((row) => row.document_name);
-    // "failover" is in 2 chunks, "server" in 5: a budget of 2 postings reads only the rare term.
+    // "failover" is in 2 chunks, "server" in 5: a budget of 2 postings reads only the rare term, and
+    // so does a budget of 6: reading "server" too would make 7 postings in total.
     const bounded = await repository.search(plan(2));
     expect(bounded.map((row) => row.document_name)).toEqual(['both.md', 'rare.md']);
     // ...and still scores the common term: both.md outranks rare.md only through "server".
     expect(Number(bounded[0].text_score)).toBeGreaterThan(Number(bounded[1].text_score));
+    expect(await names(6)).toEqual(['both.md', 'rare.md']);
     expect((await names(7)).sort()).toEqual([
       'alpha.md',
       'beta.md',

@@ -73,7 +73,8 @@ function filterSql(plan: SearchPlan, p: Params, tenantParam: string): string {
  * The keyword branch: Okapi BM25 inside PostgreSQL. IDF and the average length come from the
  * tenant's maintained statistics, so a query reads only its own terms' rows. Candidates come from
  * the GIN index over the stored tsvector, but only for the query's rarest terms: terms are taken in
- * ascending document frequency while the postings read so far stay under `keywordBudget`
+ * ascending document frequency while the postings read in total (this term's included) stay within
+ * `keywordBudget`, so no query reads more than max(budget, the rarest term's postings)
  * (MaxScore's idea: a chunk holding none of the rare terms can only score through common, low-IDF
  * terms). The rarest term always counts, so every query has candidates. Per candidate,
  * `setweight(..., lexemes)` + `ts_filter` keep the lexemes of ALL query terms (a C-level lookup),
@@ -93,14 +94,15 @@ function keywordBranchSql(plan: SearchPlan, p: Params, filters: string, tenant: 
   ),
   text_terms AS MATERIALIZED (
     SELECT s.term, ln(1 + (tc.n - least(s.df, tc.n) + 0.5) / (least(s.df, tc.n) + 0.5)) AS idf,
-           sum(s.df) OVER (ORDER BY s.df, s.term ROWS UNBOUNDED PRECEDING) - s.df AS postings_before
+           sum(s.df) OVER (ORDER BY s.df, s.term ROWS UNBOUNDED PRECEDING) AS postings_through,
+           row_number() OVER (ORDER BY s.df, s.term) AS rarity
     FROM document_term_stats s CROSS JOIN text_corpus tc
     WHERE s.tenant_id = ${tenant} AND s.df > 0
       AND s.term = ANY (tsvector_to_array(to_tsvector('english', ${query})))
   ),
   text_query AS MATERIALIZED (
     SELECT array_agg(term) AS terms,
-           (string_agg(quote_literal(term), ' | ') FILTER (WHERE postings_before < ${budget}))::tsquery AS query
+           (string_agg(quote_literal(term), ' | ') FILTER (WHERE rarity = 1 OR postings_through <= ${budget}))::tsquery AS query
     FROM text_terms
   ),
   text_matches AS MATERIALIZED (
