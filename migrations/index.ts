@@ -8,6 +8,7 @@ import { AllowServiceApiKeyRole1795316249719 } from './1795316249719-AllowServic
 import { CreateChatConversations1795316928696 } from './1795316928696-CreateChatConversations';
 import { AddKeywordStatistics1795317411778 } from './1795317411778-AddKeywordStatistics';
 import { IndexChunkSourceHash1795317956897 } from './1795317956897-IndexChunkSourceHash';
+import { KeywordIndexWithoutPendingList1795318600000 } from './1795318600000-KeywordIndexWithoutPendingList';
 
 type MigrationClass = new () => MigrationInterface;
 
@@ -22,4 +23,5 @@ export const MIGRATIONS: MigrationClass[] = [
   CreateChatConversations1795316928696,
   AddKeywordStatistics1795317411778,
   IndexChunkSourceHash1795317956897,
+  KeywordIndexWithoutPendingList1795318600000,
 ];
