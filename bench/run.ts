@@ -216,6 +216,36 @@ async function searchScenario(
   return rows;
 }
 
+/**
+ * Every bench query once, one at a time, through DocumentSearchService (server side, query
+ * embeddings cached, result cache off): p50/p95 and the slowest queries, for profiling one search type.
+ */
+async function queriesScenario(backend: Backend, chunks: number, type: 'text' | 'vector' | 'hybrid') {
+  const cleanup = await prepareBackend(backend, `bench_${chunks}`);
+  try {
+    const { sentences, queries } = sentencePool();
+    const { app } = await boot(0);
+    const { tenant } = await benchTenant(app, chunks, sentences, backend);
+    const search = app.get(DocumentSearchService);
+    for (const query of queries) await search.search(tenant.id, { query, search_type: 'vector', top_k: 1 });
+    const timed: Array<[number, string]> = [];
+    for (const query of queries) {
+      const started = performance.now();
+      await search.search(tenant.id, { query, search_type: type, top_k: 10 });
+      timed.push([performance.now() - started, query]);
+    }
+    await app.close();
+    const sorted = timed.map(([ms]) => ms).sort((a, b) => a - b);
+    console.log(
+      `${backend} ${chunks} chunks, ${type}, ${queries.length} queries: p50 ${fmt(percentile(sorted, 50))} ms, p95 ${fmt(percentile(sorted, 95))} ms, max ${fmt(sorted[sorted.length - 1])} ms`,
+    );
+    for (const [ms, query] of timed.sort((a, b) => b[0] - a[0]).slice(0, 5))
+      console.log(`  ${fmt(ms)} ms  ${query}`);
+  } finally {
+    await cleanup();
+  }
+}
+
 async function ingestScenario(backend: Backend, chunks: number): Promise<string> {
   const cleanup = await prepareBackend(backend, `ingest_${chunks}`);
   try {
@@ -317,8 +347,11 @@ async function main() {
     console.log('|---|---|---|---|---|');
     for (const chunks of sizes)
       for (const backend of backends) console.log(await ingestScenario(backend, chunks));
+  } else if (scenario === 'queries') {
+    const type = (flag(argv, 'type') ?? 'hybrid') as 'text' | 'vector' | 'hybrid';
+    for (const chunks of sizes) for (const backend of backends) await queriesScenario(backend, chunks, type);
   } else {
-    throw new Error(`unknown scenario ${scenario} (search | ingest)`);
+    throw new Error(`unknown scenario ${scenario} (search | ingest | queries)`);
   }
   console.log(`\nload average after: ${loadAverage()}`);
 }
