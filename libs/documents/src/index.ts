@@ -2,6 +2,7 @@ export { DocumentsModule } from './documents.module';
 export { DocumentIngestionService, type IngestResult } from './ingestion/document-ingestion.service';
 export { DocumentSearchService } from './search/document-search.service';
 export { SearchRepository, type SearchPlan, type SearchRow } from './search/search.repository';
+export { ChunksRepository } from './ingestion/chunks.repository';
 export { DocumentMaintenanceService } from './ingestion/document-maintenance.service';
 export { EmbeddingProvider, EmbeddingProviders } from './embedding/embedding-provider';
 export { DocumentsException, DocumentsExceptionCode } from './documents.exception';

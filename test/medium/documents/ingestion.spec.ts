@@ -1,6 +1,11 @@
 import { DataSource } from 'typeorm';
 import { AuthService } from '@app/platform';
-import { DocumentIngestionService, DocumentMaintenanceService, DocumentsModule } from '@app/documents';
+import {
+  ChunksRepository,
+  DocumentIngestionService,
+  DocumentMaintenanceService,
+  DocumentsModule,
+} from '@app/documents';
 import {
   EmbeddingsServer,
   makeDocx,
@@ -12,6 +17,7 @@ import {
   startTestContext,
   TestContext,
   testBackend,
+  testEmbedding,
 } from '@test/support';
 
 describe(`document ingestion (${testBackend()})`, () => {
@@ -174,6 +180,45 @@ describe(`document ingestion (${testBackend()})`, () => {
     );
     expect(count).toBe(6);
     expect((await ingestion.get(tenantId, doc.id)).chunk_version).toBe(2);
+  });
+
+  it('stores each vector exactly as embedded, sent as binary parameters over several statements', async () => {
+    const content = Array.from(
+      { length: 20 },
+      (_, i) => `## Part ${i}\n\nNotes on subsystem ${i} and its alarms.`,
+    );
+    const doc = await ingestion.create(tenantId, { filename: 'parts.md', content: content.join('\n\n') });
+    await ingestion.processQueue();
+    const chunks = await chunksOf(doc.id);
+    expect(chunks).toHaveLength(20);
+    const stored: Array<{ chunk_id: string; embedding: string }> = await db.query(
+      `SELECT chunk_id, embedding::text AS embedding FROM chunk_embeddings WHERE chunk_id = ANY($1::uuid[])`,
+      [chunks.map((c) => c.chunk_id)],
+    );
+    const byId = new Map(stored.map((r) => [r.chunk_id, JSON.parse(r.embedding) as number[]]));
+    for (const chunk of chunks) {
+      const expected = testEmbedding(chunk.text, 64);
+      const actual = byId.get(chunk.chunk_id)!;
+      expect(actual).toHaveLength(64);
+      actual.forEach((value, i) => expect(value).toBeCloseTo(expected[i], 5));
+    }
+    // More rows than one INSERT carries (256): a re-store of every vector under a second model name.
+    const repository = ctx.get(ChunksRepository);
+    const rows = Array.from({ length: 300 }, (_, i) => ({
+      chunkId: chunks[i % 20].chunk_id,
+      model: `copy-${Math.floor(i / 20)}`,
+      source: { vector: testEmbedding(chunks[i % 20].text, 64) },
+    }));
+    await db.transaction((em) => repository.insertEmbeddings(em, tenantId, rows));
+    const [{ count, differing }] = await db.query(
+      `SELECT count(*)::int AS count,
+              count(*) FILTER (WHERE c.embedding::text <> o.embedding::text)::int AS differing
+       FROM chunk_embeddings c JOIN chunk_embeddings o ON o.chunk_id = c.chunk_id AND o.model = 'test-embed'
+       WHERE c.model LIKE 'copy-%'`,
+    );
+    expect(count).toBe(300);
+    expect(differing).toBe(0);
+    await db.query(`DELETE FROM chunk_embeddings WHERE model LIKE 'copy-%'`);
   });
 
   it('accepts corrupt and password-protected files, then fails them with error_details, without retrying', async () => {

@@ -36,6 +36,21 @@ export interface ChunkRow {
 
 export const toVectorLiteral = (vector: number[]): string => `[${vector.join(',')}]`;
 
+/**
+ * pgvector's binary wire format (`vector_recv`): int16 dimensions, int16 unused, then float4 values,
+ * all big-endian. node-postgres sends a Buffer parameter in binary format.
+ */
+export function toVectorBinary(vector: number[]): Buffer {
+  const buffer = Buffer.allocUnsafe(4 + 4 * vector.length);
+  buffer.writeUInt16BE(vector.length, 0);
+  buffer.writeUInt16BE(0, 2);
+  for (let i = 0; i < vector.length; i++) buffer.writeFloatBE(vector[i], 4 + 4 * i);
+  return buffer;
+}
+
+/** 3 parameters per row; PostgreSQL allows 65,535 parameters per statement. */
+const VECTOR_ROWS_PER_STATEMENT = 256;
+
 /** Index names are identifiers: derive a safe, stable one from the model id. */
 export function modelIndexName(model: string): string {
   const slug = model
@@ -114,7 +129,10 @@ export class ChunksRepository {
     return new Map(rows.map((r) => [r.source_hash, r.chunk_id]));
   }
 
-  /** Inserts chunks of one version with their vectors; returns the new chunk ids in order. */
+  /**
+   * Inserts chunks of one version in one statement (arrays unnested server-side); returns the new
+   * chunk ids in the order of `drafts`.
+   */
   async insertChunks(
     em: EntityManager,
     tenantId: string,
@@ -122,54 +140,76 @@ export class ChunksRepository {
     version: number,
     drafts: ChunkDraft[],
   ): Promise<string[]> {
-    const ids: string[] = [];
-    for (const draft of drafts) {
-      const [row]: Array<{ id: string }> = await em.query(
-        `INSERT INTO document_chunks (tenant_id, document_id, chunk_version, chunk_index, text, chunk_type,
-           page_number, slide_number, position_in_doc, table_data, source_hash, search_vector, search_length)
-         SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10::jsonb, $11, v.tsv,
-                (SELECT coalesce(sum(cardinality(u.positions)), 0) FROM unnest(v.tsv) u)
-         FROM (SELECT to_tsvector('english', $12) AS tsv) v
-         RETURNING id`,
-        [
-          tenantId,
-          documentId,
-          version,
-          draft.chunkIndex,
-          draft.text,
-          draft.chunkType,
-          draft.pageNumber,
-          draft.slideNumber,
-          draft.positionInDoc,
-          draft.tableData ? JSON.stringify(draft.tableData) : null,
-          draft.sourceHash,
-          toIndexText(draft.text),
-        ],
-      );
-      ids.push(row.id);
-    }
-    return ids;
+    if (drafts.length === 0) return [];
+    const rows: Array<{ id: string; chunk_index: number }> = await em.query(
+      `INSERT INTO document_chunks (tenant_id, document_id, chunk_version, chunk_index, text, chunk_type,
+         page_number, slide_number, position_in_doc, table_data, source_hash, search_vector, search_length)
+       SELECT $1, $2, $3, x.idx, x.body, x.kind, x.page, x.slide, x.pos, x.tbl::jsonb, x.hash, v.tsv,
+              (SELECT coalesce(sum(cardinality(u.positions)), 0) FROM unnest(v.tsv) u)
+       FROM unnest($4::int[], $5::text[], $6::text[], $7::int[], $8::int[], $9::int[], $10::text[], $11::text[],
+                   $12::text[]) AS x(idx, body, kind, page, slide, pos, tbl, hash, indexed)
+       CROSS JOIN LATERAL (SELECT to_tsvector('english', x.indexed) AS tsv) v
+       RETURNING id, chunk_index`,
+      [
+        tenantId,
+        documentId,
+        version,
+        drafts.map((d) => d.chunkIndex),
+        drafts.map((d) => d.text),
+        drafts.map((d) => d.chunkType),
+        drafts.map((d) => d.pageNumber),
+        drafts.map((d) => d.slideNumber),
+        drafts.map((d) => d.positionInDoc),
+        drafts.map((d) => (d.tableData ? JSON.stringify(d.tableData) : null)),
+        drafts.map((d) => d.sourceHash),
+        drafts.map((d) => toIndexText(d.text)),
+      ],
+    );
+    const idByIndex = new Map(rows.map((r) => [Number(r.chunk_index), r.id]));
+    return drafts.map((d) => idByIndex.get(d.chunkIndex)!);
   }
 
-  async insertEmbedding(
+  /**
+   * Stores vectors for many chunks: fresh vectors in one multi-row INSERT with each vector a binary
+   * parameter (pgvector's wire format: no float printing and parsing, ~13x faster on PGlite than
+   * text), copies of an equal chunk's vector in one INSERT ... SELECT. Idempotent per (chunk, model).
+   */
+  async insertEmbeddings(
     em: EntityManager,
     tenantId: string,
-    chunkId: string,
-    model: string,
-    source: EmbeddingSource,
-  ) {
-    if ('vector' in source) {
+    rows: Array<{ chunkId: string; model: string; source: EmbeddingSource }>,
+  ): Promise<void> {
+    const fresh = rows.filter((r): r is typeof r & { source: { vector: number[] } } => 'vector' in r.source);
+    for (let start = 0; start < fresh.length; start += VECTOR_ROWS_PER_STATEMENT) {
+      const slice = fresh.slice(start, start + VECTOR_ROWS_PER_STATEMENT);
+      const params: unknown[] = [tenantId];
+      const values = slice.map((r) => {
+        params.push(r.chunkId, r.model, toVectorBinary(r.source.vector));
+        const n = params.length;
+        return `($${n - 2}::uuid, $1::uuid, $${n - 1}, $${n}::vector)`;
+      });
       await em.query(
-        `INSERT INTO chunk_embeddings (chunk_id, tenant_id, model, embedding) VALUES ($1, $2, $3, $4::vector)
+        `INSERT INTO chunk_embeddings (chunk_id, tenant_id, model, embedding) VALUES ${values.join(', ')}
          ON CONFLICT (chunk_id, model) DO NOTHING`,
-        [chunkId, tenantId, model, toVectorLiteral(source.vector)],
+        params,
       );
-    } else {
+    }
+    const copies = rows.filter(
+      (r): r is typeof r & { source: { copyFromChunkId: string } } => 'copyFromChunkId' in r.source,
+    );
+    if (copies.length > 0) {
       await em.query(
         `INSERT INTO chunk_embeddings (chunk_id, tenant_id, model, embedding)
-         SELECT $1, $2, model, embedding FROM chunk_embeddings WHERE chunk_id = $3 AND model = $4 AND tenant_id = $2
+         SELECT x.chunk_id, $1, e.model, e.embedding
+         FROM unnest($2::uuid[], $3::uuid[], $4::text[]) AS x(chunk_id, source_id, model)
+         JOIN chunk_embeddings e ON e.chunk_id = x.source_id AND e.model = x.model AND e.tenant_id = $1
          ON CONFLICT (chunk_id, model) DO NOTHING`,
-        [chunkId, tenantId, source.copyFromChunkId, model],
+        [
+          tenantId,
+          copies.map((r) => r.chunkId),
+          copies.map((r) => r.source.copyFromChunkId),
+          copies.map((r) => r.model),
+        ],
       );
     }
   }

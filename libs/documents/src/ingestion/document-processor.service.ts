@@ -135,12 +135,15 @@ export class DocumentProcessor {
         const fresh = batch.filter((d) => !kept.has(d.chunkIndex));
         const ids = await this.chunks.insertChunks(em, job.tenantId, document.id, target, fresh);
         const idByIndex = new Map(fresh.map((d, i) => [d.chunkIndex, ids[i]]));
-        for (const draft of batch) {
+        const embeddings = batch.flatMap((draft) => {
           const chunkId = kept.get(draft.chunkIndex)?.id ?? idByIndex.get(draft.chunkIndex)!;
-          for (const [model, source] of sources.get(draft.chunkIndex) ?? []) {
-            await this.chunks.insertEmbedding(em, job.tenantId, chunkId, model, source);
-          }
-        }
+          return [...(sources.get(draft.chunkIndex) ?? [])].map(([model, source]) => ({
+            chunkId,
+            model,
+            source,
+          }));
+        });
+        await this.chunks.insertEmbeddings(em, job.tenantId, embeddings);
         await this.documents.setProgress(
           em,
           document.id,
@@ -208,11 +211,13 @@ export class DocumentProcessor {
       if (missing.length === 0) break;
       const vectors = await provider.embed(missing.map((c) => c.text));
       lease.assertHeld();
-      await this.dataSource.transaction(async (em) => {
-        for (let i = 0; i < missing.length; i++) {
-          await this.chunks.insertEmbedding(em, job.tenantId, missing[i].id, model, { vector: vectors[i] });
-        }
-      });
+      await this.dataSource.transaction((em) =>
+        this.chunks.insertEmbeddings(
+          em,
+          job.tenantId,
+          missing.map((chunk, i) => ({ chunkId: chunk.id, model, source: { vector: vectors[i] } })),
+        ),
+      );
     }
     const switched = await this.dataSource.transaction(async (em) => {
       if ((await this.chunks.countMissingModel(em, job.tenantId, model)) > 0) return false;
