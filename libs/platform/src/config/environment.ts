@@ -327,9 +327,10 @@ export class EnvironmentVariables {
   DOCUMENTS_SEARCH_BM25_B = 0.4;
 
   /**
-   * Postings the keyword branch reads to find its candidates, rarest query terms first; common
-   * terms still score every candidate. Bounds a keyword search's cost on a large corpus
-   * (BENCHMARKS.md has the quality and latency figures behind the default).
+   * Postings the keyword branch reads in total to find its candidates, rarest query terms first
+   * (the rarest is always read); every query term still scores every candidate. Bounds a keyword
+   * search's cost on a large corpus (BENCHMARKS.md has the quality and latency figures behind the
+   * default).
    */
   @Transform(toNumber)
   @IsInt()
