@@ -16,8 +16,17 @@ export interface StoredChunkRef {
   models: string[];
 }
 
-/** Where a chunk's vector for one model comes from: freshly computed, or copied from an equal chunk. */
-export type EmbeddingSource = { vector: number[] } | { copyFromChunkId: string };
+/** A vector to store for one chunk and model. */
+export interface ChunkVector {
+  chunkId: string;
+  vector: number[];
+}
+
+/** A chunk that takes its vector from any chunk of the tenant with the same text (source hash). */
+export interface ChunkCopy {
+  chunkId: string;
+  sourceHash: string;
+}
 
 export interface ChunkRow {
   id: string;
@@ -36,6 +45,19 @@ export interface ChunkRow {
 
 export const toVectorLiteral = (vector: number[]): string => `[${vector.join(',')}]`;
 
+/**
+ * pgvector's binary wire format (what `vector_recv` reads): int16 dimensions, int16 unused, then
+ * float4 values, all big-endian. node-postgres sends a Buffer parameter in binary format, so a
+ * `$n::vector` parameter skips the server's text parsing of ~1,000 decimal numbers per vector.
+ */
+export function toVectorBinary(vector: number[]): Buffer {
+  const buffer = Buffer.allocUnsafe(4 + 4 * vector.length);
+  buffer.writeInt16BE(vector.length, 0);
+  buffer.writeInt16BE(0, 2);
+  for (let i = 0; i < vector.length; i++) buffer.writeFloatBE(vector[i], 4 + 4 * i);
+  return buffer;
+}
+
 /** Index names are identifiers: derive a safe, stable one from the model id. */
 export function modelIndexName(model: string): string {
   const slug = model
@@ -49,24 +71,37 @@ export const sqlLiteral = (value: string): string => `'${value.replace(/'/g, "''
 
 @Injectable()
 export class ChunksRepository {
-  private readonly indexedModels = new Set<string>();
+  private readonly indexedModels = new Map<string, Promise<void>>();
 
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
   /**
    * A partial HNSW index per model over `embedding::vector(D)`: one table holds every model's
-   * vectors, each model gets its own correctly-typed cosine index. Idempotent.
+   * vectors, each model gets its own correctly-typed cosine index. Idempotent, and safe when several
+   * jobs (of this process or others) meet a new model at once: `CREATE INDEX IF NOT EXISTS` alone
+   * can still fail on a unique violation in pg_class when two transactions create the same index.
    */
-  async ensureModelIndex(model: string, dimensions: number): Promise<void> {
-    if (this.indexedModels.has(model)) return;
+  ensureModelIndex(model: string, dimensions: number): Promise<void> {
     if (!Number.isInteger(dimensions) || dimensions < 1 || dimensions > 2000) {
-      throw new Error(`HNSW indexes support 1-2000 dimensions; model ${model} has ${dimensions}`);
+      return Promise.reject(
+        new Error(`HNSW indexes support 1-2000 dimensions; model ${model} has ${dimensions}`),
+      );
     }
-    await this.dataSource.query(
-      `CREATE INDEX IF NOT EXISTS "${modelIndexName(model)}" ON chunk_embeddings
-       USING hnsw ((embedding::vector(${dimensions})) vector_cosine_ops) WHERE model = ${sqlLiteral(model)}`,
-    );
-    this.indexedModels.add(model);
+    let created = this.indexedModels.get(model);
+    if (!created) {
+      created = this.dataSource.transaction(async (em) => {
+        await em.query(`SELECT pg_advisory_xact_lock(hashtext('chunk_embeddings_hnsw'), hashtext($1))`, [
+          model,
+        ]);
+        await em.query(
+          `CREATE INDEX IF NOT EXISTS "${modelIndexName(model)}" ON chunk_embeddings
+           USING hnsw ((embedding::vector(${dimensions})) vector_cosine_ops) WHERE model = ${sqlLiteral(model)}`,
+        );
+      });
+      this.indexedModels.set(model, created);
+      created.catch(() => this.indexedModels.delete(model));
+    }
+    return created;
   }
 
   async atVersion(documentId: string, version: number): Promise<StoredChunkRef[]> {
@@ -102,19 +137,19 @@ export class ChunksRepository {
       await this.dataSource.query(`DELETE FROM document_chunks WHERE id = ANY($1::uuid[])`, [ids]);
   }
 
-  /** For each hash, one chunk of this tenant with that text that already has a vector for `model`. */
-  async reusableEmbeddings(tenantId: string, hashes: string[], model: string): Promise<Map<string, string>> {
-    if (hashes.length === 0) return new Map();
-    const rows: Array<{ source_hash: string; chunk_id: string }> = await this.dataSource.query(
-      `SELECT DISTINCT ON (c.source_hash) c.source_hash, c.id AS chunk_id
+  /** The hashes among `hashes` whose text already has a vector for `model` somewhere in the tenant. */
+  async hashesWithVector(tenantId: string, hashes: string[], model: string): Promise<Set<string>> {
+    if (hashes.length === 0) return new Set();
+    const rows: Array<{ source_hash: string }> = await this.dataSource.query(
+      `SELECT DISTINCT c.source_hash
        FROM document_chunks c JOIN chunk_embeddings e ON e.chunk_id = c.id AND e.model = $3
        WHERE c.tenant_id = $1 AND c.source_hash = ANY($2::text[])`,
-      [tenantId, hashes, model],
+      [tenantId, [...new Set(hashes)], model],
     );
-    return new Map(rows.map((r) => [r.source_hash, r.chunk_id]));
+    return new Set(rows.map((r) => r.source_hash));
   }
 
-  /** Inserts chunks of one version with their vectors; returns the new chunk ids in order. */
+  /** Inserts chunks of one version in one statement; returns the new chunk ids in order. */
   async insertChunks(
     em: EntityManager,
     tenantId: string,
@@ -122,56 +157,78 @@ export class ChunksRepository {
     version: number,
     drafts: ChunkDraft[],
   ): Promise<string[]> {
-    const ids: string[] = [];
-    for (const draft of drafts) {
-      const [row]: Array<{ id: string }> = await em.query(
-        `INSERT INTO document_chunks (tenant_id, document_id, chunk_version, chunk_index, text, chunk_type,
-           page_number, slide_number, position_in_doc, table_data, source_hash, search_vector, search_length)
-         SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10::jsonb, $11, v.tsv,
-                (SELECT coalesce(sum(cardinality(u.positions)), 0) FROM unnest(v.tsv) u)
-         FROM (SELECT to_tsvector('english', $12) AS tsv) v
-         RETURNING id`,
-        [
-          tenantId,
-          documentId,
-          version,
-          draft.chunkIndex,
-          draft.text,
-          draft.chunkType,
-          draft.pageNumber,
-          draft.slideNumber,
-          draft.positionInDoc,
-          draft.tableData ? JSON.stringify(draft.tableData) : null,
-          draft.sourceHash,
-          toIndexText(draft.text),
-        ],
-      );
-      ids.push(row.id);
-    }
-    return ids;
+    if (drafts.length === 0) return [];
+    const rows: Array<{ id: string; chunk_index: number }> = await em.query(
+      `INSERT INTO document_chunks (tenant_id, document_id, chunk_version, chunk_index, text, chunk_type,
+         page_number, slide_number, position_in_doc, table_data, source_hash, search_vector, search_length)
+       SELECT $1, $2, $3, d.chunk_index, d.text, d.chunk_type, d.page_number, d.slide_number, d.position_in_doc,
+              d.table_data::jsonb, d.source_hash, v.tsv,
+              (SELECT coalesce(sum(cardinality(u.positions)), 0) FROM unnest(v.tsv) u)
+       FROM unnest($4::int[], $5::text[], $6::text[], $7::int[], $8::int[], $9::int[], $10::text[], $11::text[],
+                   $12::text[]) AS d(chunk_index, text, chunk_type, page_number, slide_number, position_in_doc,
+                                     table_data, source_hash, index_text)
+       CROSS JOIN LATERAL (SELECT to_tsvector('english', d.index_text) AS tsv) v
+       RETURNING id, chunk_index`,
+      [
+        tenantId,
+        documentId,
+        version,
+        drafts.map((d) => d.chunkIndex),
+        drafts.map((d) => d.text),
+        drafts.map((d) => d.chunkType),
+        drafts.map((d) => d.pageNumber),
+        drafts.map((d) => d.slideNumber),
+        drafts.map((d) => d.positionInDoc),
+        drafts.map((d) => (d.tableData ? JSON.stringify(d.tableData) : null)),
+        drafts.map((d) => d.sourceHash),
+        drafts.map((d) => toIndexText(d.text)),
+      ],
+    );
+    const idByIndex = new Map(rows.map((r) => [r.chunk_index, r.id]));
+    return drafts.map((d) => idByIndex.get(d.chunkIndex)!);
   }
 
-  async insertEmbedding(
+  /** Stores vectors of one model in one statement, each vector a binary parameter. */
+  async insertVectors(em: EntityManager, tenantId: string, model: string, vectors: ChunkVector[]) {
+    if (vectors.length === 0) return;
+    const params: unknown[] = [tenantId, model];
+    const rows = vectors.map((v) => {
+      params.push(v.chunkId, toVectorBinary(v.vector));
+      return `($${params.length - 1}::uuid, $${params.length}::vector)`;
+    });
+    await em.query(
+      `INSERT INTO chunk_embeddings (chunk_id, tenant_id, model, embedding)
+       SELECT v.chunk_id, $1, $2, v.embedding FROM (VALUES ${rows.join(', ')}) AS v(chunk_id, embedding)
+       ON CONFLICT (chunk_id, model) DO NOTHING`,
+      params,
+    );
+  }
+
+  /**
+   * Gives each chunk the `model` vector of a chunk of the tenant with the same source hash, in SQL.
+   * Returns the chunks that got none (their source was deleted meanwhile): the caller embeds those.
+   */
+  async copyVectorsByHash(
     em: EntityManager,
     tenantId: string,
-    chunkId: string,
     model: string,
-    source: EmbeddingSource,
-  ) {
-    if ('vector' in source) {
-      await em.query(
-        `INSERT INTO chunk_embeddings (chunk_id, tenant_id, model, embedding) VALUES ($1, $2, $3, $4::vector)
-         ON CONFLICT (chunk_id, model) DO NOTHING`,
-        [chunkId, tenantId, model, toVectorLiteral(source.vector)],
-      );
-    } else {
-      await em.query(
-        `INSERT INTO chunk_embeddings (chunk_id, tenant_id, model, embedding)
-         SELECT $1, $2, model, embedding FROM chunk_embeddings WHERE chunk_id = $3 AND model = $4 AND tenant_id = $2
-         ON CONFLICT (chunk_id, model) DO NOTHING`,
-        [chunkId, tenantId, source.copyFromChunkId, model],
-      );
-    }
+    copies: ChunkCopy[],
+  ): Promise<ChunkCopy[]> {
+    if (copies.length === 0) return [];
+    const rows: Array<{ chunk_id: string }> = await em.query(
+      `INSERT INTO chunk_embeddings (chunk_id, tenant_id, model, embedding)
+       SELECT t.chunk_id, $1, $2, src.embedding
+       FROM unnest($3::uuid[], $4::text[]) AS t(chunk_id, source_hash)
+       CROSS JOIN LATERAL (
+         SELECT e.embedding FROM document_chunks o
+         JOIN chunk_embeddings e ON e.chunk_id = o.id AND e.model = $2
+         WHERE o.tenant_id = $1 AND o.source_hash = t.source_hash LIMIT 1) src
+       ON CONFLICT (chunk_id, model) DO NOTHING
+       RETURNING chunk_id`,
+      [tenantId, model, copies.map((c) => c.chunkId), copies.map((c) => c.sourceHash)],
+    );
+    const copied = new Set(rows.map((r) => r.chunk_id));
+    return copies.filter((c) => !copied.has(c.chunkId));
   }
 
   /** Active chunks of live documents that have no vector for `model` yet (the re-embed backlog). */
