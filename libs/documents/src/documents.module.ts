@@ -17,6 +17,7 @@ import { DocumentProcessor } from './ingestion/document-processor.service';
 import { DocumentWorker } from './ingestion/document-worker.service';
 import { DocumentsRepository } from './ingestion/documents.repository';
 import { DocumentsScheduler } from './ingestion/documents.scheduler';
+import { IngestionStageClock } from './ingestion/ingestion-stage-clock.service';
 import { JobsRepository } from './ingestion/jobs.repository';
 import { DocumentSearchService } from './search/document-search.service';
 import { SearchRepository } from './search/search.repository';
@@ -44,6 +45,7 @@ import { TermStatsRepository } from './search/term-stats.repository';
     JobsRepository,
     SearchRepository,
     TermStatsRepository,
+    IngestionStageClock,
     DocumentProcessor,
     DocumentWorker,
     DocumentIngestionService,

@@ -1,5 +1,10 @@
 export { DocumentsModule } from './documents.module';
 export { DocumentIngestionService, type IngestResult } from './ingestion/document-ingestion.service';
+export {
+  INGESTION_STAGES,
+  type IngestionStage,
+  type IngestionStageTimings,
+} from './ingestion/ingestion-stage-clock.service';
 export { DocumentSearchService } from './search/document-search.service';
 export { SearchRepository, type SearchPlan, type SearchRow } from './search/search.repository';
 export { ChunksRepository } from './ingestion/chunks.repository';

@@ -16,8 +16,17 @@ export interface StoredChunkRef {
   models: string[];
 }
 
-/** Where a chunk's vector for one model comes from: freshly computed, or copied from an equal chunk. */
-export type EmbeddingSource = { vector: number[] } | { copyFromChunkId: string };
+/** A vector to store for one chunk and model. */
+export interface ChunkVector {
+  chunkId: string;
+  vector: number[];
+}
+
+/** A chunk that takes its vector from any chunk of the tenant with the same text (source hash). */
+export interface ChunkCopy {
+  chunkId: string;
+  sourceHash: string;
+}
 
 export interface ChunkRow {
   id: string;
@@ -37,19 +46,17 @@ export interface ChunkRow {
 export const toVectorLiteral = (vector: number[]): string => `[${vector.join(',')}]`;
 
 /**
- * pgvector's binary wire format (`vector_recv`): int16 dimensions, int16 unused, then float4 values,
- * all big-endian. node-postgres sends a Buffer parameter in binary format.
+ * pgvector's binary wire format (what `vector_recv` reads): int16 dimensions, int16 unused, then
+ * float4 values, all big-endian. node-postgres sends a Buffer parameter in binary format, so a
+ * `$n::vector` parameter skips the server's text parsing of ~1,000 decimal numbers per vector.
  */
 export function toVectorBinary(vector: number[]): Buffer {
   const buffer = Buffer.allocUnsafe(4 + 4 * vector.length);
-  buffer.writeUInt16BE(vector.length, 0);
-  buffer.writeUInt16BE(0, 2);
+  buffer.writeInt16BE(vector.length, 0);
+  buffer.writeInt16BE(0, 2);
   for (let i = 0; i < vector.length; i++) buffer.writeFloatBE(vector[i], 4 + 4 * i);
   return buffer;
 }
-
-/** 3 parameters per row; PostgreSQL allows 65,535 parameters per statement. */
-const VECTOR_ROWS_PER_STATEMENT = 256;
 
 /** Index names are identifiers: derive a safe, stable one from the model id. */
 export function modelIndexName(model: string): string {
@@ -64,24 +71,37 @@ export const sqlLiteral = (value: string): string => `'${value.replace(/'/g, "''
 
 @Injectable()
 export class ChunksRepository {
-  private readonly indexedModels = new Set<string>();
+  private readonly indexedModels = new Map<string, Promise<void>>();
 
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
   /**
    * A partial HNSW index per model over `embedding::vector(D)`: one table holds every model's
-   * vectors, each model gets its own correctly-typed cosine index. Idempotent.
+   * vectors, each model gets its own correctly-typed cosine index. Idempotent, and safe when several
+   * jobs (of this process or others) meet a new model at once: `CREATE INDEX IF NOT EXISTS` alone
+   * can still fail on a unique violation in pg_class when two transactions create the same index.
    */
-  async ensureModelIndex(model: string, dimensions: number): Promise<void> {
-    if (this.indexedModels.has(model)) return;
+  ensureModelIndex(model: string, dimensions: number): Promise<void> {
     if (!Number.isInteger(dimensions) || dimensions < 1 || dimensions > 2000) {
-      throw new Error(`HNSW indexes support 1-2000 dimensions; model ${model} has ${dimensions}`);
+      return Promise.reject(
+        new Error(`HNSW indexes support 1-2000 dimensions; model ${model} has ${dimensions}`),
+      );
     }
-    await this.dataSource.query(
-      `CREATE INDEX IF NOT EXISTS "${modelIndexName(model)}" ON chunk_embeddings
-       USING hnsw ((embedding::vector(${dimensions})) vector_cosine_ops) WHERE model = ${sqlLiteral(model)}`,
-    );
-    this.indexedModels.add(model);
+    let created = this.indexedModels.get(model);
+    if (!created) {
+      created = this.dataSource.transaction(async (em) => {
+        await em.query(`SELECT pg_advisory_xact_lock(hashtext('chunk_embeddings_hnsw'), hashtext($1))`, [
+          model,
+        ]);
+        await em.query(
+          `CREATE INDEX IF NOT EXISTS "${modelIndexName(model)}" ON chunk_embeddings
+           USING hnsw ((embedding::vector(${dimensions})) vector_cosine_ops) WHERE model = ${sqlLiteral(model)}`,
+        );
+      });
+      this.indexedModels.set(model, created);
+      created.catch(() => this.indexedModels.delete(model));
+    }
+    return created;
   }
 
   async atVersion(documentId: string, version: number): Promise<StoredChunkRef[]> {
@@ -117,22 +137,19 @@ export class ChunksRepository {
       await this.dataSource.query(`DELETE FROM document_chunks WHERE id = ANY($1::uuid[])`, [ids]);
   }
 
-  /** For each hash, one chunk of this tenant with that text that already has a vector for `model`. */
-  async reusableEmbeddings(tenantId: string, hashes: string[], model: string): Promise<Map<string, string>> {
-    if (hashes.length === 0) return new Map();
-    const rows: Array<{ source_hash: string; chunk_id: string }> = await this.dataSource.query(
-      `SELECT DISTINCT ON (c.source_hash) c.source_hash, c.id AS chunk_id
+  /** The hashes among `hashes` whose text already has a vector for `model` somewhere in the tenant. */
+  async hashesWithVector(tenantId: string, hashes: string[], model: string): Promise<Set<string>> {
+    if (hashes.length === 0) return new Set();
+    const rows: Array<{ source_hash: string }> = await this.dataSource.query(
+      `SELECT DISTINCT c.source_hash
        FROM document_chunks c JOIN chunk_embeddings e ON e.chunk_id = c.id AND e.model = $3
        WHERE c.tenant_id = $1 AND c.source_hash = ANY($2::text[])`,
-      [tenantId, hashes, model],
+      [tenantId, [...new Set(hashes)], model],
     );
-    return new Map(rows.map((r) => [r.source_hash, r.chunk_id]));
+    return new Set(rows.map((r) => r.source_hash));
   }
 
-  /**
-   * Inserts chunks of one version in one statement (arrays unnested server-side); returns the new
-   * chunk ids in the order of `drafts`.
-   */
+  /** Inserts chunks of one version in one statement; returns the new chunk ids in order. */
   async insertChunks(
     em: EntityManager,
     tenantId: string,
@@ -144,11 +161,13 @@ export class ChunksRepository {
     const rows: Array<{ id: string; chunk_index: number }> = await em.query(
       `INSERT INTO document_chunks (tenant_id, document_id, chunk_version, chunk_index, text, chunk_type,
          page_number, slide_number, position_in_doc, table_data, source_hash, search_vector, search_length)
-       SELECT $1, $2, $3, x.idx, x.body, x.kind, x.page, x.slide, x.pos, x.tbl::jsonb, x.hash, v.tsv,
+       SELECT $1, $2, $3, d.chunk_index, d.text, d.chunk_type, d.page_number, d.slide_number, d.position_in_doc,
+              d.table_data::jsonb, d.source_hash, v.tsv,
               (SELECT coalesce(sum(cardinality(u.positions)), 0) FROM unnest(v.tsv) u)
        FROM unnest($4::int[], $5::text[], $6::text[], $7::int[], $8::int[], $9::int[], $10::text[], $11::text[],
-                   $12::text[]) AS x(idx, body, kind, page, slide, pos, tbl, hash, indexed)
-       CROSS JOIN LATERAL (SELECT to_tsvector('english', x.indexed) AS tsv) v
+                   $12::text[]) AS d(chunk_index, text, chunk_type, page_number, slide_number, position_in_doc,
+                                     table_data, source_hash, index_text)
+       CROSS JOIN LATERAL (SELECT to_tsvector('english', d.index_text) AS tsv) v
        RETURNING id, chunk_index`,
       [
         tenantId,
@@ -165,53 +184,51 @@ export class ChunksRepository {
         drafts.map((d) => toIndexText(d.text)),
       ],
     );
-    const idByIndex = new Map(rows.map((r) => [Number(r.chunk_index), r.id]));
+    const idByIndex = new Map(rows.map((r) => [r.chunk_index, r.id]));
     return drafts.map((d) => idByIndex.get(d.chunkIndex)!);
   }
 
+  /** Stores vectors of one model in one statement, each vector a binary parameter. */
+  async insertVectors(em: EntityManager, tenantId: string, model: string, vectors: ChunkVector[]) {
+    if (vectors.length === 0) return;
+    const params: unknown[] = [tenantId, model];
+    const rows = vectors.map((v) => {
+      params.push(v.chunkId, toVectorBinary(v.vector));
+      return `($${params.length - 1}::uuid, $${params.length}::vector)`;
+    });
+    await em.query(
+      `INSERT INTO chunk_embeddings (chunk_id, tenant_id, model, embedding)
+       SELECT v.chunk_id, $1, $2, v.embedding FROM (VALUES ${rows.join(', ')}) AS v(chunk_id, embedding)
+       ON CONFLICT (chunk_id, model) DO NOTHING`,
+      params,
+    );
+  }
+
   /**
-   * Stores vectors for many chunks: fresh vectors in one multi-row INSERT with each vector a binary
-   * parameter (pgvector's wire format: no float printing and parsing, ~13x faster on PGlite than
-   * text), copies of an equal chunk's vector in one INSERT ... SELECT. Idempotent per (chunk, model).
+   * Gives each chunk the `model` vector of a chunk of the tenant with the same source hash, in SQL.
+   * Returns the chunks that got none (their source was deleted meanwhile): the caller embeds those.
    */
-  async insertEmbeddings(
+  async copyVectorsByHash(
     em: EntityManager,
     tenantId: string,
-    rows: Array<{ chunkId: string; model: string; source: EmbeddingSource }>,
-  ): Promise<void> {
-    const fresh = rows.filter((r): r is typeof r & { source: { vector: number[] } } => 'vector' in r.source);
-    for (let start = 0; start < fresh.length; start += VECTOR_ROWS_PER_STATEMENT) {
-      const slice = fresh.slice(start, start + VECTOR_ROWS_PER_STATEMENT);
-      const params: unknown[] = [tenantId];
-      const values = slice.map((r) => {
-        params.push(r.chunkId, r.model, toVectorBinary(r.source.vector));
-        const n = params.length;
-        return `($${n - 2}::uuid, $1::uuid, $${n - 1}, $${n}::vector)`;
-      });
-      await em.query(
-        `INSERT INTO chunk_embeddings (chunk_id, tenant_id, model, embedding) VALUES ${values.join(', ')}
-         ON CONFLICT (chunk_id, model) DO NOTHING`,
-        params,
-      );
-    }
-    const copies = rows.filter(
-      (r): r is typeof r & { source: { copyFromChunkId: string } } => 'copyFromChunkId' in r.source,
+    model: string,
+    copies: ChunkCopy[],
+  ): Promise<ChunkCopy[]> {
+    if (copies.length === 0) return [];
+    const rows: Array<{ chunk_id: string }> = await em.query(
+      `INSERT INTO chunk_embeddings (chunk_id, tenant_id, model, embedding)
+       SELECT t.chunk_id, $1, $2, src.embedding
+       FROM unnest($3::uuid[], $4::text[]) AS t(chunk_id, source_hash)
+       CROSS JOIN LATERAL (
+         SELECT e.embedding FROM document_chunks o
+         JOIN chunk_embeddings e ON e.chunk_id = o.id AND e.model = $2
+         WHERE o.tenant_id = $1 AND o.source_hash = t.source_hash LIMIT 1) src
+       ON CONFLICT (chunk_id, model) DO NOTHING
+       RETURNING chunk_id`,
+      [tenantId, model, copies.map((c) => c.chunkId), copies.map((c) => c.sourceHash)],
     );
-    if (copies.length > 0) {
-      await em.query(
-        `INSERT INTO chunk_embeddings (chunk_id, tenant_id, model, embedding)
-         SELECT x.chunk_id, $1, e.model, e.embedding
-         FROM unnest($2::uuid[], $3::uuid[], $4::text[]) AS x(chunk_id, source_id, model)
-         JOIN chunk_embeddings e ON e.chunk_id = x.source_id AND e.model = x.model AND e.tenant_id = $1
-         ON CONFLICT (chunk_id, model) DO NOTHING`,
-        [
-          tenantId,
-          copies.map((r) => r.chunkId),
-          copies.map((r) => r.source.copyFromChunkId),
-          copies.map((r) => r.model),
-        ],
-      );
-    }
+    const copied = new Set(rows.map((r) => r.chunk_id));
+    return copies.filter((c) => !copied.has(c.chunkId));
   }
 
   /** Active chunks of live documents that have no vector for `model` yet (the re-embed backlog). */

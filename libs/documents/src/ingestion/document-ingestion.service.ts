@@ -15,6 +15,7 @@ import type {
 import { CANONICAL_CONTENT_TYPE, detectFormat } from '../parsing/document-format.util';
 import { ChunksRepository } from './chunks.repository';
 import { DocumentWorker } from './document-worker.service';
+import { IngestionStageClock, type IngestionStageTimings } from './ingestion-stage-clock.service';
 import { ContentReplacement, DocumentsRepository } from './documents.repository';
 
 export function toDocumentView(entity: DocumentEntity): DocumentView {
@@ -58,6 +59,7 @@ export class DocumentIngestionService {
     private readonly providers: EmbeddingProviders,
     private readonly worker: DocumentWorker,
     private readonly events: EventBus,
+    private readonly clock: IngestionStageClock,
   ) {}
 
   private prepare(input: DocumentInput, previousMetadata?: DocumentMetadata): ContentReplacement {
@@ -208,7 +210,12 @@ export class DocumentIngestionService {
    * Processes queued jobs in this process until the queue has nothing due. For one-shot contexts
    * (CLI, seeds, tests) where the background worker does not run.
    */
-  processQueue(options: { maxJobs?: number } = {}): Promise<number> {
+  processQueue(options: { maxJobs?: number; concurrency?: number } = {}): Promise<number> {
     return this.worker.drain(options);
+  }
+
+  /** Time spent per ingestion stage by this process since boot (for profiling). */
+  stageTimings(): IngestionStageTimings {
+    return this.clock.snapshot();
   }
 }

@@ -1,14 +1,15 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
+import { DataSource, EntityManager } from 'typeorm';
 import { AppConfig, EventBus } from '@app/platform';
 import { ChunkDraft, chunkBlocks } from '../chunking/chunker.util';
 import { EmbeddingProvider, EmbeddingProviders } from '../embedding/embedding-provider';
 import { DocumentProcessingError, DocumentsExceptionCode } from '../documents.exception';
 import { parseDocument } from '../parsing/document-parser';
 import { TermStatsRepository } from '../search/term-stats.repository';
-import { ChunksRepository, EmbeddingSource } from './chunks.repository';
+import { ChunksRepository } from './chunks.repository';
 import { DocumentsRepository } from './documents.repository';
+import { IngestionStageClock } from './ingestion-stage-clock.service';
 import { ClaimedJob, JobsRepository } from './jobs.repository';
 
 /** Lets a long job notice that its lease was lost (another worker reclaimed it) and stop. */
@@ -22,6 +23,24 @@ export class LeaseLostError extends Error {
     super(`lease on job ${jobId} was lost`);
     this.name = 'LeaseLostError';
   }
+}
+
+/** What every batch of one ingestion job needs to know. */
+interface IngestPlan {
+  tenantId: string;
+  documentId: string;
+  target: number;
+  models: EmbeddingProvider[];
+  /** Chunks an earlier attempt committed at the target version, with the models they have vectors for. */
+  kept: Map<number, { id: string; models: string[] }>;
+  /** Per model, the source hashes that already have a vector in the tenant. */
+  reusable: Map<string, Set<string>>;
+}
+
+interface EmbeddedBatch {
+  drafts: ChunkDraft[];
+  /** Per model, fresh vectors by chunk text. */
+  vectors: Map<string, Map<string, number[]>>;
 }
 
 const same = (
@@ -50,6 +69,7 @@ export class DocumentProcessor {
     private readonly providers: EmbeddingProviders,
     private readonly events: EventBus,
     private readonly termStats: TermStatsRepository,
+    private readonly clock: IngestionStageClock,
   ) {}
 
   async run(job: ClaimedJob, lease: JobLease): Promise<void> {
@@ -75,11 +95,14 @@ export class DocumentProcessor {
       return;
     }
     await this.documents.markProcessing(document.id, document.revision);
-    const blocks = await parseDocument(job.content, document.format);
+    const content = job.content;
+    const blocks = await this.clock.time('parse', () => parseDocument(content, document.format));
+    const chunkStarted = performance.now();
     const drafts = chunkBlocks(blocks, {
       targetChars: this.config.get('DOCUMENTS_CHUNK_TARGET_CHARS'),
       overlapChars: this.config.get('DOCUMENTS_CHUNK_OVERLAP_CHARS'),
     });
+    this.clock.add('chunk', performance.now() - chunkStarted);
     if (drafts.length === 0) {
       throw new DocumentProcessingError(
         DocumentsExceptionCode.DOCUMENT_EMPTY,
@@ -101,59 +124,50 @@ export class DocumentProcessor {
     }
     await this.chunks.deleteByIds(stale);
 
+    const needs = (draft: ChunkDraft, model: string) => !kept.get(draft.chunkIndex)?.models.includes(model);
+    const needEmbedding = drafts.filter((d) => models.some((m) => needs(d, m.model)));
+    // Texts that already have a vector in the tenant (typically the previous version's unchanged
+    // chunks) are copied in SQL when written; only the others go to the embedder.
+    const reusable = new Map<string, Set<string>>();
+    for (const provider of models) {
+      const hashes = needEmbedding.filter((d) => needs(d, provider.model)).map((d) => d.sourceHash);
+      reusable.set(provider.model, await this.chunks.hashesWithVector(job.tenantId, hashes, provider.model));
+    }
+    const plan: IngestPlan = {
+      tenantId: job.tenantId,
+      documentId: document.id,
+      target,
+      models,
+      kept,
+      reusable,
+    };
+
     const batchSize = this.config.get('EMBEDDINGS_BATCH_SIZE');
-    const needEmbedding = drafts.filter(
-      (d) => !kept.has(d.chunkIndex) || models.some((m) => !kept.get(d.chunkIndex)!.models.includes(m.model)),
-    );
+    const batches: ChunkDraft[][] = [];
+    for (let start = 0; start < needEmbedding.length; start += batchSize)
+      batches.push(needEmbedding.slice(start, start + batchSize));
     let completed = drafts.length - needEmbedding.length;
-    for (let start = 0; start < needEmbedding.length; start += batchSize) {
+    // Pipelined: the next batch is embedded while the current one is written. The last batch is
+    // written inside the version-switch transaction.
+    let next = batches.length > 0 ? this.embedBatch(plan, batches[0]) : undefined;
+    for (let i = 0; i < batches.length - 1; i++) {
       lease.assertHeld();
-      const batch = needEmbedding.slice(start, start + batchSize);
-      const sources = new Map<number, Map<string, EmbeddingSource>>();
-      for (const provider of models) {
-        const needing = batch.filter((d) => !kept.get(d.chunkIndex)?.models.includes(provider.model));
-        const reusable = await this.chunks.reusableEmbeddings(
-          job.tenantId,
-          needing.map((d) => d.sourceHash),
-          provider.model,
-        );
-        const fresh = [...new Set(needing.filter((d) => !reusable.has(d.sourceHash)).map((d) => d.text))];
-        const vectors = fresh.length > 0 ? await provider.embed(fresh) : [];
-        const byText = new Map(fresh.map((text, i) => [text, vectors[i]]));
-        for (const draft of needing) {
-          const copyFrom = reusable.get(draft.sourceHash);
-          const source: EmbeddingSource = copyFrom
-            ? { copyFromChunkId: copyFrom }
-            : { vector: byText.get(draft.text)! };
-          if (!sources.has(draft.chunkIndex)) sources.set(draft.chunkIndex, new Map());
-          sources.get(draft.chunkIndex)!.set(provider.model, source);
-        }
-      }
-      lease.assertHeld();
-      completed += batch.length;
-      await this.dataSource.transaction(async (em) => {
-        const fresh = batch.filter((d) => !kept.has(d.chunkIndex));
-        const ids = await this.chunks.insertChunks(em, job.tenantId, document.id, target, fresh);
-        const idByIndex = new Map(fresh.map((d, i) => [d.chunkIndex, ids[i]]));
-        const embeddings = batch.flatMap((draft) => {
-          const chunkId = kept.get(draft.chunkIndex)?.id ?? idByIndex.get(draft.chunkIndex)!;
-          return [...(sources.get(draft.chunkIndex) ?? [])].map(([model, source]) => ({
-            chunkId,
-            model,
-            source,
-          }));
-        });
-        await this.chunks.insertEmbeddings(em, job.tenantId, embeddings);
-        await this.documents.setProgress(
-          em,
-          document.id,
-          document.revision,
-          Math.min(99, Math.floor((completed / drafts.length) * 100)),
-        );
+      const prepared = await next!;
+      next = this.embedBatch(plan, batches[i + 1]);
+      // Awaited on the next turn; a write failing first must not leave it unhandled.
+      next.catch(() => undefined);
+      completed += prepared.drafts.length;
+      const progress = Math.min(99, Math.floor((completed / drafts.length) * 100));
+      await this.transaction(async (em) => {
+        await this.writeBatch(em, plan, prepared);
+        await this.documents.setProgress(em, document.id, document.revision, progress);
       });
     }
+    const last = await next;
+    lease.assertHeld();
 
-    const switched = await this.dataSource.transaction(async (em) => {
+    const switched = await this.transaction(async (em) => {
+      const switchStarted = performance.now();
       const [current]: Array<{ revision: number; deleted_at: Date | null; active_version: number }> =
         await em.query(
           `SELECT revision, deleted_at, active_version FROM documents WHERE id = $1 FOR UPDATE`,
@@ -164,16 +178,21 @@ export class DocumentProcessor {
         return false;
       }
       if (!(await this.jobs.finish(em, job.id, lease.workerId, 'done'))) throw new LeaseLostError(job.id);
-      await this.termStats.apply(em, job.tenantId, document.id, current.active_version, -1);
-      await this.termStats.apply(em, job.tenantId, document.id, target, 1);
-      await em.query(
-        `UPDATE documents SET active_version = $2, status = 'done', processing_progress = 100, total_chunks = $3,
-                error_details = NULL, updated_at = now()
-         WHERE id = $1`,
-        [document.id, target, drafts.length],
+      this.clock.add('version switch', performance.now() - switchStarted);
+      if (last) await this.writeBatch(em, plan, last);
+      await this.clock.time('term stats', () =>
+        this.termStats.switchVersion(em, job.tenantId, document.id, current.active_version, target),
       );
-      await this.chunks.deleteOtherVersions(em, document.id, target);
-      await this.documents.bumpGeneration(em, job.tenantId);
+      await this.clock.time('version switch', async () => {
+        await em.query(
+          `UPDATE documents SET active_version = $2, status = 'done', processing_progress = 100, total_chunks = $3,
+                  error_details = NULL, updated_at = now()
+           WHERE id = $1`,
+          [document.id, target, drafts.length],
+        );
+        await this.chunks.deleteOtherVersions(em, document.id, target);
+        await this.documents.bumpGeneration(em, job.tenantId);
+      });
       return true;
     });
     if (switched) {
@@ -187,6 +206,76 @@ export class DocumentProcessor {
         tenantId: job.tenantId,
         documentIds: [document.id],
         reason: document.activeVersion > 0 ? 'updated' : 'ingested',
+      });
+    }
+  }
+
+  /** A transaction whose COMMIT (the time after `work` returns) is counted as its own stage. */
+  private async transaction<T>(work: (em: EntityManager) => Promise<T>): Promise<T> {
+    let workDone = 0;
+    const result = await this.dataSource.transaction(async (em) => {
+      const value = await work(em);
+      workDone = performance.now();
+      return value;
+    });
+    this.clock.add('commit', performance.now() - workDone);
+    return result;
+  }
+
+  /** Vectors for the texts of a batch that need a model and have no reusable vector, by text. */
+  private async embedBatch(plan: IngestPlan, drafts: ChunkDraft[]): Promise<EmbeddedBatch> {
+    // Let the caller's pending write reach the database before an in-process embedder takes the CPU.
+    await new Promise((resolve) => setImmediate(resolve));
+    const vectors = new Map<string, Map<string, number[]>>();
+    for (const provider of plan.models) {
+      const reusable = plan.reusable.get(provider.model)!;
+      const texts = [
+        ...new Set(
+          drafts
+            .filter((d) => !plan.kept.get(d.chunkIndex)?.models.includes(provider.model))
+            .filter((d) => !reusable.has(d.sourceHash))
+            .map((d) => d.text),
+        ),
+      ];
+      const embedded = texts.length > 0 ? await this.clock.time('embed', () => provider.embed(texts)) : [];
+      vectors.set(provider.model, new Map(texts.map((text, i) => [text, embedded[i]])));
+    }
+    return { drafts, vectors };
+  }
+
+  /** Inserts a batch's new chunks (one statement) and their vectors (one statement per model). */
+  private async writeBatch(em: EntityManager, plan: IngestPlan, batch: EmbeddedBatch): Promise<void> {
+    const fresh = batch.drafts.filter((d) => !plan.kept.has(d.chunkIndex));
+    const ids = await this.clock.time('insert chunks', () =>
+      this.chunks.insertChunks(em, plan.tenantId, plan.documentId, plan.target, fresh),
+    );
+    const idByIndex = new Map(fresh.map((d, i) => [d.chunkIndex, ids[i]]));
+    const chunkId = (d: ChunkDraft) => plan.kept.get(d.chunkIndex)?.id ?? idByIndex.get(d.chunkIndex)!;
+    for (const provider of plan.models) {
+      const needing = batch.drafts.filter(
+        (d) => !plan.kept.get(d.chunkIndex)?.models.includes(provider.model),
+      );
+      const embedded = batch.vectors.get(provider.model)!;
+      const textById = new Map(needing.map((d) => [chunkId(d), d.text]));
+      await this.clock.time('insert vectors', async () => {
+        const lost = await this.chunks.copyVectorsByHash(
+          em,
+          plan.tenantId,
+          provider.model,
+          needing
+            .filter((d) => !embedded.has(d.text))
+            .map((d) => ({ chunkId: chunkId(d), sourceHash: d.sourceHash })),
+        );
+        const vectors = needing
+          .filter((d) => embedded.has(d.text))
+          .map((d) => ({ chunkId: chunkId(d), vector: embedded.get(d.text)! }));
+        if (lost.length > 0) {
+          // The chunks they were to be copied from were deleted since the lookup: embed them after all.
+          const texts = lost.map((c) => textById.get(c.chunkId)!);
+          const fallback = await this.clock.time('embed', () => provider.embed(texts));
+          lost.forEach((c, i) => vectors.push({ chunkId: c.chunkId, vector: fallback[i] }));
+        }
+        await this.chunks.insertVectors(em, plan.tenantId, provider.model, vectors);
       });
     }
   }
@@ -212,10 +301,11 @@ export class DocumentProcessor {
       const vectors = await provider.embed(missing.map((c) => c.text));
       lease.assertHeld();
       await this.dataSource.transaction((em) =>
-        this.chunks.insertEmbeddings(
+        this.chunks.insertVectors(
           em,
           job.tenantId,
-          missing.map((chunk, i) => ({ chunkId: chunk.id, model, source: { vector: vectors[i] } })),
+          model,
+          missing.map((c, i) => ({ chunkId: c.id, vector: vectors[i] })),
         ),
       );
     }

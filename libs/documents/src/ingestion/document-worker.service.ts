@@ -111,16 +111,24 @@ export class DocumentWorker implements OnApplicationBootstrap, OnApplicationShut
     }
   }
 
-  /** Processes due jobs in this process until none is left (or only future retries remain). */
-  async drain(options: { maxJobs?: number } = {}): Promise<number> {
-    let processed = 0;
-    while (processed < (options.maxJobs ?? Number.POSITIVE_INFINITY)) {
-      const job = await this.jobs.claim(this.workerId, this.config.get('DOCUMENTS_JOB_LEASE_SECONDS'));
-      if (!job) break;
-      await this.execute(job);
-      processed++;
-    }
-    return processed;
+  /**
+   * Processes due jobs in this process until none is left (or only future retries remain), running
+   * up to `concurrency` (default max(2, DOCUMENTS_WORKER_CONCURRENCY)) at once.
+   */
+  async drain(options: { maxJobs?: number; concurrency?: number } = {}): Promise<number> {
+    const maxJobs = options.maxJobs ?? Number.POSITIVE_INFINITY;
+    const parallel = Math.max(1, options.concurrency ?? Math.max(2, this.concurrency));
+    let claimed = 0;
+    const loop = async () => {
+      while (claimed < maxJobs) {
+        const job = await this.jobs.claim(this.workerId, this.config.get('DOCUMENTS_JOB_LEASE_SECONDS'));
+        if (!job) return;
+        claimed++;
+        await this.execute(job);
+      }
+    };
+    await Promise.all(Array.from({ length: parallel }, loop));
+    return claimed;
   }
 
   private async execute(job: ClaimedJob): Promise<void> {

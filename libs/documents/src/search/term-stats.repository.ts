@@ -46,4 +46,50 @@ export class TermStatsRepository {
       );
     }
   }
+
+  /**
+   * The version switch of one document (`from` out, `to` in) as one net change: a term both versions
+   * contain is not touched, so re-ingesting an edited document writes only the terms that changed.
+   * Terms are upserted in lexeme order, like `apply`, so concurrent switches lock rows in one order.
+   */
+  async switchVersion(
+    em: EntityManager,
+    tenantId: string,
+    documentId: string,
+    from: number,
+    to: number,
+  ): Promise<void> {
+    const params = [tenantId, documentId, from, to];
+    await em.query(
+      `UPDATE document_corpus SET
+         chunk_count = chunk_count + (SELECT coalesce(sum(CASE WHEN c.chunk_version = $4 THEN 1 ELSE -1 END), 0)
+           FROM document_chunks c WHERE c.tenant_id = $1 AND c.document_id = $2 AND c.chunk_version IN ($3, $4)),
+         total_length = total_length + (SELECT coalesce(sum(CASE WHEN c.chunk_version = $4 THEN c.search_length
+             ELSE -c.search_length END), 0)
+           FROM document_chunks c WHERE c.tenant_id = $1 AND c.document_id = $2 AND c.chunk_version IN ($3, $4))
+       WHERE tenant_id = $1`,
+      params,
+    );
+    const [{ gone }]: Array<{ gone: string[] | null }> = await em.query(
+      `WITH changed AS (
+       INSERT INTO document_term_stats (tenant_id, term, df)
+       SELECT $1, t.lexeme, t.delta FROM (
+         SELECT u.lexeme, sum(CASE WHEN c.chunk_version = $4 THEN 1 ELSE -1 END) AS delta
+         FROM document_chunks c CROSS JOIN LATERAL unnest(c.search_vector) u
+         WHERE c.tenant_id = $1 AND c.document_id = $2 AND c.chunk_version IN ($3, $4)
+         GROUP BY u.lexeme) t
+       WHERE t.delta <> 0
+       ORDER BY t.lexeme
+       ON CONFLICT (tenant_id, term) DO UPDATE SET df = document_term_stats.df + EXCLUDED.df
+       RETURNING term, df)
+       SELECT array_agg(term) FILTER (WHERE df <= 0) AS gone FROM changed`,
+      params,
+    );
+    if (gone) {
+      await em.query(
+        `DELETE FROM document_term_stats WHERE tenant_id = $1 AND term = ANY($2::text[]) AND df <= 0`,
+        [tenantId, gone],
+      );
+    }
+  }
 }

@@ -236,7 +236,7 @@ export class EnvironmentVariables {
   @IsInt()
   @Min(0)
   @Max(16)
-  DOCUMENTS_WORKER_CONCURRENCY = 1;
+  DOCUMENTS_WORKER_CONCURRENCY = 2;
 
   @Transform(toNumber)
   @IsInt()
