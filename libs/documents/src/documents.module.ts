@@ -19,6 +19,7 @@ import { DocumentsRepository } from './ingestion/documents.repository';
 import { DocumentsScheduler } from './ingestion/documents.scheduler';
 import { JobsRepository } from './ingestion/jobs.repository';
 import { DocumentSearchService } from './search/document-search.service';
+import { SearchCacheVersionsService } from './search/search-cache-versions.service';
 import { SearchRepository } from './search/search.repository';
 import { TermStatsRepository } from './search/term-stats.repository';
 
@@ -50,6 +51,7 @@ import { TermStatsRepository } from './search/term-stats.repository';
     DocumentMaintenanceService,
     DocumentsScheduler,
     DocumentSearchService,
+    SearchCacheVersionsService,
     DocumentUploadInterceptor,
   ],
   exports: [DocumentIngestionService, DocumentSearchService, DocumentMaintenanceService, EmbeddingProviders],
