@@ -1,7 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import { OnEvent } from '@nestjs/event-emitter';
 import { randomBytes } from 'node:crypto';
-import { APP_EVENTS, AppConfig, CacheStore, type DocumentsChangedEvent } from '@app/platform';
+import {
+  APP_EVENTS,
+  AppConfig,
+  CacheStore,
+  type DocumentsChangedEvent,
+  type VersionedRead,
+} from '@app/platform';
 
 const versionKey = (tenantId: string) => `documents:search-version:${tenantId}`;
 const entryKey = (tenantId: string, requestHash: string) => ({
@@ -9,12 +15,6 @@ const entryKey = (tenantId: string, requestHash: string) => ({
   suffix: `:${requestHash}`,
 });
 const newVersion = () => randomBytes(12).toString('base64url');
-
-export interface SearchCacheRead<T> {
-  /** The tenant's version read before the entry; undefined when absent or the cache is unavailable. */
-  version?: string;
-  value?: T;
-}
 
 /**
  * The per-tenant version token search results are cached under (`documents:search:<tenant>:<version>:
@@ -29,13 +29,13 @@ export class SearchCacheVersionsService {
     private readonly config: AppConfig,
   ) {}
 
-  /** Far longer than any entry, so a token outlives the entries cached under it. */
+  /** Not refreshed: an expired token only costs one round of misses, so a long TTL suffices. */
   private get versionTtlSeconds(): number {
     return Math.max(86_400, 10 * this.config.get('DOCUMENTS_SEARCH_CACHE_TTL_SECONDS'));
   }
 
   /** The tenant's current version and, when there is one, the entry cached under it. */
-  read<T>(tenantId: string, requestHash: string): Promise<SearchCacheRead<T>> {
+  read<T>(tenantId: string, requestHash: string): Promise<VersionedRead<T>> {
     return this.cache.getVersioned<T>(versionKey(tenantId), entryKey(tenantId, requestHash));
   }
 
