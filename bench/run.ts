@@ -8,7 +8,7 @@ import {
   type DocumentSearchRequest,
   type DocumentSearchResult,
 } from '@app/documents';
-import { AuthService, validateEnvironment } from '@app/platform';
+import { AuthService, type CacheBackend, CacheStore, validateEnvironment } from '@app/platform';
 import { createApp } from '../apps/api/src/bootstrap';
 import { Backend, flag, loadAverage, prepareBackend } from './support/bench-app';
 import { seedSyntheticChunks, sentencePool, syntheticChunks } from './support/synthetic-corpus';
@@ -133,10 +133,16 @@ async function benchTenant(
   return { tenant, secret };
 }
 
+/** Sets the cache the next boot uses: in-process, or Redis under a key prefix of its own. */
+function useCache(cache: CacheBackend, redisUrl: string): void {
+  process.env.REDIS_URL = cache === 'redis' ? redisUrl : '';
+  process.env.CACHE_KEY_PREFIX = `bench:${Date.now().toString(36)}:`;
+}
+
 async function searchScenario(
   backend: Backend,
   chunks: number,
-  opts: { requests: number; concurrency: number[]; topK: number },
+  opts: { requests: number; concurrency: number[]; topK: number; caches: CacheBackend[]; redisUrl: string },
 ): Promise<Row[]> {
   const cleanup = await prepareBackend(backend, `bench_${chunks}`);
   const rows: Row[] = [];
@@ -189,27 +195,31 @@ async function searchScenario(
       );
     }
     await booted.app.close();
-    booted = await boot(300);
-    search = booted.app.get(DocumentSearchService);
-    for (let i = 0; i < queries.length; i++) await search.search(tenant.id, request(i, 'hybrid'));
-    for (const c of opts.concurrency) {
-      add(
-        'cache hit (hybrid)',
-        c,
-        'server',
-        await measure(opts.requests, c, async (i) => {
-          const response = await search.search(tenant.id, request(i, 'hybrid'));
-          if (!response.cached) throw new Error('expected a cache hit');
-        }),
-      );
-      add(
-        'cache hit (hybrid)',
-        c,
-        'http',
-        await measure(opts.requests, c, (i) => http(booted.url, request(i, 'hybrid'))),
-      );
+    const uncachedRedisUrl = process.env.REDIS_URL;
+    for (const cache of opts.caches) {
+      useCache(cache, opts.redisUrl);
+      booted = await boot(300);
+      const health = booted.app.get(CacheStore).health();
+      if (health.backend !== cache || !health.available)
+        throw new Error(`the ${cache} cache is not available: ${health.lastError ?? health.backend}`);
+      search = booted.app.get(DocumentSearchService);
+      for (let i = 0; i < queries.length; i++) await search.search(tenant.id, request(i, 'hybrid'));
+      const what = `cache hit (hybrid, ${cache})`;
+      for (const c of opts.concurrency) {
+        add(
+          what,
+          c,
+          'server',
+          await measure(opts.requests, c, async (i) => {
+            const response = await search.search(tenant.id, request(i, 'hybrid'));
+            if (!response.cached) throw new Error('expected a cache hit');
+          }),
+        );
+        add(what, c, 'http', await measure(opts.requests, c, (i) => http(booted.url, request(i, 'hybrid'))));
+      }
+      await booted.app.close();
     }
-    await booted.app.close();
+    process.env.REDIS_URL = uncachedRedisUrl;
   } finally {
     await cleanup();
   }
@@ -326,6 +336,10 @@ async function main() {
   const sizes = (flag(argv, 'chunks') ?? '10000').split(',').map(Number);
   const requests = Number(flag(argv, 'requests') ?? 200);
   const concurrency = (flag(argv, 'concurrency') ?? '1,8').split(',').map(Number);
+  const caches = (flag(argv, 'cache') ?? 'memory').split(',') as CacheBackend[];
+  if (caches.some((c) => c !== 'memory' && c !== 'redis'))
+    throw new Error(`--cache takes memory, redis or memory,redis, got ${caches.join(',')}`);
+  const redisUrl = process.env.BENCH_REDIS_URL || process.env.REDIS_URL || 'redis://127.0.0.1:6379';
   process.env.LOG_LEVEL = 'warn';
   process.env.REDIS_URL = process.env.BENCH_REDIS_URL ?? '';
   console.log(`# npm run bench -- ${argv.join(' ')}`);
@@ -336,7 +350,13 @@ async function main() {
     const rows: Row[] = [];
     for (const chunks of sizes)
       for (const backend of backends) {
-        const measured = await searchScenario(backend, chunks, { requests, concurrency, topK: 10 });
+        const measured = await searchScenario(backend, chunks, {
+          requests,
+          concurrency,
+          topK: 10,
+          caches,
+          redisUrl,
+        });
         printSearch(measured);
         console.log('');
         rows.push(...measured);

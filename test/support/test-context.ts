@@ -15,13 +15,16 @@ type Importable = Type<unknown> | DynamicModule | Promise<DynamicModule> | Forwa
 
 /**
  * A Nest context with the platform (real database, real cache) and the given modules, for medium
- * tests of services and repositories. Every spec file gets its own database.
+ * tests of services and repositories. Every spec file gets its own database; `sharedDatabase` boots
+ * a second instance on another context's database (native only), which leaves dropping it to its owner.
  */
 export async function startTestContext(
   imports: Importable[] = [],
   extraEnv: Record<string, string> = {},
+  sharedDatabase?: TestDatabase,
 ): Promise<TestContext> {
-  const database = await createTestDatabase();
+  const database = sharedDatabase ?? (await createTestDatabase());
+  const dropOwned = () => (sharedDatabase ? Promise.resolve() : database.drop());
   const restoreEnv = applyEnv({ ...QUIET_TEST_ENV, ...database.env, ...extraEnv });
   try {
     const moduleRef = await Test.createTestingModule({
@@ -37,12 +40,12 @@ export async function startTestContext(
       close: async () => {
         await app.close();
         restoreEnv();
-        await database.drop();
+        await dropOwned();
       },
     };
   } catch (error) {
     restoreEnv();
-    await database.drop();
+    await dropOwned();
     throw error;
   }
 }

@@ -20,6 +20,7 @@ import { DocumentsScheduler } from './ingestion/documents.scheduler';
 import { IngestionStageClock } from './ingestion/ingestion-stage-clock.service';
 import { JobsRepository } from './ingestion/jobs.repository';
 import { DocumentSearchService } from './search/document-search.service';
+import { SearchCacheVersionsService } from './search/search-cache-versions.service';
 import { SearchRepository } from './search/search.repository';
 import { TermStatsRepository } from './search/term-stats.repository';
 
@@ -52,6 +53,7 @@ import { TermStatsRepository } from './search/term-stats.repository';
     DocumentMaintenanceService,
     DocumentsScheduler,
     DocumentSearchService,
+    SearchCacheVersionsService,
     DocumentUploadInterceptor,
   ],
   exports: [DocumentIngestionService, DocumentSearchService, DocumentMaintenanceService, EmbeddingProviders],

@@ -6,7 +6,13 @@ export {
   validateEnvironment,
   type LogLevelName,
 } from './config/environment';
-export { CacheStore, type CacheBackend, type CacheHealth } from './cache/cache-store';
+export {
+  CacheStore,
+  type CacheBackend,
+  type CacheHealth,
+  type VersionedKey,
+  type VersionedRead,
+} from './cache/cache-store';
 export { MemoryCacheStore } from './cache/memory-cache.store';
 export { RedisCacheStore, type RedisCacheOptions } from './cache/redis-cache.store';
 export { DatabaseInfo } from './database/database.module';

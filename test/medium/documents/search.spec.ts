@@ -131,7 +131,7 @@ describe(`document search (${testBackend()})`, () => {
     }
   });
 
-  it('caches per corpus generation: a document change is visible at once, with no key scan', async () => {
+  it('caches per tenant version: a document change is visible at once, with no key scan', async () => {
     const query = { query: 'incident channel acknowledgement', top_k: 5 };
     const first = await search.search(tenantA, query);
     expect(first.cached).toBe(false);

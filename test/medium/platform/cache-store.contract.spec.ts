@@ -48,6 +48,32 @@ function cacheContract(
       expect(Math.max(...(results as number[]))).toBe(20);
     });
 
+    it('stores a value only where nothing is, and returns the winner to every racer', async () => {
+      const results = await Promise.all(['a', 'b', 'c', 'd'].map((v) => cache.setIfAbsent('nx', v, 60)));
+      expect(new Set(results).size).toBe(1);
+      expect(await cache.get('nx')).toBe(results[0]);
+      expect(await cache.setIfAbsent('nx', 'later', 60)).toBe(results[0]);
+      await cache.delete('nx');
+      expect(await cache.setIfAbsent('nx', { fresh: true }, 0.2)).toEqual({ fresh: true });
+      await sleep(400);
+      expect(await cache.setIfAbsent('nx', 'after expiry', 60)).toBe('after expiry');
+    });
+
+    it('reads an entry through the version stored at a pointer key', async () => {
+      const entryKey = { prefix: 'entry:', suffix: ':q1' };
+      expect(await cache.getVersioned('pointer', entryKey)).toEqual({});
+      await cache.set('entry:v1:q1', { answer: 1 }, 60);
+      expect(await cache.getVersioned('pointer', entryKey)).toEqual({});
+      await cache.set('pointer', 'v1', 60);
+      expect(await cache.getVersioned('pointer', entryKey)).toEqual({ version: 'v1', value: { answer: 1 } });
+      await cache.set('pointer', 'v2', 60);
+      expect(await cache.getVersioned('pointer', entryKey)).toEqual({ version: 'v2' });
+      await cache.set('entry:v2:q1', '한국어', 60);
+      expect(await cache.getVersioned('pointer', entryKey)).toEqual({ version: 'v2', value: '한국어' });
+      await cache.set('pointer', 7, 60);
+      expect(await cache.getVersioned('pointer', entryKey)).toEqual({});
+    });
+
     it('computes identical concurrent misses once', async () => {
       let calls = 0;
       const compute = async () => {
@@ -118,6 +144,8 @@ describe('RedisCacheStore when Redis goes away', () => {
       expect(await cache.get('k')).toBeUndefined();
       await expect(cache.set('k2', 'v', 60)).resolves.toBeUndefined();
       expect(await cache.increment('n')).toBeUndefined();
+      expect(await cache.setIfAbsent('nx', 'v', 60)).toBeUndefined();
+      expect(await cache.getVersioned('k', { prefix: 'e:', suffix: '' })).toEqual({});
       expect((await cache.getOrCompute('c', 60, () => Promise.resolve('computed'))).value).toBe('computed');
       expect(Date.now() - started).toBeLessThan(5000);
       expect(cache.health()).toMatchObject({ backend: 'redis', available: false });
@@ -127,6 +155,13 @@ describe('RedisCacheStore when Redis goes away', () => {
       expect(cache.health().available).toBe(true);
       await cache.set('k3', 'back', 60);
       expect(await cache.get('k3')).toBe('back');
+      // A new server has no scripts loaded: EVALSHA falls back to EVAL.
+      await cache.set('e:back:q', 'entry', 60);
+      expect(await cache.setIfAbsent('pointer', 'back', 60)).toBe('back');
+      expect(await cache.getVersioned('pointer', { prefix: 'e:', suffix: ':q' })).toEqual({
+        version: 'back',
+        value: 'entry',
+      });
     } finally {
       await cache.close();
       redis.kill('SIGKILL');

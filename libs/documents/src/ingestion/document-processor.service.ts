@@ -321,8 +321,10 @@ export class DocumentProcessor {
         'new chunks arrived during re-embedding',
         true,
       );
+    // Announced before the old vectors go: a search still on the old model that reads them while they
+    // are deleted must land under a search cache version that is already replaced.
+    this.events.emit('documents.changed', { tenantId: job.tenantId, documentIds: [], reason: 'reembedded' });
     await this.chunks.deleteEmbeddingsExcept(job.tenantId, [model]);
     this.logger.log({ msg: 'tenant switched embedding model', tenantId: job.tenantId, model });
-    this.events.emit('documents.changed', { tenantId: job.tenantId, documentIds: [], reason: 'reembedded' });
   }
 }

@@ -16,6 +16,7 @@ import {
 } from '../documents.types';
 import { DocumentsRepository } from '../ingestion/documents.repository';
 import { highlightSnippet, toKeywordQuery } from '../text/search-text.util';
+import { SearchCacheVersionsService } from './search-cache-versions.service';
 import { SearchPlan, SearchRepository, SearchRow } from './search.repository';
 
 const FILTER_KEYS = new Set([
@@ -57,8 +58,8 @@ function sortedFilters(filters: DocumentSearchFilters): DocumentSearchFilters {
 }
 
 /**
- * Hybrid document search for a tenant. Results are cached per tenant, embedding model and corpus
- * generation, so any document change makes old entries unreachable without scanning keys.
+ * Hybrid document search for a tenant. Results are cached under the tenant's search cache version,
+ * which every document change replaces, so a hit needs no database round trip.
  */
 @Injectable()
 export class DocumentSearchService {
@@ -70,30 +71,48 @@ export class DocumentSearchService {
     private readonly documents: DocumentsRepository,
     private readonly providers: EmbeddingProviders,
     private readonly cache: CacheStore,
+    private readonly versions: SearchCacheVersionsService,
   ) {}
 
   async search(tenantId: string, request: DocumentSearchRequest): Promise<DocumentSearchResponse> {
     const started = performance.now();
     const normalized = this.normalize(request);
-    const state = await this.documents.corpusState(tenantId);
-    const model = state?.activeModel ?? this.providers.configured.model;
-    const generation = state?.generation ?? 0;
-    const ttl = this.config.get('DOCUMENTS_SEARCH_CACHE_TTL_SECONDS');
-    const key = `documents:search:${tenantId}:${model}:${generation}:${hash(normalized)}`;
-    const compute = () => this.execute(tenantId, model, normalized);
-    let outcome: { value: CachedSearch; hit: boolean };
-    if (ttl > 0) {
-      outcome = await this.cache.getOrCompute(key, ttl, compute);
-      // A degraded answer (embeddings down) must not outlive the outage.
-      if (!outcome.hit && outcome.value.warnings.length > 0) await this.cache.delete(key);
-    } else {
-      outcome = { value: await compute(), hit: false };
-    }
+    const outcome = await this.cachedOrComputed(tenantId, normalized);
     return {
       ...outcome.value,
       cached: outcome.hit,
       execution_time_ms: Math.round((performance.now() - started) * 10) / 10,
     };
+  }
+
+  /**
+   * The version is read (or created) before any database state: the corpus state, the active model
+   * and the search itself all come after it. A change that commits while a result is computed
+   * replaces the version once committed, so that result is stored under the old version where no
+   * search looks again, and a search that reads the new version reads the database after the commit.
+   * The one window is between the commit and the replacement (the in-process `documents.changed`
+   * event): a hit there is the pre-change answer.
+   */
+  private async cachedOrComputed(
+    tenantId: string,
+    request: NormalizedRequest,
+  ): Promise<{ value: CachedSearch; hit: boolean }> {
+    const compute = async () => {
+      const state = await this.documents.corpusState(tenantId);
+      return this.execute(tenantId, state?.activeModel ?? this.providers.configured.model, request);
+    };
+    const ttl = this.config.get('DOCUMENTS_SEARCH_CACHE_TTL_SECONDS');
+    if (ttl <= 0) return { value: await compute(), hit: false };
+    const requestHash = hash(request);
+    const read = await this.versions.read<CachedSearch>(tenantId, requestHash);
+    if (read.value !== undefined) return { value: read.value, hit: true };
+    const version = read.version ?? (await this.versions.ensure(tenantId));
+    if (version === undefined) return { value: await compute(), hit: false };
+    const key = this.versions.key(tenantId, version, requestHash);
+    const outcome = await this.cache.getOrCompute(key, ttl, compute);
+    // A degraded answer (embeddings down) must not outlive the outage.
+    if (!outcome.hit && outcome.value.warnings.length > 0) await this.cache.delete(key);
+    return outcome;
   }
 
   private normalize(request: DocumentSearchRequest): NormalizedRequest {

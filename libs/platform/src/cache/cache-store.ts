@@ -1,5 +1,18 @@
 export type CacheBackend = 'redis' | 'memory';
 
+/** The entry read by `getVersioned`: `${prefix}${version}${suffix}`. */
+export interface VersionedKey {
+  prefix: string;
+  suffix: string;
+}
+
+export interface VersionedRead<T> {
+  /** The version stored at the version key; undefined when absent or the cache is unavailable. */
+  version?: string;
+  /** The entry under that version; undefined when there is no version or no entry. */
+  value?: T;
+}
+
 export interface CacheHealth {
   backend: CacheBackend;
   available: boolean;
@@ -17,6 +30,16 @@ export abstract class CacheStore {
   abstract get<T>(key: string): Promise<T | undefined>;
   abstract set<T>(key: string, value: T, ttlSeconds: number): Promise<void>;
   abstract delete(...keys: string[]): Promise<void>;
+  /**
+   * Stores `value` only if nothing is stored at `key`, and returns what is stored there now (the
+   * winner's value when two callers race); undefined when the cache is unavailable.
+   */
+  abstract setIfAbsent<T>(key: string, value: T, ttlSeconds: number): Promise<T | undefined>;
+  /**
+   * Reads the version (a string) stored at `versionKey`, then the entry keyed by that version, as one
+   * operation: one round trip on Redis.
+   */
+  abstract getVersioned<T>(versionKey: string, entryKey: VersionedKey): Promise<VersionedRead<T>>;
   /** Atomically adds one and returns the new value; undefined when the cache is unavailable. */
   abstract increment(key: string): Promise<number | undefined>;
   abstract health(): CacheHealth;

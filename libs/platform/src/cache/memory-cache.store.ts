@@ -1,5 +1,7 @@
 import { LRUCache } from 'lru-cache';
-import { CacheHealth, CacheStore } from './cache-store';
+import { CacheHealth, CacheStore, VersionedKey, VersionedRead } from './cache-store';
+
+const ttlMs = (ttlSeconds: number) => Math.max(1, Math.round(ttlSeconds * 1000));
 
 /** In-process LRU used when no REDIS_URL is configured. Stores serialised copies, like Redis. */
 export class MemoryCacheStore extends CacheStore {
@@ -17,8 +19,25 @@ export class MemoryCacheStore extends CacheStore {
   }
 
   set<T>(key: string, value: T, ttlSeconds: number): Promise<void> {
-    this.entries.set(key, JSON.stringify(value), { ttl: Math.max(1, Math.round(ttlSeconds * 1000)) });
+    this.entries.set(key, JSON.stringify(value), { ttl: ttlMs(ttlSeconds) });
     return Promise.resolve();
+  }
+
+  setIfAbsent<T>(key: string, value: T, ttlSeconds: number): Promise<T | undefined> {
+    let raw = this.entries.get(key);
+    if (raw === undefined) {
+      raw = JSON.stringify(value);
+      this.entries.set(key, raw, { ttl: ttlMs(ttlSeconds) });
+    }
+    return Promise.resolve(JSON.parse(raw) as T);
+  }
+
+  getVersioned<T>(versionKey: string, entryKey: VersionedKey): Promise<VersionedRead<T>> {
+    const raw = this.entries.get(versionKey);
+    const version: unknown = raw === undefined ? undefined : JSON.parse(raw);
+    if (typeof version !== 'string') return Promise.resolve({});
+    const entry = this.entries.get(`${entryKey.prefix}${version}${entryKey.suffix}`);
+    return Promise.resolve({ version, value: entry === undefined ? undefined : (JSON.parse(entry) as T) });
   }
 
   delete(...keys: string[]): Promise<void> {

@@ -1,0 +1,173 @@
+import { AuthService, CacheStore } from '@app/platform';
+import {
+  DocumentIngestionService,
+  DocumentSearchService,
+  DocumentsModule,
+  SearchRepository,
+} from '@app/documents';
+import { freePort, sleep, startRedisServer, startTestContext, TestContext, testBackend } from '@test/support';
+
+const DOCS = {
+  'rotation.md': '# Certificate rotation\n\nRotate the gateway certificates every ninety days.',
+  'failover.md': '# Database failover\n\nPromote the replica, then repoint the connection pooler.',
+};
+const QUERY = { query: 'gateway certificate rotation', top_k: 5 };
+const versionKey = (tenantId: string) => `documents:search-version:${tenantId}`;
+const nativeOnly = testBackend() === 'native' ? it : it.skip;
+
+async function seedTenant(ctx: TestContext, slug: string): Promise<{ tenantId: string; ids: string[] }> {
+  const tenantId = (await ctx.get(AuthService).createTenant(slug, slug, undefined)).tenant.id;
+  const ingestion = ctx.get(DocumentIngestionService);
+  const ids: string[] = [];
+  for (const [filename, content] of Object.entries(DOCS))
+    ids.push((await ingestion.create(tenantId, { filename, content })).id);
+  await ingestion.processQueue();
+  return { tenantId, ids };
+}
+
+describe(`search result cache (${testBackend()})`, () => {
+  let ctx: TestContext;
+  let search: DocumentSearchService;
+  let ingestion: DocumentIngestionService;
+  let cache: CacheStore;
+
+  beforeAll(async () => {
+    ctx = await startTestContext([DocumentsModule]);
+    search = ctx.get(DocumentSearchService);
+    ingestion = ctx.get(DocumentIngestionService);
+    cache = ctx.get(CacheStore);
+  });
+  afterAll(() => ctx?.close());
+
+  it('answers a repeated search from the cache', async () => {
+    const { tenantId } = await seedTenant(ctx, 'cache-hit');
+    const first = await search.search(tenantId, QUERY);
+    expect(first.cached).toBe(false);
+    expect(first.results[0].document_name).toBe('rotation.md');
+    const second = await search.search(tenantId, QUERY);
+    expect(second.cached).toBe(true);
+    expect({ ...second, cached: false, execution_time_ms: 0 }).toEqual({ ...first, execution_time_ms: 0 });
+    expect(typeof (await cache.get(versionKey(tenantId)))).toBe('string');
+  });
+
+  it('replaces the tenant version on a document change, so the next search is fresh', async () => {
+    const { tenantId, ids } = await seedTenant(ctx, 'cache-change');
+    await search.search(tenantId, QUERY);
+    expect((await search.search(tenantId, QUERY)).cached).toBe(true);
+    const before = await cache.get<string>(versionKey(tenantId));
+
+    await ingestion.remove(tenantId, ids[0]);
+    const afterRemove = await search.search(tenantId, QUERY);
+    expect(afterRemove.cached).toBe(false);
+    expect(afterRemove.results.map((r) => r.document_id)).not.toContain(ids[0]);
+    const after = await cache.get<string>(versionKey(tenantId));
+    expect(typeof after).toBe('string');
+    expect(after).not.toBe(before);
+
+    const added = await ingestion.create(tenantId, {
+      filename: 'renewal.md',
+      content: '# Gateway certificate rotation\n\nRenewal and rotation of gateway certificates.',
+    });
+    await ingestion.processQueue();
+    const afterAdd = await search.search(tenantId, QUERY);
+    expect(afterAdd.cached).toBe(false);
+    expect(afterAdd.results[0].document_id).toBe(added.id);
+  });
+
+  it('stores a result computed across a change where no later search looks', async () => {
+    const { tenantId, ids } = await seedTenant(ctx, 'cache-race');
+    const repository = ctx.get(SearchRepository);
+    const original = repository.search.bind(repository);
+    // The change commits after the search read the database and before its result is cached.
+    const spy = jest.spyOn(repository, 'search').mockImplementationOnce(async (plan) => {
+      const rows = await original(plan);
+      await ingestion.remove(tenantId, ids[0]);
+      return rows;
+    });
+    try {
+      const racing = await search.search(tenantId, QUERY);
+      expect(racing.results.map((r) => r.document_id)).toContain(ids[0]);
+    } finally {
+      spy.mockRestore();
+    }
+    const next = await search.search(tenantId, QUERY);
+    expect(next.cached).toBe(false);
+    expect(next.results.map((r) => r.document_id)).not.toContain(ids[0]);
+  });
+
+  it('misses rather than serving a stale hit when the version is lost', async () => {
+    const { tenantId } = await seedTenant(ctx, 'cache-lost');
+    await search.search(tenantId, QUERY);
+    expect((await search.search(tenantId, QUERY)).cached).toBe(true);
+    await cache.delete(versionKey(tenantId));
+    const afterLoss = await search.search(tenantId, QUERY);
+    expect(afterLoss.cached).toBe(false);
+    expect(afterLoss.results[0].document_name).toBe('rotation.md');
+    expect((await search.search(tenantId, QUERY)).cached).toBe(true);
+  });
+
+  it('does not cache when the TTL is 0', async () => {
+    const uncached = await startTestContext([DocumentsModule], { DOCUMENTS_SEARCH_CACHE_TTL_SECONDS: '0' });
+    try {
+      const { tenantId } = await seedTenant(uncached, 'cache-off');
+      const service = uncached.get(DocumentSearchService);
+      expect((await service.search(tenantId, QUERY)).cached).toBe(false);
+      expect((await service.search(tenantId, QUERY)).cached).toBe(false);
+    } finally {
+      await uncached.close();
+    }
+  });
+
+  nativeOnly('shows a change made by one instance to another sharing Redis', async () => {
+    const other = await startTestContext([DocumentsModule], {}, ctx.database);
+    try {
+      const { tenantId, ids } = await seedTenant(ctx, 'cache-shared');
+      const otherSearch = other.get(DocumentSearchService);
+      expect((await otherSearch.search(tenantId, QUERY)).cached).toBe(false);
+      expect((await otherSearch.search(tenantId, QUERY)).cached).toBe(true);
+      expect((await search.search(tenantId, QUERY)).cached).toBe(true);
+      const before = await other.get(CacheStore).get<string>(versionKey(tenantId));
+
+      await ingestion.remove(tenantId, ids[0]);
+      // Read through the changing instance's connection, so its replacement has reached Redis.
+      const replaced = await cache.get<string>(versionKey(tenantId));
+      expect(replaced).not.toBe(before);
+      expect(await other.get(CacheStore).get<string>(versionKey(tenantId))).toBe(replaced);
+
+      const after = await otherSearch.search(tenantId, QUERY);
+      expect(after.cached).toBe(false);
+      expect(after.results.map((r) => r.document_id)).not.toContain(ids[0]);
+    } finally {
+      await other.close();
+    }
+  });
+
+  it('still answers, uncached, when Redis goes away', async () => {
+    const port = await freePort();
+    const redis = await startRedisServer(port);
+    const withRedis = await startTestContext([DocumentsModule], {
+      REDIS_URL: `redis://127.0.0.1:${port}`,
+      REDIS_COMMAND_TIMEOUT_MS: '200',
+    });
+    try {
+      const { tenantId, ids } = await seedTenant(withRedis, 'cache-redis-down');
+      const service = withRedis.get(DocumentSearchService);
+      expect(withRedis.get(CacheStore).backend).toBe('redis');
+      const first = await service.search(tenantId, QUERY);
+      expect((await service.search(tenantId, QUERY)).cached).toBe(true);
+
+      redis.kill('SIGKILL');
+      await sleep(300);
+      const down = await service.search(tenantId, QUERY);
+      expect(down.cached).toBe(false);
+      expect(down.results).toEqual(first.results);
+      expect((await service.search(tenantId, QUERY)).cached).toBe(false);
+      await withRedis.get(DocumentIngestionService).remove(tenantId, ids[0]);
+      expect((await service.search(tenantId, QUERY)).results.map((r) => r.document_id)).not.toContain(ids[0]);
+      expect(withRedis.get(CacheStore).health().available).toBe(false);
+    } finally {
+      await withRedis.close();
+      redis.kill('SIGKILL');
+    }
+  });
+});
