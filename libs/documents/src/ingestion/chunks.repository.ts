@@ -43,8 +43,6 @@ export interface ChunkRow {
   embedding_models: string[] | null;
 }
 
-export const toVectorLiteral = (vector: number[]): string => `[${vector.join(',')}]`;
-
 /**
  * pgvector's binary wire format (what `vector_recv` reads): int16 dimensions, int16 unused, then
  * float4 values, all big-endian. node-postgres sends a Buffer parameter in binary format, so a

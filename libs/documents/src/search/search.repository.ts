@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import type { ChunkType, DocumentSearchFilters, FusionMethod, SearchType } from '../documents.types';
-import { sqlLiteral, toVectorLiteral } from '../ingestion/chunks.repository';
+import { sqlLiteral, toVectorBinary } from '../ingestion/chunks.repository';
 
 export interface SearchPlan {
   tenantId: string;
@@ -152,7 +152,7 @@ function keywordBranchSql(plan: SearchPlan, terms: KeywordTerms, p: Params, filt
 /** The vector branch: HNSW cosine over this model's partial index, iterative scans keep filters honest. */
 function vectorBranchSql(plan: SearchPlan, p: Params, filters: string): string {
   const dims = Number(plan.dimensions);
-  const vector = `${p.add(toVectorLiteral(plan.vector!))}::vector(${dims})`;
+  const vector = `${p.add(toVectorBinary(plan.vector!))}::vector(${dims})`;
   return `vector_hits AS (
     SELECT e.chunk_id, (e.embedding::vector(${dims})) <=> ${vector} AS distance
     FROM chunk_embeddings e
@@ -183,6 +183,11 @@ export class SearchRepository {
     const wantText = plan.searchType !== 'vector' && plan.keywordQuery !== null;
     const useVector = plan.searchType !== 'text' && plan.vector !== null && plan.model !== null;
     if (!wantText && !useVector) return [];
+    if (!useVector) {
+      // Keyword only: no HNSW settings, so no transaction around the two round trips.
+      const terms = await this.keywordTerms(this.dataSource.manager, plan);
+      return terms ? this.dataSource.query<SearchRow[]>(...this.statement(plan, terms, false)) : [];
+    }
     return this.dataSource.transaction(async (em) => {
       // pgvector 0.8: keep scanning the HNSW graph until enough rows pass the filters. One round
       // trip, for this transaction only.
@@ -191,8 +196,7 @@ export class SearchRepository {
         [String(Math.min(1000, Math.max(40, plan.candidates)))],
       );
       const terms = wantText ? await this.keywordTerms(em, plan) : null;
-      if (!terms && !useVector) return [];
-      return em.query<SearchRow[]>(...this.statement(plan, terms, useVector));
+      return em.query<SearchRow[]>(...this.statement(plan, terms, true));
     });
   }
 
