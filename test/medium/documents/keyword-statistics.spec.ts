@@ -157,6 +157,13 @@ describe(`keyword branch BM25 statistics (${testBackend()})`, () => {
       expect(result.relevance_score).toBeLessThanOrEqual(1);
     }
   });
+  it('writes keyword index entries straight into the GIN index, with no pending list for searches to scan', async () => {
+    const [index]: Array<{ options: string[] | null }> = await ds.query(
+      `SELECT reloptions AS options FROM pg_class WHERE relname = 'IDX_document_chunks_search_vector'`,
+    );
+    expect(index.options).toContain('fastupdate=off');
+  });
+
   it('finds candidates through the rarest terms within the budget and scores them on every term', async () => {
     const tenant = (await ctx.get(AuthService).createTenant('stats-budget', 'Budget', undefined)).tenant.id;
     for (const word of ['alpha', 'beta', 'gamma', 'delta']) {
