@@ -176,8 +176,8 @@ export class SearchRepository {
 
   /**
    * Two round trips: the keyword terms (when the search has a text branch), then one statement
-   * with the branches the search type needs, each with the same tenant and filters, fused, in a
-   * transaction that carries the HNSW settings.
+   * with the branches the search type needs, each with the same tenant and filters, fused. A search
+   * with a vector branch runs in a transaction that carries its HNSW settings.
    */
   async search(plan: SearchPlan): Promise<SearchRow[]> {
     const wantText = plan.searchType !== 'vector' && plan.keywordQuery !== null;
