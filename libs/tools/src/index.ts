@@ -38,7 +38,13 @@ export {
   RELATION_TYPES,
 } from './ops/ops-vocabulary';
 export { createSqlTool, SqlToolFactory, SQL_TOOL_DEFAULTS } from './sql/sql-tool.factory';
-export { checkSqlQuery, SqlGuardError, type CheckedSql, type SqlIssue } from './sql/sql-guard.util';
+export {
+  checkSqlQuery,
+  loadSqlParser,
+  SqlGuardError,
+  type CheckedSql,
+  type SqlIssue,
+} from './sql/sql-guard.util';
 export { SQL_TOOL_RELATIONS } from './sql/sql-tool.repository';
 export {
   StageExecutorService,

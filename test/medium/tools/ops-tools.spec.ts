@@ -274,6 +274,15 @@ describe(`OPS tools over the demo dataset (${testBackend()})`, () => {
         "SELECT current_setting('data_directory')",
         "SELECT * FROM query_to_xml('select * from public.api_keys', true, true, '')",
         'SELECT name FROM configuration_items WHERE environment = :undeclared',
+        // The attack run's payloads: unicode-escaped identifiers naming other schemas and catalogs.
+        'SELECT * FROM U&"\\0070ublic".document_chunks',
+        'SELECT key_hash FROM U&"\\0070ublic".api_keys',
+        'SELECT * FROM U&"\\0070g_authid"',
+        'SELECT * FROM pg_hba_file_rules',
+        'SELECT * FROM pg_settings',
+        'SELECT * FROM pg_stat_activity',
+        'SELECT key_hash FROM api_keys',
+        'SELECT count(*) FROM ops_configuration_items',
       ]) {
         expect(() => factory.create(spec(query))).toThrow(
           expect.objectContaining({ code: 'TOOL_INPUT_INVALID' }),
@@ -281,24 +290,9 @@ describe(`OPS tools over the demo dataset (${testBackend()})`, () => {
       }
     });
 
-    it('cannot see the real tables or run a query the planner says is too expensive', async () => {
+    it('cannot run a query the planner says is too expensive', async () => {
       const factory = ctx.get(SqlToolFactory);
       const schema = { type: 'object', properties: {}, additionalProperties: false };
-      registry.setDynamicTool(
-        tenantId,
-        factory.create(spec('SELECT key_hash FROM api_keys', { name: 'peek', tool_input_schema: schema })),
-      );
-      const peek = await registry.execute(context(tenantId), 'peek', {});
-      expect(peek).toMatchObject({ success: false, error_details: { sqlstate: '42P01' } });
-
-      registry.setDynamicTool(
-        tenantId,
-        factory.create(
-          spec('SELECT count(*) FROM ops_configuration_items', { name: 'raw', tool_input_schema: schema }),
-        ),
-      );
-      expect((await registry.execute(context(tenantId), 'raw', {})).success).toBe(false);
-
       const crossJoin = 'SELECT count(*) AS n FROM metrics a JOIN metrics b ON a.ts < b.ts';
       registry.setDynamicTool(
         tenantId,

@@ -1,4 +1,4 @@
-import { checkSqlQuery, SqlGuardError } from './sql-guard.util';
+import { checkSqlQuery, loadSqlParser, SqlGuardError } from './sql-guard.util';
 
 function issues(sql: string): string[] {
   try {
@@ -11,14 +11,16 @@ function issues(sql: string): string[] {
 }
 
 describe('checkSqlQuery', () => {
+  beforeAll(() => loadSqlParser());
+
   it('binds :name placeholders as numbered parameters, reusing repeated names and leaving casts alone', () => {
     const checked = checkSqlQuery(
-      "SELECT name, value::float8 FROM configuration_items WHERE environment = :env AND name <> ':not_a_param' AND ts > :since AND environment = :env;",
+      'SELECT name, value::float8 FROM configuration_items WHERE environment = :env AND name <> \':not_a_param\' AND "a:b" > :since AND environment = :env; -- :gone',
       2,
     );
     expect(checked.parameters).toEqual(['env', 'since']);
     expect(checked.text).toBe(
-      "SELECT name, value::float8 FROM configuration_items WHERE environment = $2 AND name <> ':not_a_param' AND ts > $3 AND environment = $2",
+      'SELECT name, value::float8 FROM configuration_items WHERE environment = $2 AND name <> \':not_a_param\' AND "a:b" > $3 AND environment = $2',
     );
   });
 
@@ -34,22 +36,63 @@ describe('checkSqlQuery', () => {
     ).toEqual([]);
   });
 
+  it('accepts set operations, CTEs referenced from subqueries, DISTINCT, VALUES and CASE', () => {
+    expect(
+      issues(`WITH envs AS (SELECT DISTINCT environment FROM configuration_items)
+      SELECT e.environment, CASE WHEN count(*) > 1 THEN 'many' ELSE 'one' END
+      FROM envs e LEFT JOIN (SELECT environment FROM envs) x USING (environment)
+      WHERE e.environment IN (SELECT environment FROM envs) AND now() - interval '1 day' < CURRENT_TIMESTAMP
+      GROUP BY 1
+      UNION ALL SELECT * FROM (VALUES ('a', 'b')) AS v(a, b)`),
+    ).toEqual([]);
+  });
+
   it.each([
-    ['SELECT 1; DROP TABLE ops_configuration_items', /only one statement|DROP/],
-    ['DELETE FROM configuration_items', /must start with SELECT/],
+    // Finding 1 of the attack run: unicode-escaped identifiers spell schemas and catalogs the guard must see.
+    ['SELECT * FROM U&"\\0070ublic".document_chunks', /schema-qualified/],
+    ['SELECT * FROM U&"\\0070g_authid"', /relation "pg_authid" is not available/],
+    ['SELECT key_hash FROM U&"\\0061pi_keys"', /relation "api_keys" is not available/],
+    ['SELECT * FROM U&"!0070ublic" UESCAPE \'!\'.api_keys', /schema-qualified/],
+    ['SELECT * FROM "PUBLIC".api_keys', /schema-qualified/],
+    ['SELECT * FROM pg_hba_file_rules', /relation "pg_hba_file_rules" is not available/],
+    ['SELECT * FROM pg_settings', /relation "pg_settings" is not available/],
+    ['SELECT * FROM pg_stat_activity', /relation "pg_stat_activity" is not available/],
+    ['SELECT * FROM document_chunks', /relation "document_chunks" is not available/],
+    ['SELECT * FROM ops_configuration_items', /relation "ops_configuration_items" is not available/],
+    ['SELECT (SELECT count(*) FROM api_keys) FROM metrics', /relation "api_keys" is not available/],
+    ['SELECT * FROM metrics WHERE EXISTS (SELECT 1 FROM U&"\\0070g_user")', /pg_user/],
+    ['SELECT U&"\\0070g_read_file"(\'/etc/passwd\')', /function "pg_read_file"/],
+    ["SELECT pg_catalog.pg_read_file('/etc/passwd')", /function "pg_catalog.pg_read_file"/],
+    ['SELECT public.anything()', /function "public.anything"/],
+    ["SELECT 'pg_authid'::regclass", /type "regclass"/],
+    ['SELECT 1::U&"\\0072egclass"', /type "regclass"/],
+    ['SELECT current_user', /CURRENT_USER is not allowed/],
+    ['SELECT 1 OPERATOR(public.+) 1', /OPERATOR\(public\.\+\)/],
+    ['WITH x AS (SELECT 1) SELECT * FROM (WITH pg_authid AS (SELECT 1) SELECT 1) y, pg_authid', /pg_authid/],
+    ['SELECT * FROM (WITH a AS (SELECT 1) SELECT 1) s, a', /relation "a" is not available/],
+    // Runaway CPU on the embedded database (finding 4): unbounded numeric and text growth.
+    ['SELECT power(2::numeric, 100000 + value) FROM metrics', /function "power"/],
+    ['SELECT 2::numeric ^ 100000', /operator "\^"/],
+    [
+      "SELECT replace(replace(name, 'a', 'aaaaaaaa'), 'a', 'aaaaaaaa') FROM configuration_items",
+      /function "replace"/,
+    ],
+    ['SELECT 1' + '0'.repeat(60) + '.5', /numeric literals/],
+    ['SELECT 1; DROP TABLE ops_configuration_items', /only one statement/],
+    ['DELETE FROM configuration_items', /only a SELECT is allowed \(found DELETE statements\)/],
     [
       'WITH gone AS (DELETE FROM configuration_items RETURNING *) SELECT * FROM gone',
-      /DELETE is not allowed/,
+      /DELETE statements is not allowed|DeleteStmt/,
     ],
-    ['WITH x AS (UPDATE metrics SET value = 0 RETURNING 1) SELECT 1', /UPDATE is not allowed/],
-    ['SELECT * INTO copy_table FROM configuration_items', /INTO is not allowed/],
+    ['WITH x AS (UPDATE metrics SET value = 0 RETURNING 1) SELECT 1', /UPDATE statements is not allowed/],
+    ['SELECT * INTO copy_table FROM configuration_items', /SELECT INTO is not allowed/],
     ['SELECT * FROM public.ops_configuration_items', /schema-qualified/],
     ['SELECT * FROM "public"."api_keys"', /schema-qualified/],
     ['SELECT * FROM db.public.api_keys', /schema-qualified/],
-    ['SELECT * FROM pg_catalog.pg_authid', /system catalog|schema-qualified/],
-    ['SELECT * FROM pg_user', /system catalog/],
-    ['SELECT * FROM information_schema.tables', /system catalog/],
-    ["SELECT pg_read_file('/etc/passwd')", /system catalog/],
+    ['SELECT * FROM pg_catalog.pg_authid', /schema-qualified/],
+    ['SELECT * FROM pg_user', /relation "pg_user"/],
+    ['SELECT * FROM information_schema.tables', /schema-qualified/],
+    ["SELECT pg_read_file('/etc/passwd')", /function "pg_read_file"/],
     ["SELECT current_setting('data_directory')", /function "current_setting"/],
     ["SELECT set_config('search_path', 'public', true)", /function "set_config"/],
     [
@@ -62,17 +105,25 @@ describe('checkSqlQuery', () => {
     ],
     ["SELECT lo_import('/etc/passwd')", /function "lo_import"/],
     ['SELECT $1', /positional parameters/],
-    ['SELECT $$x$$', /dollar quoting/],
-    ["SELECT E'\\x27'", /prefixed literals/],
-    ['SELECT 1 /* hidden */', /block comments/],
-    ['SELECT * FROM configuration_items FOR UPDATE', /UPDATE|row locking/],
-    ["SELECT 'unterminated", /unterminated/],
-    ['SELECT (1', /unbalanced/],
+    ['SELECT * FROM configuration_items FOR UPDATE', /row locking/],
+    ["SELECT 'unterminated", /syntax error/],
+    ['SELECT (1', /syntax error/],
     ['', /empty/],
+    ['-- only a comment', /empty/],
     ['WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r) SELECT count(*) FROM r', /RECURSIVE/],
     ['SELECT count(*) FROM generate_series(1, 100000000)', /function "generate_series"/],
     ["SELECT lpad('x', 1000000000)", /function "lpad"/],
+    ['SELECT * FROM configuration_items TABLESAMPLE SYSTEM (10)', /RangeTableSample/],
+    ['SELECT xmlelement(name x)', /XmlExpr/],
+    ['EXPLAIN SELECT 1', /EXPLAIN statements/],
+    ['SHOW ALL', /VARIABLE SHOW statements|only a SELECT/],
+    ['SET ROLE postgres', /only a SELECT/],
+    ["COPY (SELECT 1) TO PROGRAM 'id'", /only a SELECT/],
   ])('refuses %s', (sql, expected) => {
     expect(issues(sql).join('; ')).toMatch(expected);
+  });
+
+  it('refuses a query longer than the limit', () => {
+    expect(issues('SELECT ' + 'x'.repeat(20_001)).join('; ')).toMatch(/longer than/);
   });
 });

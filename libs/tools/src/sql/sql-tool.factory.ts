@@ -1,10 +1,10 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, OnModuleInit } from '@nestjs/common';
 import type { SqlToolConfig, ToolAssetSpec } from '@app/asset-registry';
 import { ErrorKind } from '@app/platform';
 import { SchemaValidator } from '../core/schema-validator';
 import { ToolsException, ToolsExceptionCode } from '../core/tool-exceptions';
 import { Tool, ToolContext, ToolDefinition, ToolError, ToolErrorCode, ToolOutput } from '../core/tool.types';
-import { checkSqlQuery, CheckedSql, SqlGuardError } from './sql-guard.util';
+import { checkSqlQuery, CheckedSql, loadSqlParser, SqlGuardError } from './sql-guard.util';
 import { SqlCostExceededError, SqlToolRepository } from './sql-tool.repository';
 
 export const SQL_TOOL_DEFAULTS = {
@@ -161,8 +161,12 @@ export function createSqlTool(
 
 /** Injectable form of createSqlTool, for the code that turns published tool assets into tools. */
 @Injectable()
-export class SqlToolFactory {
+export class SqlToolFactory implements OnModuleInit {
   constructor(private readonly repository: SqlToolRepository) {}
+
+  onModuleInit(): Promise<void> {
+    return loadSqlParser();
+  }
 
   create(spec: ToolAssetSpec, options: { version?: number | null } = {}): Tool {
     return createSqlTool(spec, { repository: this.repository }, options);

@@ -92,6 +92,8 @@ export class SqlToolRepository {
       await runner.query('SET TRANSACTION READ ONLY');
       await runner.query(`SET LOCAL statement_timeout = ${Math.max(1, Math.floor(timeoutMs))}`);
       await runner.query('SET LOCAL search_path = pg_catalog');
+      // The guard parsed the text with standard-conforming strings; the server must read it the same way.
+      await runner.query('SET LOCAL standard_conforming_strings = on');
       const params = [tenantId, ...values];
       const plan: QueryResult<{ 'QUERY PLAN': Array<{ Plan: { 'Total Cost': number } }> }> =
         await client.query({
