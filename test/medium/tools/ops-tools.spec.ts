@@ -290,6 +290,23 @@ describe(`OPS tools over the demo dataset (${testBackend()})`, () => {
       }
     });
 
+    it('ends a query that runs past its timeout and keeps serving (embedded: the database thread restarts)', async () => {
+      const schema = { type: 'object', properties: {}, additionalProperties: false };
+      const burn = `SELECT count(*) AS n FROM configuration_items a, configuration_items b, configuration_items c, configuration_items d
+        WHERE length(a.name || b.name || c.name || d.name) > 0`;
+      const tool = ctx
+        .get(SqlToolFactory)
+        .create(spec(burn, { name: 'burn', tool_input_schema: schema, timeout_ms: 300 }));
+      registry.setDynamicTool(tenantId, tool);
+      const result = await registry.execute(context(tenantId), 'burn', {});
+      expect(result).toMatchObject({ success: false, error_details: { code: 'TIMEOUT' } });
+      const [{ count }] = await db.query(
+        `SELECT count(*)::int AS count FROM ops_configuration_items WHERE tenant_id = $1`,
+        [tenantId],
+      );
+      expect(count).toBeGreaterThan(80);
+    });
+
     it('cannot run a query the planner says is too expensive', async () => {
       const factory = ctx.get(SqlToolFactory);
       const schema = { type: 'object', properties: {}, additionalProperties: false };

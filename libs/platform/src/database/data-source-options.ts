@@ -1,3 +1,4 @@
+import { Client } from 'pg';
 import type { DataSourceOptions } from 'typeorm';
 import { MIGRATIONS } from '@app/migrations';
 import type { EmbeddedConnection } from './embedded-postgres';
@@ -11,6 +12,25 @@ export interface ConnectionSettings {
   poolSize: number;
   statementTimeoutMs: number;
   applicationName?: string;
+}
+
+/**
+ * A pg client that waits for the embedded database to be available before connecting, so requests
+ * arriving while its thread restarts (after an interrupted runaway statement) queue instead of failing.
+ */
+function embeddedClientClass(whenAvailable: () => Promise<void>): typeof Client {
+  return class EmbeddedClient extends Client {
+    override connect(): Promise<Client>;
+    override connect(callback: (err: Error | null, client?: Client) => void): void;
+    override connect(callback?: (err: Error | null, client?: Client) => void): Promise<Client> | void {
+      const connected = whenAvailable().then(() => super.connect());
+      if (!callback) return connected;
+      connected.then(
+        (client) => callback(null, client),
+        (error: Error) => callback(error),
+      );
+    }
+  };
 }
 
 /** One option set for both backends: only where the connection points differs. */
@@ -45,6 +65,7 @@ export function buildDataSourceOptions(
     poolSize,
     extra: {
       max: poolSize,
+      ...(settings.embedded ? { Client: embeddedClientClass(settings.embedded.whenAvailable) } : {}),
       // Embedded: requests queue for the one connection behind long statements (e.g. the demo load).
       connectionTimeoutMillis: settings.databaseUrl ? 10_000 : 60_000,
       idleTimeoutMillis: 30_000,

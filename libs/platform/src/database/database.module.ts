@@ -14,7 +14,18 @@ export class DatabaseInfo {
   constructor(
     readonly backend: DatabaseBackend,
     private readonly dataSource: DataSource,
+    private readonly embedded: EmbeddedPostgres | null = null,
   ) {}
+
+  /**
+   * Ends a statement that ran past its deadline. The native server enforces statement_timeout itself
+   * (false: nothing to do); the embedded one cannot cancel a statement, so its thread is restarted.
+   */
+  async interruptRunaway(reason: string): Promise<boolean> {
+    if (!this.embedded) return false;
+    await this.embedded.interrupt(reason);
+    return true;
+  }
 
   async ping(): Promise<{ ok: boolean; latencyMs: number; error?: string }> {
     const started = performance.now();
@@ -90,9 +101,9 @@ class EmbeddedPostgresModule {}
     DatabaseLifecycle,
     {
       provide: DatabaseInfo,
-      inject: [AppConfig, DataSource],
-      useFactory: (config: AppConfig, dataSource: DataSource) =>
-        new DatabaseInfo(config.databaseUrl ? 'native' : 'embedded', dataSource),
+      inject: [AppConfig, DataSource, EMBEDDED_POSTGRES],
+      useFactory: (config: AppConfig, dataSource: DataSource, embedded: EmbeddedPostgres | null) =>
+        new DatabaseInfo(config.databaseUrl ? 'native' : 'embedded', dataSource, embedded),
     },
   ],
   exports: [DatabaseInfo],

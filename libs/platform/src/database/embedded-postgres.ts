@@ -2,9 +2,13 @@ import { Logger } from '@nestjs/common';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { PGlite } from '@electric-sql/pglite';
-import type { PGLiteSocketServer } from '@electric-sql/pglite-socket';
+import { Worker } from 'node:worker_threads';
 import { DataDirLock } from './data-dir-lock';
+import {
+  EMBEDDED_WORKER_SOURCE,
+  EmbeddedWorkerData,
+  EmbeddedWorkerMessage,
+} from './embedded-postgres.worker';
 
 export interface EmbeddedConnection {
   /** Directory holding the Unix socket; pass as `host` to the pg driver. */
@@ -12,21 +16,27 @@ export interface EmbeddedConnection {
   port: number;
   user: string;
   database: string;
+  /** Resolves when the database accepts connections (at once, unless it is restarting). */
+  whenAvailable: () => Promise<void>;
 }
 
 const SOCKET_PORT = 5432;
+const STOP_GRACE_MS = 15_000;
 
 /**
  * PostgreSQL 18 + pgvector compiled to WASM (PGlite), persisted in DATA_DIR and served on a private
  * Unix socket so TypeORM's ordinary postgres driver, the migrations and all SQL are shared with a
- * native server.
+ * native server. PGlite runs in a worker thread: the HTTP event loop stays live while it executes, and
+ * a statement that runs past its deadline (PGlite has no statement_timeout) is ended by `interrupt()`,
+ * which terminates the thread and starts the database again from its data directory (crash recovery).
  */
 export class EmbeddedPostgres {
   private readonly logger = new Logger(EmbeddedPostgres.name);
   private lock?: DataDirLock;
-  private db?: PGlite;
-  private server?: PGLiteSocketServer;
+  private worker?: Worker;
   private socketDir?: string;
+  private restarting?: Promise<void>;
+  private interruptions = 0;
 
   constructor(
     private readonly dataDir: string,
@@ -37,48 +47,129 @@ export class EmbeddedPostgres {
     return path.join(this.dataDir, 'pgdata');
   }
 
+  /** How many runaway statements were ended by restarting the database thread. */
+  get interruptCount(): number {
+    return this.interruptions;
+  }
+
   async start(): Promise<EmbeddedConnection> {
     mkdirSync(this.dataDir, { recursive: true });
     this.lock = DataDirLock.acquire(this.dataDir);
     try {
-      const started = Date.now();
-      const [{ PGlite }, { vector }, { PGLiteSocketServer }] = await Promise.all([
-        import('@electric-sql/pglite'),
-        import('@electric-sql/pglite-pgvector'),
-        import('@electric-sql/pglite-socket'),
-      ]);
-      this.db = await PGlite.create({ dataDir: this.pgDataDir, extensions: { vector } });
       // A short private path: Unix socket paths are limited to ~107 bytes and DATA_DIR may be long.
       this.socketDir = mkdtempSync(path.join(os.tmpdir(), 'ops-pg-'));
-      this.server = new PGLiteSocketServer({
-        db: this.db,
-        path: path.join(this.socketDir, `.s.PGSQL.${SOCKET_PORT}`),
-        maxConnections: this.maxConnections,
-      });
-      await this.server.start();
-      this.logger.log({
-        msg: 'embedded PostgreSQL ready',
-        dataDir: this.pgDataDir,
-        ms: Date.now() - started,
-      });
-      return { socketDir: this.socketDir, port: SOCKET_PORT, user: 'postgres', database: 'postgres' };
+      const ms = await this.startWorker();
+      this.logger.log({ msg: 'embedded PostgreSQL ready', dataDir: this.pgDataDir, ms });
+      return {
+        socketDir: this.socketDir,
+        port: SOCKET_PORT,
+        user: 'postgres',
+        database: 'postgres',
+        whenAvailable: () => this.restarting?.catch(() => undefined) ?? Promise.resolve(),
+      };
     } catch (error) {
       await this.stop();
       throw error;
     }
   }
 
+  /**
+   * Ends whatever the database is executing by terminating its thread, then starts it again on the
+   * same data directory and socket. Connections open at that moment fail (the pool replaces them);
+   * concurrent calls share one restart.
+   */
+  interrupt(reason: string): Promise<void> {
+    if (!this.worker || !this.socketDir) return Promise.resolve();
+    this.restarting ??= (async () => {
+      this.interruptions++;
+      this.logger.warn({ msg: 'interrupting the embedded database', reason });
+      const worker = this.worker;
+      this.worker = undefined;
+      await worker?.terminate();
+      const ms = await this.startWorker();
+      this.logger.warn({ msg: 'embedded PostgreSQL restarted after an interrupt', ms });
+    })().finally(() => {
+      this.restarting = undefined;
+    });
+    return this.restarting;
+  }
+
   async stop(): Promise<void> {
     try {
-      await this.server?.stop();
-      await this.db?.close();
+      await this.restarting?.catch(() => undefined);
+      const worker = this.worker;
+      this.worker = undefined;
+      if (worker) await this.stopWorker(worker);
     } finally {
-      this.server = undefined;
-      this.db = undefined;
       if (this.socketDir) rmSync(this.socketDir, { recursive: true, force: true });
       this.socketDir = undefined;
       this.lock?.release();
       this.lock = undefined;
     }
+  }
+
+  private startWorker(): Promise<number> {
+    const socketPath = path.join(this.socketDir!, `.s.PGSQL.${SOCKET_PORT}`);
+    rmSync(socketPath, { force: true });
+    const workerData: EmbeddedWorkerData = {
+      modules: {
+        pglite: require.resolve('@electric-sql/pglite'),
+        vector: require.resolve('@electric-sql/pglite-pgvector'),
+        socket: require.resolve('@electric-sql/pglite-socket'),
+      },
+      pgDataDir: this.pgDataDir,
+      socketPath,
+      maxConnections: this.maxConnections,
+    };
+    const worker = new Worker(EMBEDDED_WORKER_SOURCE, { eval: true, workerData });
+    return new Promise<number>((resolve, reject) => {
+      const fail = (error: Error) => {
+        void worker.terminate();
+        reject(error);
+      };
+      worker.once('error', fail);
+      worker.once('exit', (code) => fail(new Error(`embedded database thread exited with code ${code}`)));
+      worker.once('message', (message: EmbeddedWorkerMessage) => {
+        worker.removeAllListeners('error');
+        worker.removeAllListeners('exit');
+        if (message.type !== 'ready') {
+          const error = new Error(message.type === 'failed' ? message.message : 'unexpected message');
+          if (message.type === 'failed' && message.stack) error.stack = message.stack;
+          return fail(error);
+        }
+        worker.on('error', (error) =>
+          this.logger.error({ msg: 'embedded database thread failed', error: error.message }),
+        );
+        worker.once('exit', (code) => {
+          if (this.worker !== worker) return;
+          this.logger.error({ msg: 'embedded database thread exited; starting it again', code });
+          this.worker = undefined;
+          this.restarting ??= this.startWorker()
+            .then(() => undefined)
+            .finally(() => {
+              this.restarting = undefined;
+            });
+        });
+        this.worker = worker;
+        resolve(message.ms);
+      });
+    });
+  }
+
+  private async stopWorker(worker: Worker): Promise<void> {
+    const stopped = new Promise<void>((resolve) => {
+      worker.on('message', (message: EmbeddedWorkerMessage) => {
+        if (message.type === 'stopped') resolve();
+      });
+      worker.once('exit', () => resolve());
+    });
+    worker.postMessage('stop');
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, STOP_GRACE_MS);
+    });
+    await Promise.race([stopped, timedOut]);
+    clearTimeout(timer);
+    await worker.terminate();
   }
 }

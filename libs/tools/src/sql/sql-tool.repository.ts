@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { PoolClient, QueryResult } from 'pg';
 import { DataSource } from 'typeorm';
+import { DatabaseInfo } from '@app/platform';
 
 /**
  * The OPS tables as an `sql` tool sees them: each name is a CTE over the real table restricted to the
@@ -71,7 +72,10 @@ function jsonValue(value: unknown, typeId: number): unknown {
 
 @Injectable()
 export class SqlToolRepository {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly database: DatabaseInfo,
+  ) {}
 
   /**
    * Runs a checked query (placeholders already `$2..`) for one tenant in a read-only transaction with
@@ -102,7 +106,7 @@ export class SqlToolRepository {
         });
       const cost = plan.rows[0]['QUERY PLAN'][0].Plan['Total Cost'];
       if (cost > SQL_TOOL_MAX_PLAN_COST) throw new SqlCostExceededError(cost);
-      const result: QueryResult<Record<string, unknown>> = await client.query({ text, values: params });
+      const result = await this.queryWithDeadline(client, text, params, timeoutMs);
       const types = new Map(result.fields.map((f) => [f.name, f.dataTypeID]));
       const rows = result.rows
         .slice(0, rowLimit)
@@ -119,6 +123,32 @@ export class SqlToolRepository {
     } finally {
       if (runner.isTransactionActive) await runner.rollbackTransaction().catch(() => undefined);
       await runner.release();
+    }
+  }
+
+  /**
+   * The embedded database ignores statement_timeout: when the statement is still running at its
+   * deadline, the database thread is interrupted and the statement fails like a cancelled one (57014).
+   */
+  private async queryWithDeadline(
+    client: PoolClient,
+    text: string,
+    values: unknown[],
+    timeoutMs: number,
+  ): Promise<QueryResult<Record<string, unknown>>> {
+    if (this.database.backend !== 'embedded') return client.query({ text, values });
+    let interrupted = false;
+    const timer = setTimeout(() => {
+      interrupted = true;
+      void this.database.interruptRunaway(`an sql tool query ran past its ${timeoutMs} ms timeout`);
+    }, timeoutMs);
+    try {
+      return await client.query({ text, values });
+    } catch (error) {
+      if (!interrupted) throw error;
+      throw Object.assign(new Error('canceling statement due to statement timeout'), { code: '57014' });
+    } finally {
+      clearTimeout(timer);
     }
   }
 }
