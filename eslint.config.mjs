@@ -1,31 +1,7 @@
 // @ts-check
 import eslint from '@eslint/js';
 import tseslint from 'typescript-eslint';
-
-const LIBS = ['platform', 'documents', 'asset-registry', 'tools', 'planner'];
-
-/** A lib may use another lib only through its `@app/<lib>` public surface, and never apps/. */
-const boundaryRules = (ownLib) => ({
-  'no-restricted-imports': [
-    'error',
-    {
-      patterns: [
-        {
-          group: ['@app/*/src', '@app/*/src/**', '@app/*/**'],
-          message: 'Import a library through its public surface: @app/<lib>.',
-        },
-        {
-          group: ['**/apps/**', '../../apps/**'],
-          message: 'Libraries must not depend on apps/.',
-        },
-        ...LIBS.filter((lib) => lib !== ownLib).map((lib) => ({
-          group: [`**/libs/${lib}/**`, `../../${lib}/**`, `../../../${lib}/**`, `../../../../libs/${lib}/**`],
-          message: `Use @app/${lib} instead of reaching into its files.`,
-        })),
-      ],
-    },
-  ],
-});
+import boundaries from './eslint/boundaries.cjs';
 
 export default tseslint.config(
   {
@@ -56,29 +32,10 @@ export default tseslint.config(
       '@typescript-eslint/no-extraneous-class': 'off',
     },
   },
-  ...LIBS.map((lib) => ({ files: [`libs/${lib}/**/*.ts`], rules: boundaryRules(lib) })),
   {
-    files: ['apps/**/*.ts', 'test/**/*.ts', 'bench/**/*.ts'],
-    rules: {
-      'no-restricted-imports': [
-        'error',
-        {
-          patterns: [
-            {
-              group: [
-                '@app/*/src',
-                '@app/*/src/**',
-                '**/libs/*/src/**',
-                '../libs/**',
-                '../../libs/**',
-                '../../../libs/**',
-              ],
-              message: 'Import a library through its public surface: @app/<lib>.',
-            },
-          ],
-        },
-      ],
-    },
+    files: ['apps/**/*.ts', 'libs/**/*.ts', 'migrations/**/*.ts', 'test/**/*.ts', 'bench/**/*.ts'],
+    plugins: { boundaries: boundaries.boundariesPlugin },
+    rules: { 'boundaries/layers': 'error' },
   },
   {
     files: ['**/*.spec.ts', 'test/**/*.ts'],

@@ -1,0 +1,79 @@
+// The libraries' layers as a lint rule: a file may import another lib only through its public
+// surface (`@app/<lib>`) and only when that lib is allowed below it; a relative path that lands in
+// another lib (at any depth) or in apps/ is refused. The allowed arrows are the ones drawn in
+// ARCHITECTURE.md; `@app/migrations` is the platform's.
+const path = require('node:path');
+
+/** Each lib and the libs it may import. Libs not listed here may not be imported by any lib. */
+const LAYERS = {
+  platform: ['migrations'],
+  documents: ['platform'],
+  'asset-registry': ['platform'],
+  tools: ['platform', 'documents', 'asset-registry'],
+  ops: ['platform', 'documents', 'asset-registry', 'tools'],
+  code: ['platform', 'documents', 'asset-registry', 'tools'],
+  planner: ['platform', 'documents', 'asset-registry', 'tools', 'ops', 'code'],
+  assistant: ['platform', 'documents', 'asset-registry', 'tools', 'ops', 'code', 'planner'],
+};
+
+const ROOT = path.resolve(__dirname, '..');
+
+/** 'libs/<lib>/...' -> lib, 'apps/...' -> 'apps', 'migrations/...' -> 'migrations', else null. */
+function ownerOf(absolutePath) {
+  const relative = path.relative(ROOT, absolutePath).split(path.sep);
+  if (relative[0] === 'libs' && relative.length > 1) return relative[1];
+  if (relative[0] === 'apps') return 'apps';
+  if (relative[0] === 'migrations') return 'migrations';
+  return null;
+}
+
+const layersRule = {
+  meta: {
+    type: 'problem',
+    docs: { description: 'Enforce the library layers and public surfaces' },
+    schema: [],
+    messages: {
+      deep: 'Import {{lib}} through its public surface: @app/{{lib}}.',
+      relative: 'This relative import reaches into {{target}}; use @app/{{target}}.',
+      apps: 'Libraries must not depend on apps/.',
+      upward: '@app/{{target}} is not below {{lib}}: {{lib}} may import {{allowed}}.',
+    },
+  },
+  create(context) {
+    const filename = context.filename ?? context.getFilename();
+    const owner = ownerOf(filename);
+    const isLib = owner !== null && owner in LAYERS;
+    function check(node, source) {
+      if (typeof source !== 'string') return;
+      const alias = source.match(/^@app\/([^/]+)(\/.*)?$/);
+      if (alias) {
+        const [, target, deep] = alias;
+        if (deep) return context.report({ node, messageId: 'deep', data: { lib: target } });
+        if (isLib && target !== owner && !LAYERS[owner].includes(target))
+          context.report({
+            node,
+            messageId: 'upward',
+            data: {
+              target,
+              lib: owner,
+              allowed: LAYERS[owner].map((l) => `@app/${l}`).join(', ') || 'no lib',
+            },
+          });
+        return;
+      }
+      if (!source.startsWith('.')) return;
+      const target = ownerOf(path.resolve(path.dirname(filename), source));
+      if (target === owner || target === null) return;
+      if (target === 'apps') return isLib ? context.report({ node, messageId: 'apps' }) : undefined;
+      if (target in LAYERS) context.report({ node, messageId: 'relative', data: { target } });
+    }
+    return {
+      ImportDeclaration: (node) => check(node, node.source.value),
+      ExportNamedDeclaration: (node) => node.source && check(node, node.source.value),
+      ExportAllDeclaration: (node) => check(node, node.source.value),
+      ImportExpression: (node) => node.source.type === 'Literal' && check(node, node.source.value),
+    };
+  },
+};
+
+module.exports = { LAYERS, boundariesPlugin: { rules: { layers: layersRule } } };
