@@ -12,7 +12,13 @@ const common = { rootDir: __dirname, transform, moduleNameMapper, testEnvironmen
 
 module.exports = {
   projects: [
-    { ...common, displayName: 'unit', testMatch: ['<rootDir>/{apps,libs,eslint}/**/*.spec.ts'] },
+    {
+      ...common,
+      displayName: 'unit',
+      testMatch: ['<rootDir>/{apps,libs,eslint}/**/*.spec.ts'],
+      testEnvironment: '<rootDir>/test/support/quiet-environment.cjs',
+      setupFilesAfterEnv: ['<rootDir>/test/support/quiet-logs.ts'],
+    },
     {
       ...common,
       displayName: 'medium',

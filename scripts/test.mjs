@@ -9,8 +9,12 @@ const jest = path.join(root, 'node_modules', 'jest', 'bin', 'jest.js');
 const extra = process.argv.slice(2);
 const backends = (process.env.TEST_BACKENDS ?? 'native,embedded').split(',').filter(Boolean);
 
+const outcomes = [];
+
+/** Runs one tier; a failing tier does not stop the others, so both backends always report. */
 function run(label, args, env = {}) {
   process.stderr.write(`\n=== ${label} ===\n`);
+  const started = Date.now();
   const result = spawnSync(process.execPath, [jest, ...args, ...extra], {
     cwd: root,
     stdio: 'inherit',
@@ -28,10 +32,9 @@ function run(label, args, env = {}) {
         .join(' '),
     },
   });
-  if (result.status !== 0) {
-    process.stderr.write(`\n${label}: FAILED\n`);
-    process.exit(result.status ?? 1);
-  }
+  const passed = result.status === 0;
+  outcomes.push({ label, passed, seconds: Math.round((Date.now() - started) / 1000) });
+  if (!passed) process.stderr.write(`\n${label}: FAILED\n`);
 }
 
 const build = spawnSync(process.execPath, [path.join(root, 'scripts', 'build.mjs')], {
@@ -45,5 +48,13 @@ for (const backend of backends) {
   run(`medium + e2e on ${backend}`, ['--selectProjects', 'medium', 'e2e', '--passWithNoTests'], {
     TEST_DB_BACKEND: backend,
   });
+}
+process.stderr.write('\n=== summary ===\n');
+for (const { label, passed, seconds } of outcomes)
+  process.stderr.write(`${passed ? 'passed' : 'FAILED'}  ${label}  (${seconds} s)\n`);
+const failed = outcomes.filter((o) => !o.passed);
+if (failed.length) {
+  process.stderr.write(`\n${failed.length} of ${outcomes.length} test tiers failed\n`);
+  process.exit(1);
 }
 process.stderr.write('\nall test tiers passed\n');

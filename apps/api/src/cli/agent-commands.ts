@@ -1,8 +1,7 @@
-import { NestFactory } from '@nestjs/core';
-import { AuthService, DEFAULT_TENANT_SLUG, JsonLogger } from '@app/platform';
+import { AuthService, DEFAULT_TENANT_SLUG } from '@app/platform';
 import { BlogToolsPublisher } from '@app/planner';
-import { AppModule } from '../app.module';
 import { ensureBootstrapAdmin } from '../bootstrap';
+import { openCliApp } from './cli-app';
 import { ParsedArgs, stringFlag } from './cli-args';
 
 /**
@@ -18,10 +17,7 @@ export async function runAgentsCommand(args: ParsedArgs): Promise<void> {
   const baseUrl = stringFlag(args, 'base-url') ?? process.env.BLOG_API_BASE_URL;
   if (!baseUrl || !/^https?:\/\/[^/?#\s]+/.test(baseUrl))
     throw new Error('Give the blog backend with --base-url http://host:port or BLOG_API_BASE_URL.');
-  const app = await NestFactory.createApplicationContext(AppModule.forRoot({ schedulers: false }), {
-    logger: new JsonLogger({ level: 'warn', format: 'pretty', stream: process.stderr }),
-    abortOnError: false,
-  });
+  const app = await openCliApp(args);
   try {
     const slug = stringFlag(args, 'tenant') ?? DEFAULT_TENANT_SLUG;
     if (slug === DEFAULT_TENANT_SLUG) {

@@ -1,9 +1,8 @@
-import { NestFactory } from '@nestjs/core';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { DocumentIngestionService } from '@app/documents';
-import { AuthService, JsonLogger } from '@app/platform';
-import { AppModule } from '../app.module';
+import { AuthService } from '@app/platform';
+import { openCliApp } from './cli-app';
 import { ParsedArgs, stringFlag } from './cli-args';
 import { resolveApiKey } from './key-commands';
 
@@ -108,11 +107,13 @@ async function ingestOverHttp(
 }
 
 /** Opens a stopped server's data directory (or DATABASE_URL) and processes the queue in this process. */
-async function ingestDirectly(tenant: string, root: string, files: string[]): Promise<Outcome[]> {
-  const app = await NestFactory.createApplicationContext(AppModule.forRoot({ schedulers: false }), {
-    logger: new JsonLogger({ level: 'warn', format: 'pretty', stream: process.stderr }),
-    abortOnError: false,
-  });
+async function ingestDirectly(
+  args: ParsedArgs,
+  tenant: string,
+  root: string,
+  files: string[],
+): Promise<Outcome[]> {
+  const app = await openCliApp(args);
   try {
     const tenantId = (await app.get(AuthService).getTenant(tenant)).id;
     const ingestion = app.get(DocumentIngestionService);
@@ -153,7 +154,7 @@ export async function runIngestCommand(args: ParsedArgs): Promise<void> {
   const url = stringFlag(args, 'url');
   const outcomes = url
     ? await ingestOverHttp(url, resolveApiKey(args), root, files)
-    : await ingestDirectly(stringFlag(args, 'tenant') ?? 'default', root, files);
+    : await ingestDirectly(args, stringFlag(args, 'tenant') ?? 'default', root, files);
   process.stderr.write('\n');
   for (const o of outcomes)
     process.stdout.write(`${o.status.padEnd(8)} ${o.file}${o.error ? `  (${o.error})` : ''}\n`);

@@ -1,8 +1,7 @@
-import { NestFactory } from '@nestjs/core';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { ApiKeyView, AuthService, JsonLogger, ROLES, Role } from '@app/platform';
-import { AppModule } from '../app.module';
+import { ApiKeyView, AuthService, ROLES, Role } from '@app/platform';
+import { openCliApp } from './cli-app';
 import { ParsedArgs, stringFlag } from './cli-args';
 
 export interface KeyClient {
@@ -61,11 +60,8 @@ class DirectKeyClient implements KeyClient {
     private readonly auth: AuthService,
   ) {}
 
-  static async open(): Promise<DirectKeyClient> {
-    const app = await NestFactory.createApplicationContext(AppModule.forRoot({ schedulers: false }), {
-      logger: new JsonLogger({ level: 'warn', format: 'pretty', stream: process.stderr }),
-      abortOnError: false,
-    });
+  static async open(args: ParsedArgs): Promise<DirectKeyClient> {
+    const app = await openCliApp(args);
     return new DirectKeyClient(() => app.close(), app.get(AuthService));
   }
 
@@ -91,7 +87,7 @@ class DirectKeyClient implements KeyClient {
 }
 
 export function resolveApiKey(args: ParsedArgs): string {
-  const explicit = stringFlag(args, 'api-key') ?? process.env.OPS_API_KEY;
+  const explicit = stringFlag(args, 'api-key') ?? process.env.OPS_API_KEY ?? process.env.OPS_KEY;
   if (explicit) return explicit;
   const file = path.join(path.resolve(process.env.DATA_DIR ?? './data'), 'admin-key');
   if (existsSync(file)) return readFileSync(file, 'utf8').trim();
@@ -112,7 +108,9 @@ export async function runKeysCommand(args: ParsedArgs): Promise<void> {
   const dataDir = stringFlag(args, 'data-dir');
   if (dataDir) process.env.DATA_DIR = dataDir;
   const url = stringFlag(args, 'url');
-  const client: KeyClient = url ? new HttpKeyClient(url, resolveApiKey(args)) : await DirectKeyClient.open();
+  const client: KeyClient = url
+    ? new HttpKeyClient(url, resolveApiKey(args))
+    : await DirectKeyClient.open(args);
   const tenant = stringFlag(args, 'tenant');
   try {
     switch (action) {

@@ -1,39 +1,42 @@
 import 'reflect-metadata';
-import { NestFactory } from '@nestjs/core';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { JsonLogger } from '@app/platform';
-import { AppModule } from '../app.module';
 import { parseArgs, ParsedArgs, stringFlag } from './cli-args';
-import { runIngestCommand } from './ingest-command';
-import { runAgentsCommand } from './agent-commands';
-import { runKeysCommand } from './key-commands';
+import { openCliApp } from './cli-app';
 import { pendingSchemaChanges } from './schema-diff';
-import { runSeedCommand } from './seed-commands';
 
-const USAGE = `usage: npm run cli -- <command>
-  keys create --tenant T --role admin|operator|reader|service [--name N] [--user U]
-  keys list [--tenant T]
-  keys revoke <key-id> [--tenant T]
-      add --url http://host:3000 [--api-key K] to act on a running server,
-      or --data-dir DIR (or DATABASE_URL) to open a stopped server's database
-  ingest <folder|file> [--tenant T]   ingest documents with a progress bar (same --url/--data-dir options)
-  schema diff                     print SQL the entities need beyond the migrations (exit 1 if any)
-  schema generate <PascalName>    write that SQL as a new migration in migrations/
-  seed demo [--tenant T] [--scale full|small]
-                                  load the demo OPS dataset into a tenant (default: default); idempotent
-  agents publish-blog-tools [--tenant T] [--base-url URL] [--data-dir DIR]
-                                  create and publish the blog tool assets (get_user_blog_posts,
-                                  post_blog_article) against BLOG_API_BASE_URL`;
+const CONNECTION_HELP = `      --url http://host:3000 [--api-key K] acts on a running server (the key defaults to
+      OPS_API_KEY, then OPS_KEY, then DATA_DIR/admin-key); otherwise --data-dir DIR (or DATA_DIR /
+      DATABASE_URL) opens a stopped server's database.`;
+
+/** Usage per command: `npm run cli -- <command> --help` prints it without loading the application. */
+const COMMAND_USAGE: Record<string, string> = {
+  keys: `keys create --tenant T --role admin|operator|reader|service [--name N] [--user U]
+keys list [--tenant T]
+keys revoke <key-id> [--tenant T]
+${CONNECTION_HELP}`,
+  ingest: `ingest <folder|file> [--tenant T]   ingest documents with a progress bar
+${CONNECTION_HELP}`,
+  schema: `schema diff                     print SQL the entities need beyond the migrations (exit 1 if any)
+schema generate <PascalName>    write that SQL as a new migration in migrations/`,
+  seed: `seed demo [--tenant T] [--scale full|small] [--data-dir DIR]
+                                load the demo OPS dataset into a tenant (default: default); idempotent`,
+  agents: `agents publish-blog-tools [--tenant T] [--base-url URL] [--data-dir DIR]
+                                create and publish the blog tool assets (get_user_blog_posts,
+                                post_blog_article) against BLOG_API_BASE_URL`,
+};
+
+const USAGE = `usage: npm run cli -- <command> [--help] [--verbose]
+${Object.values(COMMAND_USAGE)
+  .map((text) => text.replace(/^/gm, '  '))
+  .join('\n')}
+  --verbose shows stack traces and the application's log lines`;
 
 async function runSchemaCommand(args: ParsedArgs): Promise<void> {
   const [, action, name] = args.positional;
   const dataDir = stringFlag(args, 'data-dir');
   if (dataDir) process.env.DATA_DIR = dataDir;
-  const app = await NestFactory.createApplicationContext(AppModule.forRoot({ schedulers: false }), {
-    logger: new JsonLogger({ level: 'warn', format: 'pretty', stream: process.stderr }),
-    abortOnError: false,
-  });
+  const app = await openCliApp(args);
   try {
     const diff = await pendingSchemaChanges(app);
     if (action === 'diff') {
@@ -67,26 +70,40 @@ async function runSchemaCommand(args: ParsedArgs): Promise<void> {
   }
 }
 
-async function main(): Promise<void> {
-  const args = parseArgs(process.argv.slice(2));
-  switch (args.positional[0]) {
-    case 'keys':
-      return runKeysCommand(args);
-    case 'schema':
-      return runSchemaCommand(args);
-    case 'seed':
-      return runSeedCommand(args);
-    case 'ingest':
-      return runIngestCommand(args);
-    case 'agents':
-      return runAgentsCommand(args);
-    default:
-      process.stdout.write(`${USAGE}\n`);
-      if (args.positional[0] && args.positional[0] !== 'help') process.exitCode = 2;
+const COMMANDS: Record<string, (args: ParsedArgs) => Promise<void>> = {
+  keys: async (args) => (await import('./key-commands')).runKeysCommand(args),
+  schema: runSchemaCommand,
+  seed: async (args) => (await import('./seed-commands')).runSeedCommand(args),
+  ingest: async (args) => (await import('./ingest-command')).runIngestCommand(args),
+  agents: async (args) => (await import('./agent-commands')).runAgentsCommand(args),
+};
+
+const wantsHelp = (args: ParsedArgs) =>
+  Boolean(args.flags.help) || args.positional.includes('-h') || args.positional[0] === 'help';
+
+async function main(args: ParsedArgs): Promise<void> {
+  const [command] = args.positional;
+  const topic = command === 'help' ? args.positional[1] : command;
+  if (!command || wantsHelp(args)) {
+    process.stdout.write(`${topic && COMMAND_USAGE[topic] ? COMMAND_USAGE[topic] : USAGE}\n`);
+    return;
   }
+  const run = COMMANDS[command];
+  if (!run) {
+    process.stderr.write(`unknown command "${command}"\n${USAGE}\n`);
+    process.exitCode = 2;
+    return;
+  }
+  await run(args);
 }
 
-main().catch((error: unknown) => {
-  process.stderr.write(`error: ${error instanceof Error ? error.message : String(error)}\n`);
+const cliArgs = parseArgs(process.argv.slice(2));
+main(cliArgs).catch((error: unknown) => {
+  const verbose = Boolean(cliArgs.flags.verbose);
+  const message = error instanceof Error ? error.message : String(error);
+  process.stderr.write(
+    `error: ${verbose && error instanceof Error ? error.stack : message.split('\n')[0]}\n`,
+  );
+  if (!verbose) process.stderr.write('(run again with --verbose for details)\n');
   process.exitCode = 1;
 });

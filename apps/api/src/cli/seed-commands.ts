@@ -1,5 +1,4 @@
-import { NestFactory } from '@nestjs/core';
-import { AuthService, DEFAULT_TENANT_SLUG, JsonLogger } from '@app/platform';
+import { AuthService, DEFAULT_TENANT_SLUG } from '@app/platform';
 import {
   DEMO_CATALOG_ASSET,
   DEMO_MAPPING_ASSET,
@@ -7,8 +6,8 @@ import {
   DemoDataService,
   type DemoScale,
 } from '@app/tools';
-import { AppModule } from '../app.module';
 import { ensureBootstrapAdmin } from '../bootstrap';
+import { openCliApp } from './cli-app';
 import { ParsedArgs, stringFlag } from './cli-args';
 
 /** `seed demo [--tenant slug] [--scale full|small]`: loads the demo dataset (idempotent) and waits. */
@@ -21,10 +20,7 @@ export async function runSeedCommand(args: ParsedArgs): Promise<void> {
   const slug = stringFlag(args, 'tenant') ?? DEFAULT_TENANT_SLUG;
   const dataDir = stringFlag(args, 'data-dir');
   if (dataDir) process.env.DATA_DIR = dataDir;
-  const app = await NestFactory.createApplicationContext(AppModule.forRoot({ schedulers: false }), {
-    logger: new JsonLogger({ level: 'warn', format: 'pretty', stream: process.stderr }),
-    abortOnError: false,
-  });
+  const app = await openCliApp(args);
   try {
     if (slug === DEFAULT_TENANT_SLUG) {
       const firstRun = await ensureBootstrapAdmin(app);
