@@ -1,4 +1,5 @@
 import { DataSource } from 'typeorm';
+import { NO_OPS_DATA_WARNING } from '@app/planner';
 import { DemoDataService } from '@app/tools';
 import {
   lastWeekOf,
@@ -156,6 +157,23 @@ describe(`planner end to end on the demo dataset (${testBackend()})`, () => {
       result: { success: false },
     });
     expect(res.body.answer).toContain('graph_analysis failed');
+  });
+
+  it('says plainly that nothing is loaded, and how to load it, on a tenant without OPS data', async () => {
+    const empty = await t.request('POST', '/api/tenants', { body: { slug: 'planner-empty' } });
+    const res = await t.request('POST', '/ops/ask', {
+      key: empty.body.secret,
+      body: { query: SEED_QUERY, now: NOW.toISOString() },
+    });
+    expect(res.status).toBe(200);
+    expect(res.body.warnings).toContain(NO_OPS_DATA_WARNING);
+    expect(res.body.answer).toContain('POST /ops/demo/load');
+    const loaded = await t.request('POST', '/ops/ask', {
+      key: operator,
+      body: { query: SEED_QUERY, now: NOW.toISOString() },
+    });
+    expect(loaded.body.warnings).not.toContain(NO_OPS_DATA_WARNING);
+    expect(loaded.body.answer).not.toMatch(/\d\.\d{3,}/);
   });
 
   it('requires the operator role and a real query', async () => {

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { ToolRegistry } from '@app/tools';
+import { OPS_DATA_TOOLS, OpsDataPresence, ToolRegistry } from '@app/tools';
 import { AnswerWriter } from './answer/answer-writer';
 import { PlanExecutor } from './execution/plan-executor';
 import type { PlanExecutionResult, PlanOutcome } from './plan/plan.types';
@@ -30,6 +30,16 @@ export interface AskResult {
   timings: { planning_ms: number; llm_ms: number; execution_ms: number; answer_ms: number; total_ms: number };
 }
 
+export const NO_OPS_DATA_WARNING =
+  'no_ops_data: this tenant has no configuration items, metrics or history loaded';
+
+/** Said before an answer whose OPS steps found nothing because nothing was ever loaded. */
+function noOpsDataHint(language: 'ko' | 'en' | undefined): string {
+  return language === 'ko'
+    ? '이 테넌트에는 아직 OPS 데이터(구성 항목, 메트릭, 이력)가 없습니다. 데모 데이터를 불러오려면 `POST /ops/demo/load` (관리자 키) 또는 서버를 멈춘 상태에서 `npm run seed:demo` 를 실행하세요.'
+    : 'This tenant has no OPS data loaded yet (configuration items, metrics, history). Load the demo dataset with `POST /ops/demo/load` (admin key), or `npm run seed:demo` while the server is stopped.';
+}
+
 /** Plan, validate, execute and answer. An invalid plan is never executed. */
 @Injectable()
 export class AskService {
@@ -39,6 +49,7 @@ export class AskService {
     private readonly answers: AnswerWriter,
     private readonly tools: ToolRegistry,
     private readonly options: PlannerOptions,
+    private readonly opsData: OpsDataPresence,
   ) {}
 
   async ask(request: AskRequest): Promise<AskResult> {
@@ -98,6 +109,8 @@ export class AskService {
       useLlm: request.useLlm,
     });
     if (written.warning) warnings.push(written.warning);
+    const noData = await this.noOpsData(request.tenantId, execution);
+    if (noData) warnings.push(NO_OPS_DATA_WARNING);
     const status =
       !execution || execution.status === 'succeeded'
         ? 'answered'
@@ -107,7 +120,7 @@ export class AskService {
     return {
       status,
       query: request.query,
-      answer: written.answer,
+      answer: noData ? `${noOpsDataHint(planning.plan.language)}\n\n${written.answer}` : written.answer,
       answer_source: written.source,
       model: written.model ?? planning.model,
       planning,
@@ -123,4 +136,16 @@ export class AskService {
       },
     };
   }
+
+  /** True when the plan read the OPS data model, found nothing, and the tenant has no items at all. */
+  private async noOpsData(tenantId: string, execution: PlanExecutionResult | null): Promise<boolean> {
+    const opsSteps = execution?.steps.filter((s) => OPS_DATA_TOOLS.has(s.tool_type)) ?? [];
+    if (!opsSteps.length || opsSteps.some((s) => s.result.success && hasRows(s.result.data))) return false;
+    return !(await this.opsData.hasData(tenantId));
+  }
+}
+
+function hasRows(data: unknown): boolean {
+  if (!data || typeof data !== 'object') return false;
+  return Object.values(data).some((value) => Array.isArray(value) && value.length > 0);
 }

@@ -26,6 +26,7 @@ export { type McpConnectionStatus } from './mcp/mcp-server-connection';
 export { DynamicToolLoader } from './dynamic/dynamic-tool-loader.service';
 export { DemoDataService, type DemoStatus, type DemoLoadOptions } from './demo/demo-data.service';
 export { OPS_CATALOG, OPS_KEYWORD_MAPPINGS } from './ops/ops-catalog';
+export { OpsDataPresence, OPS_DATA_TOOLS } from './ops/ops-data-presence.service';
 export {
   AGGREGATIONS,
   CI_ENVIRONMENTS,

@@ -27,6 +27,7 @@ import { CiRelationEntity } from './ops/ci-relation.entity';
 import { CiRelationRepository } from './ops/ci-relation.repository';
 import { ConfigurationItemEntity } from './ops/configuration-item.entity';
 import { ConfigurationItemRepository } from './ops/configuration-item.repository';
+import { OpsDataPresence } from './ops/ops-data-presence.service';
 import { HistoryEventEntity } from './ops/history-event.entity';
 import { HistoryEventRepository } from './ops/history-event.repository';
 import { MetricSampleEntity } from './ops/metric-sample.entity';
@@ -58,6 +59,7 @@ import { SQL_TOOL_FACTORY } from './http/dynamic-tool.factory';
     ToolRegistry,
     DynamicToolLoader,
     ConfigurationItemRepository,
+    OpsDataPresence,
     MetricRepository,
     HistoryEventRepository,
     CiRelationRepository,
@@ -82,6 +84,7 @@ import { SQL_TOOL_FACTORY } from './http/dynamic-tool.factory';
   exports: [
     ToolRegistry,
     DemoDataService,
+    OpsDataPresence,
     SqlToolFactory,
     SQL_TOOL_FACTORY,
     StageExecutorService,

@@ -37,6 +37,13 @@ const TEXT = {
 const MAX_ROWS = 10;
 const str = (value: unknown): string =>
   typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean' ? String(value) : '';
+/** A number for reading: at most two decimals (the structured result keeps the raw value). */
+export function readableNumber(value: unknown): string {
+  const n =
+    typeof value === 'number' ? value : typeof value === 'string' && value.trim() ? Number(value) : NaN;
+  if (!Number.isFinite(n)) return str(value);
+  return Number.isInteger(n) ? String(n) : String(Math.round(n * 100) / 100);
+}
 const name = (row: Row) =>
   str(row.ci_name) || str(row.name) || str(row.title) || str(row.ci_id) || str(row.id) || '?';
 const day = (iso: unknown) => (typeof iso === 'string' ? iso.slice(0, 16).replace('T', ' ') : '');
@@ -52,7 +59,7 @@ function renderStep(step: StepExecution, lang: Lang): string {
   if (groups) {
     const range = data.time_range as { start?: string; end?: string } | undefined;
     const span = range?.start ? ` (${day(range.start)} ~ ${day(range.end)})` : '';
-    return `${t.groups(data.metric ?? data.metric_name, data.aggregation ?? data.agg, span)}\n${list(groups.slice(0, MAX_ROWS).map((g, i) => `${i + 1}. ${name(g)}${str(g.ci_id) && g.ci_id !== '*' ? ` (${str(g.ci_id)})` : ''}: ${str(g.value)}`))}`;
+    return `${t.groups(data.metric ?? data.metric_name, data.aggregation ?? data.agg, span)}\n${list(groups.slice(0, MAX_ROWS).map((g, i) => `${i + 1}. ${name(g)}${str(g.ci_id) && g.ci_id !== '*' ? ` (${str(g.ci_id)})` : ''}: ${readableNumber(g.value)}`))}`;
   }
   const items = rows('items');
   if (items) {
@@ -64,7 +71,7 @@ function renderStep(step: StepExecution, lang: Lang): string {
   }
   const nodes = rows('nodes');
   if (nodes) {
-    return `${t.nodes(data.view ?? step.tool_type, nodes.length)}\n${list(nodes.slice(0, MAX_ROWS).map((n) => `- ${name(n)}${(n.distance ?? n.depth) !== undefined ? ` (${str(n.distance ?? n.depth)})` : ''}`))}`;
+    return `${t.nodes(data.view ?? step.tool_type, nodes.length)}\n${list(nodes.slice(0, MAX_ROWS).map((n) => `- ${name(n)}${(n.distance ?? n.depth) !== undefined ? ` (${readableNumber(n.distance ?? n.depth)})` : ''}`))}`;
   }
   const results = rows('results');
   if (results)

@@ -99,6 +99,15 @@ export class ConfigurationItemRepository {
     );
   }
 
+  /** Whether the tenant has any configuration item at all (an empty answer then means "nothing loaded"). */
+  async hasAny(tenantId: string): Promise<boolean> {
+    const rows: { present: boolean }[] = await this.dataSource.query(
+      `SELECT EXISTS (SELECT 1 FROM ops_configuration_items WHERE tenant_id = $1) AS present`,
+      [tenantId],
+    );
+    return rows[0]?.present === true;
+  }
+
   private async count(search: CiSearch): Promise<number> {
     if (search.offset === 0) return 0;
     const { total } = await this.search({ ...search, offset: 0, limit: 1 });
