@@ -22,6 +22,9 @@ export interface Dataset {
   report: Query[];
 }
 
+/** The evaluation data is absent: the message says where it comes from; the runner prints it without a stack. */
+export class EvaluationDataMissing extends Error {}
+
 /** `../shared/data` relative to the project root (the data is not copied into the repository). */
 export function dataRoot(): string {
   const candidates = [
@@ -29,7 +32,20 @@ export function dataRoot(): string {
     path.resolve(__dirname, '../../../../shared/data'),
   ];
   const found = candidates.find((dir) => existsSync(dir));
-  if (!found) throw new Error(`evaluation data not found (looked in ${candidates.join(', ')})`);
+  if (!found) {
+    throw new EvaluationDataMissing(
+      [
+        'The evaluation data is not here. The retrieval evaluation reads public test collections',
+        '(BEIR SciFact, KorQuAD 1.0 dev) from ../shared/data next to the project; they are not copied',
+        'into the repository (KorQuAD may not be redistributed modified). To run it, place them as:',
+        '  ../shared/data/scifact/{corpus.jsonl,queries.jsonl,qrels/train.tsv,qrels/test.tsv}',
+        '    (BEIR SciFact: https://github.com/beir-cellar/beir, dataset "scifact")',
+        '  ../shared/data/korquad-v1-dev/KorQuAD_v1.0_dev.json',
+        '    (KorQuAD 1.0 dev set: https://korquad.github.io/KorQuad%201.0/)',
+        `Looked in: ${[...new Set(candidates)].join(', ')}`,
+      ].join('\n'),
+    );
+  }
   return found;
 }
 

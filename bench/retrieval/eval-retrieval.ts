@@ -1,7 +1,9 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { DataSource } from 'typeorm';
 import { DocumentIngestionService, DocumentSearchService, type SearchType } from '@app/documents';
 import { Backend, flag, loadAverage, startBenchApp } from '../support/bench-app';
-import { Dataset, loadDataset, Query, scoreRanking } from './datasets';
+import { Dataset, EvaluationDataMissing, loadDataset, Query, scoreRanking } from './datasets';
 
 interface Fusion {
   fusion?: 'rrf' | 'convex';
@@ -131,6 +133,63 @@ async function sweep(search: DocumentSearchService, tenantId: string, queries: Q
   console.log(`best on the tuning split: ${JSON.stringify(rows[0])}`);
 }
 
+/**
+ * The relevance floor for citations (CHAT_MIN_RELEVANCE): the vector branch's cosine similarity (absolute, unlike
+ * the fused and BM25 scores, which are relative to the query's best) of the first relevant hit of
+ * each on-topic tuning query against the top hit of off-topic queries (the other collection's questions, which
+ * have no answer in this corpus). Prints, per candidate floor, the share of relevant hits kept and of
+ * off-topic top hits dropped.
+ */
+async function calibrateFloor(
+  search: DocumentSearchService,
+  tenantId: string,
+  onTopic: Query[],
+  offTopic: Query[],
+) {
+  const relevantScores: number[] = [];
+  const offTopicScores: number[] = [];
+  for (const query of onTopic) {
+    const response = await search.search(tenantId, { query: query.text, search_type: 'hybrid', top_k: 5 });
+    const hit = response.results.find((r) => query.relevant.has(r.document_name.replace(/\.txt$/, '')));
+    if (hit) relevantScores.push(hit.branches.vector?.score ?? 0);
+  }
+  for (const query of offTopic) {
+    const response = await search.search(tenantId, { query: query.text, search_type: 'hybrid', top_k: 1 });
+    offTopicScores.push(response.results[0]?.branches.vector?.score ?? 0);
+  }
+  console.log(
+    `relevant hits in top 5: ${relevantScores.length}/${onTopic.length}; off-topic queries: ${offTopic.length}`,
+  );
+  console.log('| floor | relevant hits kept | off-topic top hits dropped |');
+  console.log('|---|---|---|');
+  const q = (values: number[], p: number) => {
+    const sorted = [...values].sort((a, b) => a - b);
+    return sorted.length
+      ? sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))].toFixed(3)
+      : '-';
+  };
+  console.log(
+    `relevant hit score p5=${q(relevantScores, 0.05)} p10=${q(relevantScores, 0.1)} p50=${q(relevantScores, 0.5)}; ` +
+      `off-topic top score p50=${q(offTopicScores, 0.5)} p90=${q(offTopicScores, 0.9)} max=${q(offTopicScores, 1)}`,
+  );
+  for (const floor of [0.02, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.5]) {
+    const kept = relevantScores.filter((s) => s >= floor).length / (relevantScores.length || 1);
+    const dropped = offTopicScores.filter((s) => s < floor).length / (offTopicScores.length || 1);
+    console.log(`| ${floor} | ${(kept * 100).toFixed(1)}% | ${(dropped * 100).toFixed(1)}% |`);
+  }
+}
+
+/** Everyday operations questions (the planner's labelled set) in the collection's language: no answer in it. */
+function offTopicQueries(language: 'ko' | 'en'): Query[] {
+  const file = path.resolve(__dirname, '../../../bench/planner/planner-questions.json');
+  const { questions } = JSON.parse(readFileSync(file, 'utf8')) as {
+    questions: { lang: string; query: string }[];
+  };
+  return questions
+    .filter((question) => question.lang === language)
+    .map((question, index) => ({ id: `off-${index}`, text: question.query, relevant: new Map() }));
+}
+
 async function main() {
   const argv = process.argv.slice(2);
   const name = flag(argv, 'dataset') ?? 'scifact';
@@ -157,6 +216,16 @@ async function main() {
     console.log(
       `ingested ${dataset.passages.length} passages in ${seconds.toFixed(1)} s (${(dataset.passages.length / seconds).toFixed(0)} docs/s; enqueueing took ${queued.toFixed(1)} s), failed=${failed}`,
     );
+    if (argv.includes('--calibrate-floor')) {
+      const count = Number(queryLimit ?? 100);
+      await calibrateFloor(
+        search,
+        bench.tenantId,
+        dataset.tune.slice(0, count),
+        offTopicQueries(dataset.name === 'korquad' ? 'ko' : 'en'),
+      );
+      return;
+    }
     if (argv.includes('--sweep')) {
       await sweep(search, bench.tenantId, dataset.tune.slice(0, Number(flag(argv, 'sweep-queries') ?? 1e9)));
       return;
@@ -176,6 +245,6 @@ async function main() {
 }
 
 main().catch((error) => {
-  console.error(error);
+  console.error(error instanceof EvaluationDataMissing ? error.message : error);
   process.exit(1);
 });

@@ -97,6 +97,7 @@ export function createLlmClient(config: AppConfig): LlmClient {
         historyTurns: config.get('CHAT_HISTORY_TURNS'),
         maxToolCalls: config.get('CHAT_MAX_TOOL_CALLS'),
         topK: config.get('CHAT_TOP_K'),
+        minRelevance: config.get('CHAT_MIN_RELEVANCE'),
         retryBaseDelayMs: config.get('CHAT_RETRY_BASE_DELAY_MS'),
         timeoutMs: config.get('AGENT_TIMEOUT_MS'),
       }),

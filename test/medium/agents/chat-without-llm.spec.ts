@@ -46,6 +46,14 @@ describe(`agentic RAG chat without a language model (${testBackend()})`, () => {
     expect(result.answer).toContain('(vacation.md, chunk 0)');
   });
 
+  it('does not cite a passage that only shares a word with the question (the relevance floor)', async () => {
+    const result = await ask('Which ergonomic chair should the new office buy for the design team?');
+    expect(result.citations).toEqual([]);
+    expect(result.answer_source).toBe('template');
+    const onTopic = await ask('When are the nightly PostgreSQL backups verified?');
+    expect(onTopic.citations[0]).toMatchObject({ document_name: 'backup.md' });
+  });
+
   it('answers greetings from a template without searching', async () => {
     const result = await ask('Hello there!');
     expect(result).toMatchObject({

@@ -37,6 +37,9 @@ describe(`agentic RAG chat against an OpenAI-compatible server (${testBackend()}
       LLM_MAX_RETRIES: '2',
       LLM_RETRY_BASE_DELAY_MS: '10',
       CHAT_RETRY_BASE_DELAY_MS: '10',
+      // The scripted model searches off-topic queries on purpose to drive the grader's FAIL path; the relevance
+      // floor would drop those passages before the grader (chat-without-llm.spec.ts tests the floor).
+      CHAT_MIN_RELEVANCE: '0',
     });
     chat = ctx.get(ChatService);
     tenantId = (await ctx.get(AuthService).createTenant('chat-a', 'Chat A', undefined)).tenant.id;

@@ -424,6 +424,17 @@ export class EnvironmentVariables {
   @Max(20)
   CHAT_TOP_K = 3;
 
+  /**
+   * Relevance floor for the chat's document passages: a hit whose vector-branch cosine similarity is below it is
+   * not cited (dropped before the grader). Calibrated with `npm run eval:retrieval -- --calibrate-floor` (see
+   * BENCHMARKS.md); 0 turns the floor off.
+   */
+  @Transform(toNumber)
+  @IsNumber()
+  @Min(0)
+  @Max(1)
+  CHAT_MIN_RELEVANCE = 0.08;
+
   /** First backoff delay of search retries in the chat; doubles per retry (1 s, 2 s). */
   @Transform(toNumber)
   @IsInt()

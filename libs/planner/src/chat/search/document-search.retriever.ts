@@ -1,15 +1,24 @@
 import { Injectable } from '@nestjs/common';
 import { DocumentSearchService } from '@app/documents';
+import { ChatOptions } from '../chat-options';
 import { DocumentRetriever } from './document-retriever';
 import type { Passage } from './passage';
 
 /** Long questions are searched by their start; the document search refuses very long queries. */
 const MAX_QUERY_CHARS = 1000;
 
-/** The chat's document search: hybrid (keyword + vector, fused) search of @app/documents. */
+/**
+ * The chat's document search: hybrid (keyword + vector, fused) search of @app/documents, with the seed's
+ * similarity filter. The fused score is relative to the query's best hit (an off-topic question's top hit
+ * scores as high as a good one), so the floor applies to the vector branch's cosine similarity, which is
+ * absolute; it is skipped when the search ran without a query vector.
+ */
 @Injectable()
 export class DocumentSearchRetriever extends DocumentRetriever {
-  constructor(private readonly documents: DocumentSearchService) {
+  constructor(
+    private readonly documents: DocumentSearchService,
+    private readonly options: ChatOptions,
+  ) {
     super();
   }
 
@@ -23,7 +32,9 @@ export class DocumentSearchRetriever extends DocumentRetriever {
       search_type: 'hybrid',
       top_k: topK,
     });
-    return response.results.map((hit) => ({
+    const floor = response.embedding_model ? this.options.minRelevance : 0;
+    const relevant = response.results.filter((hit) => (hit.branches.vector?.score ?? 0) >= floor);
+    return relevant.map((hit) => ({
       kind: 'document' as const,
       document_id: hit.document_id,
       document_name: hit.document_name,
