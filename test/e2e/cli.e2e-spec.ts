@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { buildDist, freePort, runNode, testBackend } from '@test/support';
@@ -96,5 +96,42 @@ describe(`keys CLI (${testBackend()})`, () => {
       restarted.child.kill('SIGTERM');
       await restarted.exited;
     }
+  });
+
+  it('answers --help for every command without opening a database', async () => {
+    for (const command of ['keys', 'ingest', 'seed', 'schema', 'agents']) {
+      const help = await cli({ DATA_DIR: dataDir }, command, '--help');
+      expect({ command, code: help.code }).toEqual({ command, code: 0 });
+      expect(help.output).toMatch(new RegExp(`^${command}\\b`, 'm'));
+    }
+    expect(readdirSync(dataDir)).toEqual([]);
+  });
+
+  it('prints an error as one line, with the stack only under --verbose', async () => {
+    const file = path.join(dataDir, 'a-file');
+    writeFileSync(file, 'x');
+    const failed = await cli({}, 'keys', 'list', '--data-dir', path.join(file, 'sub'));
+    expect(failed.code).toBe(1);
+    expect(failed.output).toMatch(/^error: ENOTDIR/m);
+    expect(failed.output).not.toMatch(/^\s+at /m);
+    const verbose = await cli({}, 'keys', 'list', '--data-dir', path.join(file, 'sub'), '--verbose');
+    expect(verbose.output).toMatch(/^\s+at /m);
+  });
+
+  it('says "unchanged" for files whose content is already stored when a folder is ingested again', async () => {
+    const folder = path.join(dataDir, 'docs');
+    mkdirSync(folder);
+    writeFileSync(path.join(folder, 'a.md'), '# Alpha\n\nThe alpha service restarts nightly.');
+    writeFileSync(path.join(folder, 'b.md'), '# Beta\n\nThe beta queue drains every hour.');
+    const store = path.join(dataDir, 'store');
+    const first = await cli({ DEMO_DATA: 'off' }, 'ingest', folder, '--data-dir', store);
+    expect(first.code).toBe(0);
+    expect(first.output).toMatch(/2 of 2 documents ingested/);
+    writeFileSync(path.join(folder, 'b.md'), '# Beta\n\nThe beta queue drains every two hours.');
+    const second = await cli({ DEMO_DATA: 'off' }, 'ingest', folder, '--data-dir', store);
+    expect(second.code).toBe(0);
+    expect(second.output).toMatch(/^unchanged\s+a\.md$/m);
+    expect(second.output).toMatch(/^done\s+b\.md$/m);
+    expect(second.output).toMatch(/1 of 2 documents ingested, 1 unchanged/);
   });
 });

@@ -150,6 +150,23 @@ describe(`documents over HTTP (${testBackend()})`, () => {
     expect((await t.request('GET', `/api/documents/${json.body.id}`, { key: otherTenant })).status).toBe(404);
   });
 
+  it('returns the stored document for a repeated upload of the same filename and content, and queues nothing', async () => {
+    const body = { filename: 'twice.md', content: '# Twice\n\nPosted twice by a retrying client.' };
+    const first = await t.request('POST', '/api/documents', { key: operator, body });
+    expect(first.status).toBe(202);
+    const again = await t.request('POST', '/api/documents', { key: operator, body });
+    expect(again.status).toBe(200);
+    expect(again.body).toMatchObject({ id: first.body.id, deduplicated: true });
+    const changed = await t.request('POST', '/api/documents', {
+      key: operator,
+      body: { ...body, content: `${body.content} And changed.` },
+    });
+    expect(changed.status).toBe(202);
+    expect(changed.body.id).not.toBe(first.body.id);
+    const listed = await t.request('GET', '/api/documents?filename=twice.md', { key: operator });
+    expect(listed.body.total).toBe(2);
+  });
+
   it('answers bad input with clear 4xx errors and records unreadable files as failed', async () => {
     expect(
       (await t.request('POST', '/api/documents', { key: reader, body: { filename: 'a.txt', content: 'x' } }))

@@ -35,6 +35,11 @@ export interface DocumentView {
   created_at: string;
   updated_at: string;
   deleted_at: string | null;
+  /**
+   * Set on `POST /api/documents` when the tenant already has a live document with this filename and identical
+   * content: that document is returned (200) and nothing is queued.
+   */
+  deduplicated?: true;
 }
 
 export interface DocumentErrorDetails {

@@ -1,7 +1,5 @@
-import { AuthService, DEFAULT_TENANT_SLUG } from '@app/platform';
 import { BlogToolsPublisher } from '@app/planner';
-import { ensureBootstrapAdmin } from '../bootstrap';
-import { openCliApp } from './cli-app';
+import { cliTenant, openCliApp } from './cli-app';
 import { ParsedArgs, stringFlag } from './cli-args';
 
 /**
@@ -19,12 +17,7 @@ export async function runAgentsCommand(args: ParsedArgs): Promise<void> {
     throw new Error('Give the blog backend with --base-url http://host:port or BLOG_API_BASE_URL.');
   const app = await openCliApp(args);
   try {
-    const slug = stringFlag(args, 'tenant') ?? DEFAULT_TENANT_SLUG;
-    if (slug === DEFAULT_TENANT_SLUG) {
-      const firstRun = await ensureBootstrapAdmin(app);
-      if (firstRun.secret) process.stdout.write(`created the bootstrap admin key: ${firstRun.secret}\n`);
-    }
-    const tenant = await app.get(AuthService).getTenant(slug);
+    const tenant = await cliTenant(app, args);
     const published = await app
       .get(BlogToolsPublisher)
       .publish({ tenantId: tenant.id, userId: 'cli' }, baseUrl);

@@ -1,6 +1,6 @@
 import { INestApplicationContext } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { JsonLogger } from '@app/platform';
+import { AuthService, DEFAULT_TENANT_SLUG, JsonLogger } from '@app/platform';
 import { ParsedArgs, stringFlag } from './cli-args';
 
 /**
@@ -19,4 +19,28 @@ export async function openCliApp(args: ParsedArgs): Promise<INestApplicationCont
       : false,
     abortOnError: false,
   });
+}
+
+/**
+ * The tenant a command acts on (`--tenant`, default: default). On a fresh data directory the default tenant and
+ * its bootstrap admin key are created as the server would; the key goes to DATA_DIR/admin-key, never to stdout.
+ */
+export async function cliTenant(
+  app: INestApplicationContext,
+  args: ParsedArgs,
+): Promise<{ id: string; slug: string }> {
+  const slug = stringFlag(args, 'tenant') ?? DEFAULT_TENANT_SLUG;
+  if (slug === DEFAULT_TENANT_SLUG) {
+    const { ensureBootstrapAdmin } = await import('../bootstrap');
+    const firstRun = await ensureBootstrapAdmin(app);
+    if (firstRun.secret) {
+      const where = firstRun.keyFile
+        ? `written to ${firstRun.keyFile}`
+        : 'not written (WRITE_ADMIN_KEY_FILE=false)';
+      process.stdout.write(
+        `created the default tenant and its bootstrap admin key (${firstRun.secret.slice(0, 12)}..., ${where})\n`,
+      );
+    }
+  }
+  return app.get(AuthService).getTenant(slug);
 }

@@ -1,8 +1,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { DocumentIngestionService } from '@app/documents';
-import { AuthService } from '@app/platform';
-import { openCliApp } from './cli-app';
+import { cliTenant, openCliApp } from './cli-app';
 import { ParsedArgs, stringFlag } from './cli-args';
 import { resolveApiKey } from './key-commands';
 
@@ -45,10 +44,15 @@ interface DocumentPayload {
   id: string;
   status: string;
   error_details?: { message: string } | null;
+  queued?: boolean;
+  deduplicated?: boolean;
   items?: DocumentPayload[];
   error?: string;
   message?: string;
 }
+
+/** A file whose stored document already has this exact content: nothing was queued. */
+const UNCHANGED = 'unchanged';
 
 interface Outcome {
   file: string;
@@ -87,19 +91,22 @@ async function ingestOverHttp(
       const doc = current
         ? await call('PUT', `/api/documents/${current.id}`, form)
         : await call('POST', '/api/documents', form);
-      outcomes.push({ file: name, id: doc.id, status: doc.status });
+      const unchanged = doc.queued === false || doc.deduplicated === true;
+      outcomes.push({ file: name, id: doc.id, status: unchanged ? UNCHANGED : doc.status });
     } catch (error) {
       outcomes.push({ file: name, status: 'rejected', error: (error as Error).message });
     }
   }
   for (;;) {
-    const pending = outcomes.filter((o) => o.id && !['done', 'failed'].includes(o.status));
+    const pending = outcomes.filter((o) => o.id && !['done', 'failed', UNCHANGED].includes(o.status));
     for (const outcome of pending) {
       const doc = await call('GET', `/api/documents/${outcome.id}`);
       outcome.status = doc.status;
       if (doc.status === 'failed') outcome.error = doc.error_details?.message;
     }
-    const settled = outcomes.filter((o) => ['done', 'failed', 'rejected'].includes(o.status)).length;
+    const settled = outcomes.filter((o) =>
+      ['done', 'failed', 'rejected', UNCHANGED].includes(o.status),
+    ).length;
     progressBar(settled, outcomes.length, 'ingesting');
     if (settled === outcomes.length) return outcomes;
     await new Promise((resolve) => setTimeout(resolve, 500));
@@ -107,26 +114,25 @@ async function ingestOverHttp(
 }
 
 /** Opens a stopped server's data directory (or DATABASE_URL) and processes the queue in this process. */
-async function ingestDirectly(
-  args: ParsedArgs,
-  tenant: string,
-  root: string,
-  files: string[],
-): Promise<Outcome[]> {
+async function ingestDirectly(args: ParsedArgs, root: string, files: string[]): Promise<Outcome[]> {
   const app = await openCliApp(args);
   try {
-    const tenantId = (await app.get(AuthService).getTenant(tenant)).id;
+    const tenantId = (await cliTenant(app, args)).id;
     const ingestion = app.get(DocumentIngestionService);
     const outcomes: Outcome[] = [];
     for (const [index, file] of files.entries()) {
       const name = path.relative(root, file) || path.basename(file);
       progressBar(index, files.length, `ingesting ${name}`);
       try {
-        const { document } = await ingestion.upsertByFilename(tenantId, {
+        const { document, queued } = await ingestion.upsertByFilename(tenantId, {
           filename: name,
           content: readFileSync(file),
           userId: 'cli',
         });
+        if (!queued) {
+          outcomes.push({ file: name, id: document.id, status: UNCHANGED });
+          continue;
+        }
         await ingestion.processQueue();
         const view = await ingestion.get(tenantId, document.id);
         outcomes.push({ file: name, id: view.id, status: view.status, error: view.error_details?.message });
@@ -154,11 +160,16 @@ export async function runIngestCommand(args: ParsedArgs): Promise<void> {
   const url = stringFlag(args, 'url');
   const outcomes = url
     ? await ingestOverHttp(url, resolveApiKey(args), root, files)
-    : await ingestDirectly(args, stringFlag(args, 'tenant') ?? 'default', root, files);
+    : await ingestDirectly(args, root, files);
   process.stderr.write('\n');
   for (const o of outcomes)
     process.stdout.write(`${o.status.padEnd(8)} ${o.file}${o.error ? `  (${o.error})` : ''}\n`);
-  const failed = outcomes.filter((o) => o.status !== 'done').length;
-  process.stdout.write(`${outcomes.length - failed} of ${outcomes.length} documents ingested\n`);
+  const failed = outcomes.filter((o) => o.status !== 'done' && o.status !== UNCHANGED).length;
+  const unchanged = outcomes.filter((o) => o.status === UNCHANGED).length;
+  process.stdout.write(
+    `${outcomes.length - failed - unchanged} of ${outcomes.length} documents ingested` +
+      (unchanged ? `, ${unchanged} unchanged (same content as stored)` : '') +
+      '\n',
+  );
   if (failed > 0) process.exitCode = 1;
 }

@@ -1,4 +1,3 @@
-import { AuthService, DEFAULT_TENANT_SLUG } from '@app/platform';
 import {
   DEMO_CATALOG_ASSET,
   DEMO_MAPPING_ASSET,
@@ -6,8 +5,7 @@ import {
   DemoDataService,
   type DemoScale,
 } from '@app/tools';
-import { ensureBootstrapAdmin } from '../bootstrap';
-import { openCliApp } from './cli-app';
+import { cliTenant, openCliApp } from './cli-app';
 import { ParsedArgs, stringFlag } from './cli-args';
 
 /** `seed demo [--tenant slug] [--scale full|small]`: loads the demo dataset (idempotent) and waits. */
@@ -17,16 +15,11 @@ export async function runSeedCommand(args: ParsedArgs): Promise<void> {
     throw new Error('usage: seed demo [--tenant <slug>] [--scale full|small] [--data-dir DIR]');
   const scale = (stringFlag(args, 'scale') ?? 'full') as DemoScale;
   if (scale !== 'full' && scale !== 'small') throw new Error('--scale must be full or small');
-  const slug = stringFlag(args, 'tenant') ?? DEFAULT_TENANT_SLUG;
   const dataDir = stringFlag(args, 'data-dir');
   if (dataDir) process.env.DATA_DIR = dataDir;
   const app = await openCliApp(args);
   try {
-    if (slug === DEFAULT_TENANT_SLUG) {
-      const firstRun = await ensureBootstrapAdmin(app);
-      if (firstRun.secret) process.stdout.write(`created the bootstrap admin key: ${firstRun.secret}\n`);
-    }
-    const tenant = await app.get(AuthService).getTenant(slug);
+    const tenant = await cliTenant(app, args);
     process.stdout.write(`loading the ${scale} demo dataset into tenant "${tenant.slug}"...\n`);
     const started = Date.now();
     const status = await app.get(DemoDataService).load(tenant.id, { scale });

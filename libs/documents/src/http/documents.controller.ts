@@ -9,9 +9,11 @@ import {
   Post,
   Put,
   Query,
+  Res,
   UploadedFile,
   UseInterceptors,
 } from '@nestjs/common';
+import type { Response } from 'express';
 import { ApiBearerAuth, ApiConsumes, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { CurrentPrincipal, ErrorKind, Principal, RequireRole } from '@app/platform';
 import { DocumentsException, DocumentsExceptionCode } from '../documents.exception';
@@ -71,15 +73,19 @@ export class DocumentsController {
   @UseInterceptors(DocumentUploadInterceptor)
   @ApiConsumes('multipart/form-data', 'application/json')
   @ApiOperation({
-    summary: 'Upload a document (multipart "file", or JSON); it is queued for ingestion (202)',
+    summary:
+      'Upload a document (multipart "file", or JSON); it is queued for ingestion (202). The same filename and content as a live document returns that document (200, deduplicated: true)',
   })
   @HttpCode(202)
-  create(
+  async create(
     @Body() body: DocumentContentRequestDto,
     @UploadedFile() file: Express.Multer.File | undefined,
     @CurrentPrincipal() principal: Principal,
+    @Res({ passthrough: true }) response: Response,
   ): Promise<DocumentView> {
-    return this.ingestion.create(principal.tenantId, toInput(body, file, principal));
+    const document = await this.ingestion.create(principal.tenantId, toInput(body, file, principal));
+    if (document.deduplicated) response.status(200);
+    return document;
   }
 
   @Post('search')

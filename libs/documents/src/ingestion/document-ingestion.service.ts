@@ -103,8 +103,18 @@ export class DocumentIngestionService {
     };
   }
 
+  /**
+   * A new document. Posting what the tenant already has (a live document with the same filename and the same
+   * content hash that has not failed) returns that document with `deduplicated: true` and queues nothing, so a
+   * retried upload does not create a twin; new content under an existing filename is a new document (use PUT
+   * /api/documents/:id, or the CLI's folder ingestion, to replace one).
+   */
   async create(tenantId: string, input: DocumentInput): Promise<DocumentView> {
     const prepared = this.prepare(input);
+    const twin = await this.documents.findLatestByFilename(tenantId, prepared.filename);
+    if (twin && twin.sourceHash === prepared.sourceHash && twin.status !== 'failed') {
+      return { ...toDocumentView(twin), deduplicated: true };
+    }
     const entity = await this.documents.createWithJob({
       ...prepared,
       tenantId,
