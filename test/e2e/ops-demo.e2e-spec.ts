@@ -1,6 +1,19 @@
 import { sleep, startTestApp, TestApp, testBackend } from '@test/support';
 
 describe(`demo data loaded in the background at start-up (${testBackend()})`, () => {
+  it('plans made before the demo knowledge is published say the knowledge is incomplete', async () => {
+    const bare = await startTestApp({ DEMO_DATA: 'off' });
+    try {
+      const plan = await bare.request('POST', '/ops/plan', { body: { query: 'prod servers' } });
+      expect(plan.status).toBe(200);
+      expect(plan.body.warnings).toEqual(
+        expect.arrayContaining([expect.stringMatching(/^knowledge_incomplete: .*catalog "ops"/)]),
+      );
+    } finally {
+      await bare.close();
+    }
+  });
+
   let t: TestApp;
   beforeAll(async () => {
     t = await startTestApp({ DEMO_DATA: 'on', DEMO_DATA_SCALE: 'small' });
@@ -20,15 +33,31 @@ describe(`demo data loaded in the background at start-up (${testBackend()})`, ()
     expect(['loading', 'ready']).toContain(status.state);
     expect((await t.request('GET', '/ops/tools')).status).toBe(200);
 
+    // The planner's knowledge is published first; progress only grows while the rest loads.
+    const seen: Array<{ phase: string; progress: number }> = [];
     for (let i = 0; i < 600 && status.state === 'loading'; i++) {
+      seen.push({ phase: status.phase, progress: status.progress_percent });
+      if (status.phase !== 'assets' && status.phase !== 'starting') {
+        const plan = await t.request('POST', '/ops/plan', { body: { query: 'prod servers' } });
+        expect(plan.body.warnings.filter((w: string) => w.startsWith('knowledge_incomplete'))).toEqual([]);
+      }
       await sleep(500);
       status = (await t.request('GET', '/ops/demo/status')).body;
     }
+    const progress = seen.map((s) => s.progress);
+    expect(progress).toEqual([...progress].sort((a, b) => a - b));
+    expect(progress.every((p) => p >= 0 && p < 100)).toBe(true);
     expect(status).toMatchObject({ state: 'ready', scale: 'small', phase: 'done' });
     expect(status.counts.items).toBeGreaterThan(80);
     expect(status.counts).toMatchObject({ published_assets: 2, runbooks: 6 });
     const health = await t.request('GET', '/health/ready', { key: null });
-    expect(health.body.checks.demo_data).toMatchObject({ status: 'ok', state: 'ready', mode: 'on' });
+    expect(health.body.checks.demo_data).toMatchObject({
+      status: 'ok',
+      state: 'ready',
+      mode: 'on',
+      progress_percent: 100,
+      counts: { published_assets: 2, runbooks: 6 },
+    });
 
     const run = await t.request('POST', '/ops/stage/execute', {
       body: {

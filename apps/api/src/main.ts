@@ -1,5 +1,13 @@
 import 'reflect-metadata';
-import { AppConfig, InvalidEnvironmentError, validateEnvironment } from '@app/platform';
+import { INestApplication } from '@nestjs/common';
+import {
+  AppConfig,
+  AuthService,
+  DEFAULT_TENANT_SLUG,
+  InvalidEnvironmentError,
+  validateEnvironment,
+} from '@app/platform';
+import { DemoDataService } from '@app/tools';
 import { createApp, ensureBootstrapAdmin } from './bootstrap';
 
 async function main(): Promise<void> {
@@ -25,6 +33,7 @@ async function main(): Promise<void> {
     `  API docs:  ${url}/docs`,
     `  Database:  ${config.databaseUrl ? 'PostgreSQL (DATABASE_URL)' : `embedded PGlite in ${config.dataDir}`}`,
     `  Cache:     ${config.redisUrl ? 'Redis (REDIS_URL)' : 'in-process'}`,
+    ...(await demoLines(app, url)),
   ];
   if (firstRun.secret) {
     lines.push(
@@ -36,6 +45,22 @@ async function main(): Promise<void> {
     );
   }
   process.stdout.write(`${lines.join('\n')}\n\n`);
+}
+
+/** Says whether the demo dataset is loading in the background and how to follow it. */
+async function demoLines(app: INestApplication, url: string): Promise<string[]> {
+  const demo = app.get(DemoDataService);
+  if (!demo.autoLoadWanted()) return [];
+  const tenant = await app
+    .get(AuthService)
+    .getTenant(DEFAULT_TENANT_SLUG)
+    .catch(() => null);
+  const status = tenant ? await demo.status(tenant.id) : null;
+  if (status?.state === 'ready') return [`  Demo data: loaded in tenant "default"`];
+  return [
+    `  Demo data: loading into tenant "default" in the background (a few minutes; the API answers meanwhile).`,
+    `             Follow it: curl -s ${url}/health/ready   (checks.demo_data: phase, progress_percent, counts)`,
+  ];
 }
 
 main().catch((error: unknown) => {

@@ -2,6 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { ToolListing, ToolRegistry } from '@app/tools';
 import { FallbackPlanner } from './fallback/fallback-planner';
 import { CatalogIndex } from './knowledge/catalog-index';
+import { PLANNER_ASSET_NAMES } from './knowledge/asset-planning-knowledge';
 import { PlanningKnowledge } from './knowledge/planning-knowledge';
 import { LlmChatResponse, LlmClient, LlmMessage } from './llm/llm-client';
 import { planJsonSchema } from './plan/plan-json-schema';
@@ -35,6 +36,24 @@ function extractJson(text: string): unknown {
   const trimmed = text.trim();
   const fenced = /^```(?:json)?\s*([\s\S]*?)\s*```$/.exec(trimmed);
   return JSON.parse(fenced ? fenced[1] : trimmed);
+}
+
+export const KNOWLEDGE_INCOMPLETE_PREFIX = 'knowledge_incomplete';
+
+/**
+ * A plan made without the tenant's catalog or keyword mappings reads the question with less to go on (filter
+ * values, synonyms); it says so, so a caller asking right after a first start knows why (the demo loader
+ * publishes them first, within seconds of ready).
+ */
+function knowledgeWarnings(catalog: unknown, mappings: unknown): string[] {
+  const missing = [
+    catalog ? null : `catalog "${PLANNER_ASSET_NAMES.catalog}"`,
+    mappings ? null : `mapping "${PLANNER_ASSET_NAMES.mappings}"`,
+  ].filter(Boolean);
+  if (!missing.length) return [];
+  return [
+    `${KNOWLEDGE_INCOMPLETE_PREFIX}: no published ${missing.join(' or ')} for this tenant; the plan uses the tools' own descriptions only (publish them, or load the demo data)`,
+  ];
 }
 
 /**
@@ -97,7 +116,7 @@ export class PlannerService {
       planner: source,
       model,
       errors: validation.errors,
-      warnings: [...extraWarnings, ...validation.warnings],
+      warnings: [...knowledgeWarnings(catalogAsset, mappingsAsset), ...extraWarnings, ...validation.warnings],
       rejected,
       prompt,
       asset_versions: this.assetVersions(catalogAsset, mappingsAsset, promptAsset, validation, listing),

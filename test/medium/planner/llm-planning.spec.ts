@@ -1,6 +1,12 @@
 import { AssetRegistryService } from '@app/asset-registry';
 import { AuthService, HealthRegistry } from '@app/platform';
-import { AskService, PLANNER_ASSET_NAMES, PlannerModule, PlannerService } from '@app/planner';
+import {
+  AskService,
+  NO_OPS_DATA_WARNING,
+  PLANNER_ASSET_NAMES,
+  PlannerModule,
+  PlannerService,
+} from '@app/planner';
 import { OPS_CATALOG, OPS_KEYWORD_MAPPINGS, ToolRegistry } from '@app/tools';
 import { FakeLlmServer, SEED_QUERY, startTestContext, TestContext, testBackend } from '@test/support';
 
@@ -224,12 +230,12 @@ describe(`planner with an OpenAI-compatible LLM (${testBackend()})`, () => {
       );
     });
     const result = await ask();
-    expect(result).toMatchObject({
-      status: 'answered',
-      answer: 'No prod server reported CPU.',
-      answer_source: 'llm',
-      model: 'fake-model',
-    });
+    expect(result).toMatchObject({ status: 'answered', answer_source: 'llm', model: 'fake-model' });
+    // This tenant has no OPS data: the model's answer comes after the plain statement of why it is empty.
+    expect(result.answer).toMatch(
+      /^This tenant has no OPS data loaded yet[^]*\n\nNo prod server reported CPU\.$/,
+    );
+    expect(result.warnings).toContain(NO_OPS_DATA_WARNING);
     expect(result.execution?.steps.every((s) => s.status === 'succeeded')).toBe(true);
   });
 

@@ -115,10 +115,15 @@ export class DemoDataRepository {
   }
 
   /** Fresh planner statistics after a bulk load (sql tools refuse queries by estimated cost). */
+  /** One statement per table, so requests interleave on the single-threaded embedded database. */
   async analyze(): Promise<void> {
-    await this.dataSource.query(
-      'ANALYZE ops_configuration_items, ops_metric_samples, ops_history_events, ops_ci_relations',
-    );
+    for (const table of [
+      'ops_configuration_items',
+      'ops_metric_samples',
+      'ops_history_events',
+      'ops_ci_relations',
+    ])
+      await this.dataSource.query(`ANALYZE ${table}`);
   }
 
   async counts(tenantId: string): Promise<Record<string, number>> {

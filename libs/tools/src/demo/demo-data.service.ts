@@ -9,8 +9,8 @@ import type { DemoLoadState } from './demo-load.entity';
 const HOUR_MS = 3_600_000;
 const FINE_MS = METRIC_STEPS.fine * 1000;
 const HISTORY_DAYS = 30;
-const HOURLY_CHUNK_MS = 2 * 86_400_000;
-const FINE_CHUNK_MS = 4 * HOUR_MS;
+const HOURLY_CHUNK_MS = 12 * HOUR_MS;
+const FINE_CHUNK_MS = HOUR_MS;
 /** A `loading` row not touched for this long belongs to a process that died; another may take over. */
 const STALE_LOAD_MS = 10 * 60_000;
 
@@ -20,6 +20,9 @@ export interface DemoStatus {
   scale: string | null;
   dataset_version: number | null;
   phase: string | null;
+  /** 0-100: share of the load's units of work (phases, metric chunks) done; 100 when ready. */
+  progress_percent: number;
+  /** Rows written so far while loading (items, relations, events), every table's count when ready. */
   counts: Record<string, number>;
   error: string | null;
   started_at: string | null;
@@ -37,6 +40,40 @@ export interface DemoLoadOptions {
 }
 
 const floorTo = (date: Date, ms: number) => new Date(Math.floor(date.getTime() / ms) * ms);
+
+interface MetricWindow {
+  run(repository: DemoDataRepository, tenantId: string, metric: string): Promise<void>;
+}
+
+/**
+ * The metric load as small idempotent statements (each a few hundred ms at most, so requests interleave on the
+ * embedded database): hourly samples for 30 days, 5-minute samples for the last 24 hours, and hourly samples
+ * inside those 24 hours rolled up from the 5-minute ones so both resolutions agree.
+ */
+function metricWindows(now: Date): MetricWindow[] {
+  const hourEnd = floorTo(now, HOUR_MS);
+  const fineEnd = floorTo(now, FINE_MS);
+  const fineStart = new Date(fineEnd.getTime() - 24 * HOUR_MS);
+  const firstRolledHour = new Date(Math.ceil(fineStart.getTime() / HOUR_MS) * HOUR_MS);
+  const hourlyStart = new Date(hourEnd.getTime() - HISTORY_DAYS * 24 * HOUR_MS);
+  const windows: MetricWindow[] = [];
+  const chunks = (start: number, end: number, size: number, stepSeconds: number) => {
+    for (let from = start; from < end; from += size) {
+      const to = Math.min(from + size, end);
+      windows.push({
+        run: (repository, tenantId, metric) =>
+          repository.generateSamples(tenantId, metric, stepSeconds, new Date(from), new Date(to)),
+      });
+    }
+  };
+  chunks(hourlyStart.getTime(), firstRolledHour.getTime(), HOURLY_CHUNK_MS, METRIC_STEPS.hourly);
+  chunks(fineStart.getTime(), fineEnd.getTime(), FINE_CHUNK_MS, METRIC_STEPS.fine);
+  windows.push({
+    run: (repository, tenantId, metric) =>
+      repository.rollUpHourly(tenantId, metric, firstRolledHour, hourEnd),
+  });
+  return windows;
+}
 
 /**
  * Loads the deterministic demo dataset into a tenant: items, relations and events from a seeded
@@ -71,6 +108,7 @@ export class DemoDataService implements OnModuleInit {
       scale: load?.scale ?? null,
       dataset_version: load?.datasetVersion ?? null,
       phase: load?.phase ?? null,
+      progress_percent: load?.progressPercent ?? 0,
       counts: load?.counts ?? {},
       error: load?.error ?? null,
       started_at: load?.startedAt.toISOString() ?? null,
@@ -120,10 +158,8 @@ export class DemoDataService implements OnModuleInit {
    * embedded database, outside tests, and only when the tenant never had demo data (first run).
    */
   async autoLoad(): Promise<void> {
+    if (!this.autoLoadWanted()) return;
     const mode = this.config.get('DEMO_DATA');
-    if (mode === 'off') return;
-    if (mode === 'auto' && (this.database.backend !== 'embedded' || this.config.get('NODE_ENV') === 'test'))
-      return;
     const tenantId = await this.waitForDefaultTenant();
     if (!tenantId) return;
     this.autoTenantId = tenantId;
@@ -138,23 +174,51 @@ export class DemoDataService implements OnModuleInit {
 
   private async fill(tenantId: string, scale: DemoScale, now: Date, drainDocuments: boolean): Promise<void> {
     const started = performance.now();
-    const phase = (name: string) => this.repository.updateLoad(tenantId, { phase: name });
+    const windows = metricWindows(now);
+    // Units of work: assets, items, relations, events, every metric chunk, analyze, runbooks.
+    const total = 6 + Object.keys(DEMO_METRIC_EXPRESSIONS).length * windows.length;
+    let done = 0;
+    const counts: Record<string, number> = {};
+    const phase = (name: string) =>
+      this.repository.updateLoad(tenantId, {
+        phase: name,
+        counts: { ...counts },
+        progressPercent: Math.min(99, Math.floor((done / total) * 100)),
+      });
+    const step = async <T>(name: string, work: () => Promise<T>): Promise<T> => {
+      await phase(name);
+      const t0 = performance.now();
+      const result = await work();
+      this.logger.debug({
+        msg: 'demo load step',
+        tenantId,
+        step: name,
+        ms: Math.round(performance.now() - t0),
+      });
+      done += 1;
+      return result;
+    };
     try {
       const dataset = buildDemoDataset(scale);
-      await phase('items');
-      await this.repository.upsertItems(tenantId, dataset.items);
-      await phase('relations');
-      await this.repository.insertRelations(tenantId, dataset.relations);
-      await phase('events');
-      await this.repository.insertEvents(tenantId, floorTo(now, 60_000), dataset.events);
-      await this.loadMetrics(tenantId, now, phase);
-      await phase('analyze');
-      await this.repository.analyze();
-      await phase('assets');
-      const assets = await this.knowledge.publishAssets(tenantId);
-      await phase('runbooks');
-      const runbooks = await this.knowledge.ingestRunbooks(tenantId, drainDocuments);
-      const counts = {
+      // The planner's knowledge first: plans made while the rest loads already read the catalog and mappings.
+      const assets = await step('assets', () => this.knowledge.publishAssets(tenantId));
+      counts.published_assets = assets.length;
+      await step('items', () => this.repository.upsertItems(tenantId, dataset.items));
+      counts.items = dataset.items.length;
+      await step('relations', () => this.repository.insertRelations(tenantId, dataset.relations));
+      counts.relations = dataset.relations.length;
+      await step('events', () =>
+        this.repository.insertEvents(tenantId, floorTo(now, 60_000), dataset.events),
+      );
+      counts.events = dataset.events.length;
+      for (const metric of Object.keys(DEMO_METRIC_EXPRESSIONS)) {
+        for (const window of windows) {
+          await step(`metrics:${metric}`, () => window.run(this.repository, tenantId, metric));
+        }
+      }
+      await step('analyze', () => this.repository.analyze());
+      const runbooks = await step('runbooks', () => this.knowledge.ingestRunbooks(tenantId, drainDocuments));
+      const finalCounts = {
         ...(await this.repository.counts(tenantId)),
         published_assets: assets.length,
         runbooks: runbooks.length,
@@ -162,7 +226,8 @@ export class DemoDataService implements OnModuleInit {
       await this.repository.updateLoad(tenantId, {
         state: 'ready',
         phase: 'done',
-        counts,
+        counts: finalCounts,
+        progressPercent: 100,
         finishedAt: new Date(),
       });
       this.logger.log({
@@ -170,7 +235,7 @@ export class DemoDataService implements OnModuleInit {
         tenantId,
         scale,
         ms: Math.round(performance.now() - started),
-        ...counts,
+        ...finalCounts,
       });
     } catch (error) {
       await this.repository.updateLoad(tenantId, {
@@ -179,46 +244,6 @@ export class DemoDataService implements OnModuleInit {
         finishedAt: new Date(),
       });
       throw error;
-    }
-  }
-
-  /**
-   * Hourly samples for 30 days, 5-minute samples for the last 24 hours, and hourly samples inside
-   * those 24 hours rolled up from the 5-minute ones so both resolutions agree.
-   */
-  private async loadMetrics(
-    tenantId: string,
-    now: Date,
-    phase: (name: string) => Promise<void>,
-  ): Promise<void> {
-    const hourEnd = floorTo(now, HOUR_MS);
-    const fineEnd = floorTo(now, FINE_MS);
-    const fineStart = new Date(fineEnd.getTime() - 24 * HOUR_MS);
-    const firstRolledHour = new Date(Math.ceil(fineStart.getTime() / HOUR_MS) * HOUR_MS);
-    const hourlyStart = new Date(hourEnd.getTime() - HISTORY_DAYS * 24 * HOUR_MS);
-    for (const metric of Object.keys(DEMO_METRIC_EXPRESSIONS)) {
-      await phase(`metrics:${metric}`);
-      for (let from = hourlyStart.getTime(); from < firstRolledHour.getTime(); from += HOURLY_CHUNK_MS) {
-        const to = Math.min(from + HOURLY_CHUNK_MS, firstRolledHour.getTime());
-        await this.repository.generateSamples(
-          tenantId,
-          metric,
-          METRIC_STEPS.hourly,
-          new Date(from),
-          new Date(to),
-        );
-      }
-      for (let from = fineStart.getTime(); from < fineEnd.getTime(); from += FINE_CHUNK_MS) {
-        const to = Math.min(from + FINE_CHUNK_MS, fineEnd.getTime());
-        await this.repository.generateSamples(
-          tenantId,
-          metric,
-          METRIC_STEPS.fine,
-          new Date(from),
-          new Date(to),
-        );
-      }
-      await this.repository.rollUpHourly(tenantId, metric, firstRolledHour, hourEnd);
     }
   }
 
@@ -234,15 +259,28 @@ export class DemoDataService implements OnModuleInit {
     return null;
   }
 
+  /** Whether this process loads the default tenant's demo data at start (DEMO_DATA, backend, environment). */
+  autoLoadWanted(): boolean {
+    const mode = this.config.get('DEMO_DATA');
+    if (mode === 'off') return false;
+    return mode === 'on' || (this.database.backend === 'embedded' && this.config.get('NODE_ENV') !== 'test');
+  }
+
   private async healthCheck() {
     const mode = this.config.get('DEMO_DATA');
-    if (!this.autoTenantId) return { status: 'disabled' as const, mode };
+    if (!this.autoTenantId) {
+      return this.autoLoadWanted()
+        ? { status: 'ok' as const, mode, state: 'pending' as const }
+        : { status: 'disabled' as const, mode };
+    }
     const status = await this.status(this.autoTenantId);
     return {
       status: status.state === 'failed' ? ('degraded' as const) : ('ok' as const),
       mode,
       state: status.state,
       phase: status.phase,
+      progress_percent: status.progress_percent,
+      counts: status.counts,
       error: status.error ?? undefined,
     };
   }

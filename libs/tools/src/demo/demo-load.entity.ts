@@ -28,6 +28,10 @@ export class DemoLoadEntity {
   @Column({ type: 'jsonb', default: () => "'{}'" })
   counts!: Record<string, number>;
 
+  /** 0-100 while loading (units of work done: phases and metric chunks), 100 when ready. */
+  @Column({ type: 'smallint', default: 0 })
+  progressPercent!: number;
+
   @Column({ type: 'text', nullable: true })
   error!: string | null;
 

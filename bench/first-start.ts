@@ -1,0 +1,128 @@
+/**
+ * `npm run bench:first-start`: the quick start as a new user meets it. Starts the built server
+ * (`dist/apps/api/src/main.js`) as a child process on a fresh embedded data directory, with the demo load
+ * on (DEMO_DATA=auto), and reports:
+ * - seconds to "listening", to `/health/ready` = 200, to the planner's knowledge being published (a plan
+ *   without the `knowledge_incomplete` warning), and to the demo load being ready;
+ * - the latency of ordinary requests made every 250 ms while the demo loads (GET /api/keys, a document
+ *   search, a plan): p50, p95, max.
+ * Run `npm run build` first (the script is part of the build).
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+
+const MAIN = path.resolve(__dirname, '../apps/api/src/main.js');
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() =>
+        typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port')),
+      );
+    });
+  });
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const pct = (sorted: number[], p: number) =>
+  sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] : NaN;
+
+async function main(): Promise<void> {
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'ops-first-start-'));
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), DATA_DIR: dataDir, LOG_LEVEL: 'warn' };
+  delete env.DATABASE_URL;
+  delete env.REDIS_URL;
+  delete env.NODE_ENV;
+  const started = performance.now();
+  const seconds = () => (performance.now() - started) / 1000;
+  const child = spawn(process.execPath, [MAIN], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const marks: Record<string, number> = {};
+  try {
+    while (!/listening on/.test(output)) {
+      if (child.exitCode !== null) throw new Error(`server exited:\n${output}`);
+      if (seconds() > 300) throw new Error('server did not start in 300 s');
+      await sleep(50);
+    }
+    marks.listening = seconds();
+    while ((await fetch(`${base}/health/ready`).catch(() => null))?.status !== 200) await sleep(100);
+    marks.ready = seconds();
+    const key = readFileSync(path.join(dataDir, 'admin-key'), 'utf8').trim();
+    const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
+    const requests: Array<() => Promise<Response>> = [
+      () => fetch(`${base}/api/keys`, { headers }),
+      () =>
+        fetch(`${base}/api/documents/search`, {
+          method: 'POST',
+          headers,
+          body: JSON.stringify({ query: 'rollback runbook', top_k: 5 }),
+        }),
+      () =>
+        fetch(`${base}/ops/plan`, {
+          method: 'POST',
+          headers,
+          body: JSON.stringify({ query: 'top 5 prod servers by cpu last week' }),
+        }),
+    ];
+    const latencies: number[] = [];
+    const byKind: number[][] = requests.map(() => []);
+    let errors = 0;
+    for (let i = 0; ; i++) {
+      const t0 = performance.now();
+      const response = await requests[i % requests.length]();
+      const body = (await response.json()) as { warnings?: string[] };
+      latencies.push(performance.now() - t0);
+      byKind[i % requests.length].push(performance.now() - t0);
+      if (response.status >= 500) errors++;
+      if (marks.knowledge === undefined && i % requests.length === 2 && response.ok) {
+        if (!(body.warnings ?? []).some((w) => w.startsWith('knowledge_incomplete')))
+          marks.knowledge = seconds();
+      }
+      if (i % 8 === 0) {
+        const health = (await (await fetch(`${base}/health/ready`)).json()) as {
+          checks: { demo_data: { state?: string; progress_percent?: number } };
+        };
+        if (health.checks.demo_data.state === 'ready') break;
+        if (health.checks.demo_data.state === 'failed') throw new Error('demo load failed');
+      }
+      if (seconds() > 900) throw new Error('demo load did not finish in 900 s');
+      await sleep(250);
+    }
+    marks.demo_ready = seconds();
+    latencies.sort((a, b) => a - b);
+    const load = os.loadavg().map((n) => n.toFixed(2));
+    console.log(`machine: ${os.cpus().length} x ${os.cpus()[0]?.model}, load average ${load.join(' ')}`);
+    console.log('| listening | /health/ready | planner knowledge | demo ready |');
+    console.log('|---|---|---|---|');
+    const s = (n?: number) => (n === undefined ? '-' : `${n.toFixed(1)} s`);
+    console.log(
+      `| ${s(marks.listening)} | ${s(marks.ready)} | ${s(marks.knowledge)} | ${s(marks.demo_ready)} |`,
+    );
+    console.log(
+      `requests during the demo load: n=${latencies.length} p50=${pct(latencies, 0.5).toFixed(0)} ms ` +
+        `p95=${pct(latencies, 0.95).toFixed(0)} ms max=${latencies.at(-1)?.toFixed(0)} ms, 5xx=${errors}`,
+    );
+    for (const [index, name] of ['GET /api/keys', 'POST /api/documents/search', 'POST /ops/plan'].entries()) {
+      const sorted = byKind[index].sort((a, b) => a - b);
+      console.log(`  ${name}: p50=${pct(sorted, 0.5).toFixed(0)} ms p95=${pct(sorted, 0.95).toFixed(0)} ms`);
+    }
+  } finally {
+    child.kill('SIGTERM');
+    await new Promise((resolve) => child.once('exit', resolve));
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+main().catch((error) => {
+  console.error(error instanceof Error ? error.message : error);
+  process.exit(1);
+});
