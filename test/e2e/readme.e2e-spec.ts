@@ -1,0 +1,105 @@
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import {
+  buildDist,
+  createTestDatabase,
+  freePort,
+  ROOT,
+  runNode,
+  RunningProcess,
+  sleep,
+  TestDatabase,
+  testBackend,
+} from '@test/support';
+import { checkExample, extractExamples } from '../support/readme-examples';
+import { ReadmeShell } from '../support/readme-shell';
+
+// Executable documentation: every ```bash block of README.md is marked `run` (executed here, in
+// order, against a real server) or `skip` with a reason. Marker syntax: docs/notes/readme.md.
+const MAIN = 'dist/apps/api/src/main.js';
+const examples = extractExamples(readFileSync(path.join(ROOT, 'README.md'), 'utf8'));
+
+describe(`README.md examples (${testBackend()})`, () => {
+  let database: TestDatabase;
+  let server: RunningProcess;
+  let workDir: string;
+  let shell: ReadmeShell;
+
+  beforeAll(async () => {
+    buildDist();
+    database = await createTestDatabase();
+    const dataDir = database.env.DATA_DIR;
+    mkdirSync(dataDir, { recursive: true });
+    workDir = mkdtempSync(path.join(os.tmpdir(), 'ops-test-readme-'));
+    ReadmeShell.prepareWorkDir(workDir, dataDir);
+    const port = await freePort();
+    // No ADMIN_API_KEY: the first start writes data/admin-key, which the quick start reads.
+    server = runNode(MAIN, {
+      ...database.env,
+      PORT: String(port),
+      LOG_LEVEL: 'warn',
+      DEMO_DATA: 'on',
+      DEMO_DATA_SCALE: 'small',
+    });
+    await server.waitForOutput(/listening on/);
+    const url = `http://127.0.0.1:${port}`;
+    const adminKey = readFileSync(path.join(dataDir, 'admin-key'), 'utf8').trim();
+    await waitForDemoData(url, adminKey);
+    shell = new ReadmeShell(workDir, url, { OPS_URL: url, OPS_KEY: adminKey, OPS_API_KEY: adminKey });
+  }, 180_000);
+
+  afterAll(async () => {
+    server?.child.kill('SIGTERM');
+    await server?.exited;
+    await database?.drop();
+    if (workDir) rmSync(workDir, { recursive: true, force: true });
+  });
+
+  it('marks every bash block as run or skip (with a reason)', () => {
+    const unmarked = examples.filter(
+      (example) => example.marker.kind === 'unmarked' || (example.marker.kind === 'skip' && !example.marker.reason),
+    );
+    expect(unmarked.map((example) => `README.md:${example.line}`)).toEqual([]);
+  });
+
+  for (const example of examples) {
+    const { marker } = example;
+    if (marker.kind === 'skip') {
+      it.skip(`README.md:${example.line} skipped: ${marker.reason}`, () => undefined);
+      continue;
+    }
+    if (marker.kind !== 'run') continue;
+    it(`README.md:${example.line} ${marker.checks.join(' ')}`, async () => {
+      const result = await shell.run(example.code, 90_000);
+      const problems = checkExample(marker.checks, result.calls, result.stdout);
+      if (result.exitCode !== 0) problems.unshift(`bash exited with ${result.exitCode}`);
+      if (problems.length > 0) {
+        const calls = result.calls.map((call, i) => `  ${i + 1}. ${call.status} ${call.body.slice(0, 400)}`);
+        throw new Error(
+          [
+            `README.md:${example.line}: the example breaks`,
+            ...problems.map((problem) => `- ${problem}`),
+            `curl calls:\n${calls.join('\n')}`,
+            `stdout:\n${result.stdout.slice(-3000)}`,
+            `stderr:\n${result.stderr.slice(-3000)}`,
+          ].join('\n'),
+        );
+      }
+    }, 100_000);
+  }
+});
+
+async function waitForDemoData(url: string, key: string): Promise<void> {
+  const deadline = Date.now() + 150_000;
+  let last = '';
+  while (Date.now() < deadline) {
+    const response = await fetch(`${url}/ops/demo/status`, { headers: { authorization: `Bearer ${key}` } });
+    last = await response.text();
+    const status = (JSON.parse(last) as { state?: string }).state;
+    if (status === 'ready') return;
+    if (status === 'failed') break;
+    await sleep(500);
+  }
+  throw new Error(`demo data did not load: ${last}`);
+}
