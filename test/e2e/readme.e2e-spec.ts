@@ -46,7 +46,8 @@ describe(`README.md examples (${testBackend()})`, () => {
     const url = `http://127.0.0.1:${port}`;
     const adminKey = readFileSync(path.join(dataDir, 'admin-key'), 'utf8').trim();
     await waitForDemoData(url, adminKey);
-    shell = new ReadmeShell(workDir, url, { OPS_URL: url, OPS_KEY: adminKey, OPS_API_KEY: adminKey });
+    // OPS_KEY only, as the quick start exports it: the CLI examples must take it from there.
+    shell = new ReadmeShell(workDir, url, { OPS_URL: url, OPS_KEY: adminKey });
   }, 180_000);
 
   afterAll(async () => {
@@ -58,7 +59,8 @@ describe(`README.md examples (${testBackend()})`, () => {
 
   it('marks every bash block as run or skip (with a reason)', () => {
     const unmarked = examples.filter(
-      (example) => example.marker.kind === 'unmarked' || (example.marker.kind === 'skip' && !example.marker.reason),
+      (example) =>
+        example.marker.kind === 'unmarked' || (example.marker.kind === 'skip' && !example.marker.reason),
     );
     expect(unmarked.map((example) => `README.md:${example.line}`)).toEqual([]);
   });

@@ -16,9 +16,7 @@
  */
 
 export type ReadmeMarker =
-  | { kind: 'run'; checks: string[] }
-  | { kind: 'skip'; reason: string }
-  | { kind: 'unmarked' };
+  { kind: 'run'; checks: string[] } | { kind: 'skip'; reason: string } | { kind: 'unmarked' };
 
 export interface ReadmeExample {
   /** 1-based line of the opening fence in the markdown file. */
@@ -122,7 +120,7 @@ export function checkExample(checks: string[], calls: RecordedCall[], stdout: st
 function checkJson(body: string, path: string, op?: string, expected?: string): string | undefined {
   let parsed: unknown;
   try {
-    parsed = JSON.parse(stripHeaders(body));
+    parsed = JSON.parse(sseData(stripHeaders(body)));
   } catch {
     return `the body is not JSON: ${body.slice(0, 200)}`;
   }
@@ -134,6 +132,12 @@ function checkJson(body: string, path: string, op?: string, expected?: string): 
   if (op === '!=') return text !== expected ? undefined : `is ${shown}`;
   if (op === '>') return typeof value === 'number' && value > Number(expected) ? undefined : `is ${shown}`;
   return typeof text === 'string' && text.includes(expected ?? '') ? undefined : `is ${shown}`;
+}
+
+/** A `text/event-stream` answer (MCP): the JSON of its last `data:` line. */
+function sseData(body: string): string {
+  const data = body.split(/\r?\n/).filter((line) => line.startsWith('data: '));
+  return data.length > 0 ? data[data.length - 1].slice('data: '.length) : body;
 }
 
 /** `curl -D -` writes the response headers before the body. */

@@ -1,5 +1,13 @@
 import { spawn } from 'node:child_process';
-import { mkdirSync, readFileSync, readdirSync, renameSync, symlinkSync, writeFileSync, existsSync } from 'node:fs';
+import {
+  mkdirSync,
+  readFileSync,
+  readdirSync,
+  renameSync,
+  symlinkSync,
+  writeFileSync,
+  existsSync,
+} from 'node:fs';
 import path from 'node:path';
 import { ROOT } from './processes';
 import type { RecordedCall } from './readme-examples';
