@@ -12,6 +12,8 @@
  * - `json.PATH` (present and not null), `json.PATH=VALUE`, `json.PATH!=VALUE`, `json.PATH>N`,
  *   `json.PATH~TEXT` (string contains) on the body of the last call; `callN.json.PATH...` on call N;
  * - `stdout~TEXT`: the block's standard output contains TEXT.
+ * `server=stopped` runs the block with the server stopped (CLI examples on its embedded data
+ * directory; embedded backend only) and starts it again afterwards.
  * Values with spaces are written in double quotes: `json.answer~"two words"`.
  */
 
@@ -88,7 +90,7 @@ export function checkExample(checks: string[], calls: RecordedCall[], stdout: st
     });
   }
   for (const check of checks) {
-    if (check.startsWith('statuses=')) continue;
+    if (check.startsWith('statuses=') || check.startsWith('server=')) continue;
     if (check.startsWith('status=')) {
       const last = calls[calls.length - 1];
       if (!last) problems.push('no curl call was made');
