@@ -12,13 +12,26 @@ import {
   TestDatabase,
   testBackend,
 } from '@test/support';
-import { checkExample, extractExamples } from '../support/readme-examples';
+import { checkExample, extractExamples, ReadmeExample } from '../support/readme-examples';
 import { ReadmeShell } from '../support/readme-shell';
 
 // Executable documentation: every ```bash block of README.md is marked `run` (executed here, in
 // order, against a real server) or `skip` with a reason. Marker syntax: docs/notes/readme.md.
 const MAIN = 'dist/apps/api/src/main.js';
 const examples = extractExamples(readFileSync(path.join(ROOT, 'README.md'), 'utf8'));
+
+/** Why a block is not run on this backend, or undefined when it runs. */
+function skipReason(example: ReadmeExample): string | undefined {
+  if (example.marker.kind === 'skip') return example.marker.reason;
+  // `--data-dir ./data` is an embedded database; the native server's data lives elsewhere.
+  if (
+    example.marker.kind === 'run' &&
+    example.marker.checks.includes('server=stopped') &&
+    testBackend() === 'native'
+  )
+    return "works on a stopped server's embedded data directory (embedded run only)";
+  return undefined;
+}
 
 describe(`README.md examples (${testBackend()})`, () => {
   let database: TestDatabase;
@@ -62,7 +75,31 @@ describe(`README.md examples (${testBackend()})`, () => {
     if (workDir) rmSync(workDir, { recursive: true, force: true });
   });
 
+  it('the checker reports what a broken example does', () => {
+    const [example] = extractExamples(
+      '<!-- readme-test: run json.id -->\n```bash\ncurl x\n```\n```bash\nls\n```',
+    );
+    expect(example).toMatchObject({ line: 2, code: 'curl x', marker: { kind: 'run', checks: ['json.id'] } });
+    expect(extractExamples('```bash\nls\n```')[0].marker.kind).toBe('unmarked');
+    const calls = [
+      { status: 400, body: '{"error":"VALIDATION_FAILED"}' },
+      { status: 200, body: '{"items":[{"score":0}]}' },
+    ];
+    expect(checkExample(['json.items[0].score>0', 'call1.json.error=VALIDATION_FAILED'], calls, '')).toEqual([
+      'call 1: status 400, expected 2xx',
+      'json.items[0].score>0: is 0',
+    ]);
+    expect(checkExample(['statuses=400,200', 'json.items.length=1', 'stdout~done'], calls, 'x')).toEqual([
+      'stdout lacks "done"',
+    ]);
+  });
+
   it('marks every bash block as run or skip (with a reason)', () => {
+    const skipped = examples.flatMap((example) => {
+      const reason = skipReason(example);
+      return reason === undefined ? [] : [`  README.md:${example.line}: ${reason}`];
+    });
+    console.info(`README.md examples not run here:\n${skipped.join('\n')}`);
     const unmarked = examples.filter(
       (example) =>
         example.marker.kind === 'unmarked' || (example.marker.kind === 'skip' && !example.marker.reason),
@@ -72,18 +109,13 @@ describe(`README.md examples (${testBackend()})`, () => {
 
   for (const example of examples) {
     const { marker } = example;
-    if (marker.kind === 'skip') {
-      it.skip(`README.md:${example.line} skipped: ${marker.reason}`, () => undefined);
+    const reason = skipReason(example);
+    if (reason !== undefined) {
+      it.skip(`README.md:${example.line} skipped: ${reason}`, () => undefined);
       continue;
     }
     if (marker.kind !== 'run') continue;
     const stopped = marker.checks.includes('server=stopped');
-    if (stopped && testBackend() === 'native') {
-      // `--data-dir ./data` is an embedded database; the native server's data lives elsewhere.
-      it.skip(`README.md:${example.line} skipped: works on a stopped server's embedded data directory (embedded run only)`, () =>
-        undefined);
-      continue;
-    }
     it(`README.md:${example.line} ${marker.checks.join(' ')}`, async () => {
       if (stopped) {
         server.child.kill('SIGTERM');
