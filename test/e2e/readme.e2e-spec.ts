@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -41,6 +42,9 @@ describe(`README.md examples (${testBackend()})`, () => {
   let startServer: () => Promise<RunningProcess>;
 
   beforeAll(async () => {
+    for (const tool of ['curl', 'jq'])
+      if (spawnSync(tool, ['--version']).status !== 0)
+        throw new Error(`the README examples need ${tool} on PATH`);
     buildDist();
     database = await createTestDatabase();
     const dataDir = database.env.DATA_DIR;
