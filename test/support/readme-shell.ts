@@ -112,7 +112,13 @@ function runBash(
   return new Promise((resolve) => {
     const child = spawn('bash', [script], {
       cwd,
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', LANG: 'C.UTF-8' },
+      env: {
+        PATH: process.env.PATH ?? '',
+        HOME: process.env.HOME ?? '',
+        LANG: 'C.UTF-8',
+        // npm would otherwise look for a newer npm over the network.
+        NPM_CONFIG_UPDATE_NOTIFIER: 'false',
+      },
       // Its own process group, so a timeout also ends what the block started (npm, node).
       detached: true,
     });
