@@ -76,10 +76,10 @@ describe('agent tool helpers', () => {
 });
 
 describe('blog tool specs', () => {
-  it('match the JSON asset files in examples/tool-assets/blog', () => {
-    for (const asset of blogToolAssets(BLOG_BASE_URL_PLACEHOLDER)) {
+  it('match the JSON asset files in examples/tool-assets/blog (the body of POST /api/assets: spec fields at the top level)', () => {
+    for (const { spec, ...asset } of blogToolAssets(BLOG_BASE_URL_PLACEHOLDER)) {
       const file = path.resolve(__dirname, '../../../../examples/tool-assets/blog', `${asset.name}.json`);
-      expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual(asset);
+      expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual({ ...asset, ...spec });
     }
   });
 

@@ -15,7 +15,8 @@ export function toToolAssetSpec(asset: CreateAssetInput): ToolAssetSpec {
 }
 
 /**
- * The seeds' blog tools as `tool` assets (the body of `POST /api/assets`) calling a blog backend at
+ * The seeds' blog tools as `tool` assets (the registry's input; examples/tool-assets/blog holds them as the
+ * flat body of `POST /api/assets`) calling a blog backend at
  * `baseUrl`: `get_user_blog_posts` (the user's posts, for style and history) and
  * `post_blog_article` (publishes; has side effects). `user_id` is injected by the agent, never
  * chosen by the model.

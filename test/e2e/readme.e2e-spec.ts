@@ -1,0 +1,161 @@
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import {
+  buildDist,
+  createTestDatabase,
+  freePort,
+  ROOT,
+  runNode,
+  RunningProcess,
+  sleep,
+  TestDatabase,
+  testBackend,
+} from '@test/support';
+import { checkExample, extractExamples, ReadmeExample } from '../support/readme-examples';
+import { ReadmeShell } from '../support/readme-shell';
+
+// Executable documentation: every ```bash block of README.md is marked `run` (executed here, in
+// order, against a real server) or `skip` with a reason. Marker syntax: docs/notes/readme.md.
+const MAIN = 'dist/apps/api/src/main.js';
+const examples = extractExamples(readFileSync(path.join(ROOT, 'README.md'), 'utf8'));
+
+/** Why a block is not run on this backend, or undefined when it runs. */
+function skipReason(example: ReadmeExample): string | undefined {
+  if (example.marker.kind === 'skip') return example.marker.reason;
+  // `--data-dir ./data` is an embedded database; the native server's data lives elsewhere.
+  if (
+    example.marker.kind === 'run' &&
+    example.marker.checks.includes('server=stopped') &&
+    testBackend() === 'native'
+  )
+    return "works on a stopped server's embedded data directory (embedded run only)";
+  return undefined;
+}
+
+describe(`README.md examples (${testBackend()})`, () => {
+  let database: TestDatabase;
+  let server: RunningProcess;
+  let workDir: string;
+  let shell: ReadmeShell;
+  let startServer: () => Promise<RunningProcess>;
+
+  beforeAll(async () => {
+    for (const tool of ['curl', 'jq'])
+      if (spawnSync(tool, ['--version']).status !== 0)
+        throw new Error(`the README examples need ${tool} on PATH`);
+    buildDist();
+    database = await createTestDatabase();
+    const dataDir = database.env.DATA_DIR;
+    mkdirSync(dataDir, { recursive: true });
+    workDir = mkdtempSync(path.join(os.tmpdir(), 'ops-test-readme-'));
+    ReadmeShell.prepareWorkDir(workDir, dataDir);
+    const port = await freePort();
+    startServer = async () => {
+      // No ADMIN_API_KEY: the first start writes data/admin-key, which the quick start reads.
+      const started = runNode(MAIN, {
+        ...database.env,
+        PORT: String(port),
+        LOG_LEVEL: 'warn',
+        DEMO_DATA: 'on',
+        DEMO_DATA_SCALE: 'small',
+      });
+      await started.waitForOutput(/listening on/);
+      return started;
+    };
+    server = await startServer();
+    const url = `http://127.0.0.1:${port}`;
+    const adminKey = readFileSync(path.join(dataDir, 'admin-key'), 'utf8').trim();
+    await waitForDemoData(url, adminKey);
+    // OPS_KEY only, as the quick start exports it: the CLI examples must take it from there.
+    shell = new ReadmeShell(workDir, url, { OPS_URL: url, OPS_KEY: adminKey });
+  }, 180_000);
+
+  afterAll(async () => {
+    server?.child.kill('SIGTERM');
+    await server?.exited;
+    await database?.drop();
+    if (workDir) rmSync(workDir, { recursive: true, force: true });
+  });
+
+  it('the checker reports what a broken example does', () => {
+    const [example] = extractExamples(
+      '<!-- readme-test: run json.id -->\n```bash\ncurl x\n```\n```bash\nls\n```',
+    );
+    expect(example).toMatchObject({ line: 2, code: 'curl x', marker: { kind: 'run', checks: ['json.id'] } });
+    expect(extractExamples('```bash\nls\n```')[0].marker.kind).toBe('unmarked');
+    const calls = [
+      { status: 400, body: '{"error":"VALIDATION_FAILED"}' },
+      { status: 200, body: '{"items":[{"score":0}]}' },
+    ];
+    expect(checkExample(['json.items[0].score>0', 'call1.json.error=VALIDATION_FAILED'], calls, '')).toEqual([
+      'call 1: status 400, expected 2xx',
+      'json.items[0].score>0: is 0',
+    ]);
+    expect(checkExample(['statuses=400,200', 'json.items.length=1', 'stdout~done'], calls, 'x')).toEqual([
+      'stdout lacks "done"',
+    ]);
+  });
+
+  it('marks every bash block as run or skip (with a reason)', () => {
+    const skipped = examples.flatMap((example) => {
+      const reason = skipReason(example);
+      return reason === undefined ? [] : [`  README.md:${example.line}: ${reason}`];
+    });
+    console.info(`README.md examples not run here:\n${skipped.join('\n')}`);
+    const unmarked = examples.filter(
+      (example) =>
+        example.marker.kind === 'unmarked' || (example.marker.kind === 'skip' && !example.marker.reason),
+    );
+    expect(unmarked.map((example) => `README.md:${example.line}`)).toEqual([]);
+  });
+
+  for (const example of examples) {
+    const { marker } = example;
+    const reason = skipReason(example);
+    if (reason !== undefined) {
+      it.skip(`README.md:${example.line} skipped: ${reason}`, () => undefined);
+      continue;
+    }
+    if (marker.kind !== 'run') continue;
+    const stopped = marker.checks.includes('server=stopped');
+    it(`README.md:${example.line} ${marker.checks.join(' ')}`, async () => {
+      if (stopped) {
+        server.child.kill('SIGTERM');
+        await server.exited;
+      }
+      const result = await shell.run(example.code, 90_000).finally(async () => {
+        if (stopped) server = await startServer();
+      });
+      const problems = checkExample(marker.checks, result.calls, result.stdout);
+      if (result.exitCode !== 0) problems.unshift(`bash exited with ${result.exitCode}`);
+      if (problems.length > 0) {
+        const calls = result.calls.map((call, i) => `  ${i + 1}. ${call.status} ${call.body.slice(0, 400)}`);
+        throw new Error(
+          [
+            `README.md:${example.line}: the example breaks`,
+            ...problems.map((problem) => `- ${problem}`),
+            `curl calls:\n${calls.join('\n')}`,
+            `stdout:\n${result.stdout.slice(-3000)}`,
+            `stderr:\n${result.stderr.slice(-3000)}`,
+          ].join('\n'),
+        );
+      }
+    }, 100_000);
+  }
+});
+
+async function waitForDemoData(url: string, key: string): Promise<void> {
+  const deadline = Date.now() + 150_000;
+  let last = '';
+  while (Date.now() < deadline) {
+    const response = await fetch(`${url}/ops/demo/status`, { headers: { authorization: `Bearer ${key}` } });
+    last = await response.text();
+    const status = (JSON.parse(last) as { state?: string }).state;
+    if (status === 'ready') return;
+    if (status === 'failed') break;
+    await sleep(500);
+  }
+  throw new Error(`demo data did not load: ${last}`);
+}
