@@ -26,6 +26,14 @@ const INTERNAL_TABLES = [
   'ops_demo_loads',
 ];
 
+/** PostgreSQL's own schemas: never catalogued (they describe the server, not operations data). */
+const SYSTEM_SCHEMA = /^(pg_|information_schema$)/i;
+
+/** Who syncs: only a system admin may describe the service's own database. */
+export interface CatalogSyncActor extends Actor {
+  isSystemAdmin?: boolean;
+}
+
 export interface CatalogSyncInput {
   /** The catalog asset to create or update (its draft). */
   name: string;
@@ -93,19 +101,44 @@ export class CatalogSyncService {
     private readonly reader: PublishedAssetReader,
   ) {}
 
-  async sync(actor: Actor, input: CatalogSyncInput): Promise<CatalogSyncResult> {
+  async sync(actor: CatalogSyncActor, input: CatalogSyncInput): Promise<CatalogSyncResult> {
+    if (!input.source && !actor.isSystemAdmin) {
+      // The service database holds every tenant's rows; a tenant describes its own databases.
+      throw new AssetRegistryException(
+        Code.CATALOG_SYNC_FORBIDDEN,
+        'Only a system admin may sync the service’s own database; name a published source asset ' +
+          '(`source`) to sync your own database.',
+      );
+    }
     const source = input.source ? await this.sourceContent(actor.tenantId, input.source) : null;
     const schema = input.schema ?? source?.schema ?? 'public';
+    if (SYSTEM_SCHEMA.test(schema)) {
+      throw new AssetRegistryException(
+        Code.CATALOG_SOURCE_INVALID,
+        `Schema ${schema} is a PostgreSQL system schema and is never catalogued`,
+        { schema },
+      );
+    }
     const options = {
       schema,
       tables: input.tables,
-      excludeTables: [...(source ? [] : INTERNAL_TABLES), ...(input.exclude_tables ?? [])],
+      excludeTables: input.exclude_tables ?? [],
+      unsampledTables: [] as string[],
       enumMaxDistinct: input.enum_max_distinct ?? 20,
       enumSampleRows: input.enum_sample_rows ?? 100_000,
     };
-    const fresh = source
-      ? await this.withSource(source, (run) => this.introspection.introspect(run, options))
-      : await this.introspection.introspect((sql, params) => this.dataSource.query(sql, params), options);
+    let fresh: CatalogTable[];
+    if (source) {
+      fresh = await this.withSource(source, (run) => this.introspection.introspect(run, options));
+    } else {
+      const run: SqlRunner = (sql, params) => this.dataSource.query(sql, params);
+      // The service's own tables (bookkeeping, and every table with per-tenant rows) are left out
+      // unless named, and even then only described: sampling them would copy other tenants' values.
+      const own = [...INTERNAL_TABLES, ...(await this.introspection.tenantOwnedTables(run, schema))];
+      options.excludeTables = [...own, ...options.excludeTables];
+      options.unsampledTables = own;
+      fresh = await this.introspection.introspect(run, options);
+    }
     if (input.tables) {
       const missing = input.tables.filter((t) => !fresh.some((f) => f.name === t));
       if (missing.length > 0) {
