@@ -57,3 +57,13 @@ export {
   type AssetType,
   type DocumentsChangedEvent,
 } from './events/app-events';
+export { blockedAddressReason, parseIpv6, type BlockedReason } from './egress/address-policy.util';
+export {
+  EgressPolicy,
+  EgressRefusedError,
+  defaultPort,
+  systemResolver,
+  vetHost,
+  type AddressResolver,
+  type VettedAddress,
+} from './egress/egress-policy';

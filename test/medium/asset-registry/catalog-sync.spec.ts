@@ -8,7 +8,7 @@ import {
   PublishedAssetReader,
 } from '@app/asset-registry';
 import { AuthService } from '@app/platform';
-import { startTestContext, TestContext, testBackend } from '@test/support';
+import { NATIVE_ADMIN_URL, startTestContext, TestContext, testBackend } from '@test/support';
 
 const OPS_TABLES = `
   CREATE SCHEMA ops;
@@ -52,7 +52,10 @@ describe(`catalog sync (${testBackend()})`, () => {
   let sync: CatalogSyncService;
 
   beforeAll(async () => {
-    ctx = await startTestContext([AssetRegistryModule]);
+    // The native test server is on loopback, which source hosts may reach only when allowlisted.
+    ctx = await startTestContext([AssetRegistryModule], {
+      SOURCE_HOST_ALLOWLIST: new URL(NATIVE_ADMIN_URL).hostname,
+    });
     sync = ctx.get(CatalogSyncService);
     const tenant = await ctx.get(AuthService).createTenant('ops', 'Ops', undefined);
     actor = { tenantId: tenant.tenant.id, userId: 'admin' };
@@ -222,6 +225,14 @@ describe(`catalog sync (${testBackend()})`, () => {
       code: 'CATALOG_SOURCE_INVALID',
     });
     await assets.publish(actor, source.id);
+    if (testBackend() === 'embedded') {
+      // The embedded server's Unix socket is the service's own machine: refused unless allowlisted.
+      await expect(sync.sync(actor, { name: 'via_source', source: 'ops_db' })).rejects.toMatchObject({
+        code: 'CATALOG_SOURCE_UNAVAILABLE',
+        message: 'Could not connect to the source database.',
+      });
+      return;
+    }
     const result = await sync.sync(actor, { name: 'via_source', source: 'ops_db', tables: ['racks'] });
     expect(result.asset.content).toMatchObject({
       source: { kind: 'source_asset', name: 'ops_db', schema: 'ops' },

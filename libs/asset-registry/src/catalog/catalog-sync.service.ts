@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import type { CatalogContent, CatalogTable, SourceContent } from '../asset-contents';
 import type { AssetView } from '../asset.types';
@@ -8,6 +7,7 @@ import { AssetRegistryException, AssetRegistryExceptionCode as Code } from '../a
 import { type Actor, AssetRegistryService } from '../lifecycle/asset-registry.service';
 import { PublishedAssetReader } from '../reading/published-asset.reader';
 import { CatalogIntrospectionRepository, type SqlRunner } from './catalog-introspection.repository';
+import { SourceConnector } from './source-connector';
 
 /** The service's own bookkeeping: never part of a catalog of operations data unless asked for by name. */
 const INTERNAL_TABLES = [
@@ -99,6 +99,7 @@ export class CatalogSyncService {
     private readonly introspection: CatalogIntrospectionRepository,
     private readonly assets: AssetRegistryService,
     private readonly reader: PublishedAssetReader,
+    private readonly connector: SourceConnector,
   ) {}
 
   async sync(actor: CatalogSyncActor, input: CatalogSyncInput): Promise<CatalogSyncResult> {
@@ -197,23 +198,13 @@ export class CatalogSyncService {
 
   private async withSource<T>(source: SourceContent, work: (run: SqlRunner) => Promise<T>): Promise<T> {
     const c = source.connection;
-    const client = new Client({
+    const client = await this.connector.connect({
       ...(c.url_ref
-        ? { connectionString: secret(c.url_ref, 'connection.url_ref') }
+        ? { url: secret(c.url_ref, 'connection.url_ref') }
         : { host: c.host, port: c.port, database: c.database, user: c.user }),
       ...(c.password_ref ? { password: secret(c.password_ref, 'connection.password_ref') } : {}),
-      ...(c.ssl ? { ssl: true } : {}),
-      connectionTimeoutMillis: 10_000,
-      application_name: 'ops-catalog-sync',
+      ssl: c.ssl,
     });
-    try {
-      await client.connect();
-    } catch (error) {
-      throw new AssetRegistryException(
-        Code.CATALOG_SOURCE_UNAVAILABLE,
-        `Cannot connect to the source database: ${(error as Error).message}`,
-      );
-    }
     try {
       const run: SqlRunner = async <T>(sql: string, params: unknown[]) =>
         (await client.query(sql, params)).rows as T[];

@@ -184,6 +184,14 @@ export class EnvironmentVariables {
   })
   HTTP_TOOL_ALLOWLIST = '';
 
+  // Catalog sync: hosts a `source` asset may reach even when they resolve to internal addresses
+  // (same syntax as HTTP_TOOL_ALLOWLIST; a Unix socket directory may be listed as a host).
+  @IsString()
+  @Matches(/^\s*((\*\.)?(\[[0-9a-fA-F:.]+\]|[^\s,:[\]]+)(:\d{1,5})?\s*(,\s*|$))*$/, {
+    message: 'must be a comma-separated list of host[:port]',
+  })
+  SOURCE_HOST_ALLOWLIST = '';
+
   @Transform(emptyToUndefined)
   @IsOptional()
   @IsJSON({ message: 'must be a JSON array of MCP servers' })
