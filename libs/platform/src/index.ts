@@ -67,3 +67,11 @@ export {
   type AddressResolver,
   type VettedAddress,
 } from './egress/egress-policy';
+export {
+  SECRET_NAME,
+  SECRET_REFERENCE,
+  SECRET_VALUE_MAX_CHARS,
+  TenantSecretsService,
+  type TenantSecretView,
+} from './secrets/tenant-secrets.service';
+export { SECRETS_KEY_FILE } from './secrets/secrets-keyring';

@@ -35,7 +35,9 @@ describe(`catalog source hosts go through the egress policy (${testBackend()})`,
     let ctx: TestContext;
     let actor: Actor;
     beforeAll(async () => {
-      ctx = await startTestContext([AssetRegistryModule]);
+      ctx = await startTestContext([AssetRegistryModule], {
+        SECRET_ENV_GRANTS: 'egress:OPS_SECRET_EGRESS_TEST_URL',
+      });
       actor = await tenantActor(ctx);
     });
     afterAll(() => ctx.close());

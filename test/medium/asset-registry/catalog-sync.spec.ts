@@ -55,6 +55,7 @@ describe(`catalog sync (${testBackend()})`, () => {
     // The native test server is on loopback, which source hosts may reach only when allowlisted.
     ctx = await startTestContext([AssetRegistryModule], {
       SOURCE_HOST_ALLOWLIST: new URL(NATIVE_ADMIN_URL).hostname,
+      SECRET_ENV_GRANTS: 'ops:OPS_SECRET_CATALOG_TEST_URL',
     });
     sync = ctx.get(CatalogSyncService);
     const tenant = await ctx.get(AuthService).createTenant('ops', 'Ops', undefined);

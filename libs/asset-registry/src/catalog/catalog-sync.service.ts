@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
+import { AppException, TenantSecretsService } from '@app/platform';
 import type { CatalogContent, CatalogTable, SourceContent } from '../asset-contents';
 import type { AssetView } from '../asset.types';
 import { AssetRegistryException, AssetRegistryExceptionCode as Code } from '../asset-registry.exception';
@@ -81,16 +82,6 @@ export function mergeCatalogTables(
   });
 }
 
-function secret(ref: string | undefined, field: string): string | undefined {
-  if (!ref) return undefined;
-  const name = ref.replace(/^env:/, '');
-  const value = process.env[name];
-  if (value === undefined) {
-    throw new AssetRegistryException(Code.CATALOG_SOURCE_INVALID, `${field} names ${name}, which is not set`);
-  }
-  return value;
-}
-
 /** Describes a database as a draft catalog asset an admin can then edit and publish. */
 @Injectable()
 export class CatalogSyncService {
@@ -100,6 +91,7 @@ export class CatalogSyncService {
     private readonly assets: AssetRegistryService,
     private readonly reader: PublishedAssetReader,
     private readonly connector: SourceConnector,
+    private readonly secrets: TenantSecretsService,
   ) {}
 
   async sync(actor: CatalogSyncActor, input: CatalogSyncInput): Promise<CatalogSyncResult> {
@@ -130,7 +122,9 @@ export class CatalogSyncService {
     };
     let fresh: CatalogTable[];
     if (source) {
-      fresh = await this.withSource(source, (run) => this.introspection.introspect(run, options));
+      fresh = await this.withSource(actor.tenantId, source, (run) =>
+        this.introspection.introspect(run, options),
+      );
     } else {
       const run: SqlRunner = (sql, params) => this.dataSource.query(sql, params);
       // The service's own tables (bookkeeping, and every table with per-tenant rows) are left out
@@ -196,13 +190,31 @@ export class CatalogSyncService {
     return published.snapshot.content as SourceContent;
   }
 
-  private async withSource<T>(source: SourceContent, work: (run: SqlRunner) => Promise<T>): Promise<T> {
+  /** A source's credential reference, resolved in the syncing tenant's namespace only. */
+  private async secret(tenantId: string, ref: string, field: string): Promise<string> {
+    try {
+      return await this.secrets.resolve(tenantId, ref);
+    } catch (error) {
+      if (!(error instanceof AppException)) throw error;
+      throw new AssetRegistryException(Code.CATALOG_SOURCE_INVALID, `${field}: ${error.message}`, {
+        secret_ref: ref,
+      });
+    }
+  }
+
+  private async withSource<T>(
+    tenantId: string,
+    source: SourceContent,
+    work: (run: SqlRunner) => Promise<T>,
+  ): Promise<T> {
     const c = source.connection;
     const client = await this.connector.connect({
       ...(c.url_ref
-        ? { url: secret(c.url_ref, 'connection.url_ref') }
+        ? { url: await this.secret(tenantId, c.url_ref, 'connection.url_ref') }
         : { host: c.host, port: c.port, database: c.database, user: c.user }),
-      ...(c.password_ref ? { password: secret(c.password_ref, 'connection.password_ref') } : {}),
+      ...(c.password_ref
+        ? { password: await this.secret(tenantId, c.password_ref, 'connection.password_ref') }
+        : {}),
       ssl: c.ssl,
     });
     try {
