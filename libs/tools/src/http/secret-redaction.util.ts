@@ -1,9 +1,16 @@
 export const REDACTED = '[REDACTED]';
 
 /** Characters a tool may put between the characters of a secret (spacing it out, grouping it). */
-const SEPARATORS = String.raw`[\s\-_.:,;|/\\'"+*]*`;
+const SEPARATOR_CHAR = /[\s\-_.:,;|/\\'"+*]/;
 /** Secrets shorter than this are matched only in their plain spellings (fewer false alarms). */
 const MIN_FUZZY_LENGTH = 6;
+/**
+ * Above this size a field that looks like it holds the secret is replaced whole rather than searched
+ * spelling by spelling (bounds the work an endpoint can cause by echoing the secret in a huge body).
+ */
+const MAX_PRECISE_CHARS = 64 * 1024;
+/** The same bound for secrets that skip the linear pre-check (non-ASCII): every field goes through the regex. */
+const MAX_UNCHECKED_CHARS = 8 * 1024;
 
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
 
@@ -24,9 +31,39 @@ function charPattern(ch: string): string {
   return spellings.length === 1 ? spellings[0] : `(?:${spellings.join('|')})`;
 }
 
+/**
+ * With separators, the secret's own separator characters become optional separators: a separator
+ * class next to a literal that is itself a separator makes the regex backtrack quadratically.
+ */
+const SEPARATOR_CHARS = ' \t\n\r-_.:,;|/\\\'"+*';
+/** Any run of separators, also escaped (`%2D`, `&#45;`, `\u002d`): the secret's own separators are among them. */
+const SEPARATORS = `(?:[\\s\\-_.:,;|/\\\\'"+*]|${[...SEPARATOR_CHARS]
+  .map((ch) => {
+    const code = ch.charCodeAt(0);
+    const hex = code.toString(16).padStart(2, '0');
+    return `%${hex}|&#0*${code};|&#x0*${hex};|\\\\x${hex}|\\\\u00${hex}`;
+  })
+  .join('|')})*`;
+
 function textPattern(text: string, separators: boolean): string {
-  const sep = separators ? SEPARATORS : '';
-  return [...text].map(charPattern).join(sep);
+  if (!separators) return [...text].map(charPattern).join('');
+  return [...text]
+    .filter((ch) => !SEPARATOR_CHAR.test(ch))
+    .map(charPattern)
+    .join(SEPARATORS);
+}
+
+/** Decodes per-character escapes (%HH, &#N;, &#xH;, \xHH, \uHHHH) so a cheap check sees the characters. */
+function unescapeChars(text: string): string {
+  return text
+    .replace(/%([0-9a-f]{2})/gi, (_m, h: string) => String.fromCharCode(parseInt(h, 16)))
+    .replace(/&#x([0-9a-f]{1,6});/gi, (_m, h: string) =>
+      String.fromCodePoint(Math.min(parseInt(h, 16), 0x10ffff)),
+    )
+    .replace(/&#(\d{1,7});/g, (_m, d: string) => String.fromCodePoint(Math.min(Number(d), 0x10ffff)))
+    .replace(/\\(?:x([0-9a-f]{2})|u([0-9a-f]{4}))/gi, (_m, x?: string, u?: string) =>
+      String.fromCharCode(parseInt(x ?? u ?? '0', 16)),
+    );
 }
 
 /**
@@ -68,8 +105,11 @@ const skeleton = (text: string) => text.toLowerCase().replace(/[^\p{L}\p{N}]/gu,
 export class SecretRedactor {
   private readonly pattern: RegExp;
   private readonly skeletons: string[];
+  /** Non-ASCII secrets skip the cheap pre-check (percent-decoding byte by byte would not match them). */
+  private readonly precheck: boolean;
 
   constructor(secret: string) {
+    this.precheck = /^[\x20-\x7e]*$/.test(secret) && secret.length >= MIN_FUZZY_LENGTH;
     const fuzzy = secret.length >= MIN_FUZZY_LENGTH;
     const alternatives = variants(secret).map((v) => textPattern(v, fuzzy));
     // Longest first, so a long encoding is replaced whole rather than a part of it.
@@ -81,6 +121,9 @@ export class SecretRedactor {
   }
 
   redactText(text: string): string {
+    // Most fields hold nothing like the secret: a linear check first; only encoded runs need a look.
+    if (this.precheck && !this.mayContain(text)) return this.redactEncodedRuns(text);
+    if (text.length > (this.precheck ? MAX_PRECISE_CHARS : MAX_UNCHECKED_CHARS)) return REDACTED;
     let out = text.replace(this.pattern, REDACTED);
     out = this.redactEncodedRuns(out);
     // If in doubt, the whole field: whatever spacing or punctuation is left, the characters are the secret's.
@@ -100,7 +143,15 @@ export class SecretRedactor {
     });
   }
 
+  /** Whether the letters and digits of some spelling of the secret appear in the text (after unescaping). */
+  private mayContain(text: string): boolean {
+    const flat = skeleton(unescapeChars(text));
+    return this.skeletons.some((s) => flat.includes(s));
+  }
+
   private contains(text: string): boolean {
+    if (this.precheck) return this.mayContain(text);
+    if (text.length > MAX_UNCHECKED_CHARS) return true;
     this.pattern.lastIndex = 0;
     const found = this.pattern.test(text);
     this.pattern.lastIndex = 0;
