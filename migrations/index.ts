@@ -10,6 +10,7 @@ import { AddKeywordStatistics1795317411778 } from './1795317411778-AddKeywordSta
 import { IndexChunkSourceHash1795317956897 } from './1795317956897-IndexChunkSourceHash';
 import { KeywordIndexWithoutPendingList1795318600000 } from './1795318600000-KeywordIndexWithoutPendingList';
 import { AddDemoLoadProgress1795318650000 } from './1795318650000-AddDemoLoadProgress';
+import { CreateTenantSecrets1795319000000 } from './1795319000000-CreateTenantSecrets';
 
 type MigrationClass = new () => MigrationInterface;
 
@@ -26,4 +27,5 @@ export const MIGRATIONS: MigrationClass[] = [
   IndexChunkSourceHash1795317956897,
   KeywordIndexWithoutPendingList1795318600000,
   AddDemoLoadProgress1795318650000,
+  CreateTenantSecrets1795319000000,
 ];

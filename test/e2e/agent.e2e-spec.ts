@@ -49,6 +49,7 @@ describe(`tool-calling agent over HTTP with the blog tools (${testBackend()})`, 
       LLM_RETRY_BASE_DELAY_MS: '10',
       HTTP_TOOL_ALLOWLIST: `127.0.0.1:${blog.port}`,
       OPS_SECRET_BLOG_API_KEY: BLOG_KEY,
+      SECRET_ENV_GRANTS: 'blogco:OPS_SECRET_BLOG_API_KEY',
     });
     const created = await t.request('POST', '/api/tenants', { body: { slug: 'blogco' } });
     tenantId = created.body.tenant.id;

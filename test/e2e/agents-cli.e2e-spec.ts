@@ -24,8 +24,10 @@ describe(`agents CLI (${testBackend()})`, () => {
     expect(missing.code).toBe(1);
     expect(missing.output).toMatch(/--base-url/);
 
+    // The blog tools reference env:OPS_SECRET_BLOG_API_KEY, which publishing accepts only when granted.
+    const grant = { SECRET_ENV_GRANTS: 'default:OPS_SECRET_BLOG_API_KEY' };
     const first = await cli(
-      {},
+      grant,
       'agents',
       'publish-blog-tools',
       '--base-url',
@@ -38,7 +40,7 @@ describe(`agents CLI (${testBackend()})`, () => {
     expect(first.output).toMatch(/post_blog_article: created, serving version 1/);
 
     const again = await cli(
-      { BLOG_API_BASE_URL: 'http://blog.internal:8080' },
+      { ...grant, BLOG_API_BASE_URL: 'http://blog.internal:8080' },
       'agents',
       'publish-blog-tools',
       '--data-dir',

@@ -217,14 +217,31 @@ describe(`asset registry over HTTP (${testBackend()})`, () => {
     expect((await t.request('GET', '/api/assets?type=policy', { key: otherAdmin })).body.total).toBe(0);
   });
 
-  it('syncs a catalog from the service database, then publishes it for readers', async () => {
+  it('refuses a tenant admin a sync of the service database (403) and lets a system admin sync and publish it', async () => {
     await t.app.get(DataSource).query(`
       CREATE TABLE ops_cpu (server_id text PRIMARY KEY, environment text NOT NULL, cpu numeric);
       COMMENT ON TABLE ops_cpu IS 'CPU 사용률';
       INSERT INTO ops_cpu SELECT 'sys-' || i, (ARRAY['prod', 'staging', 'dev'])[1 + i % 3], i FROM generate_series(1, 9) i;
     `);
+    for (const body of [
+      { name: 'ops' },
+      { name: 'ops', tables: ['api_keys'] },
+      { name: 'ops', schema: 'pg_catalog' },
+    ]) {
+      const refused = await t.request('POST', '/api/assets/catalog/sync', { key: admin, body });
+      expect(refused.status).toBe(403);
+      expect(refused.body).toMatchObject({
+        error: 'CATALOG_SYNC_FORBIDDEN',
+        message: expect.stringContaining('Only a system admin'),
+      });
+    }
+    const system = await t.request('POST', '/api/assets/catalog/sync', {
+      body: { name: 'sys', schema: 'pg_catalog' },
+    });
+    expect(system.status).toBe(400);
+
+    // t.adminKey (the default key) is the system admin of the default tenant.
     const synced = await t.request('POST', '/api/assets/catalog/sync', {
-      key: admin,
       body: { name: 'ops', tables: ['ops_cpu'] },
     });
     expect(synced.status).toBe(200);
@@ -237,9 +254,9 @@ describe(`asset registry over HTTP (${testBackend()})`, () => {
         expect.objectContaining({ name: 'environment', enum_values: ['dev', 'prod', 'staging'] }),
       ]),
     });
-    const publish = await t.request('POST', `/api/assets/${synced.body.asset.id}/publish`, { key: admin });
+    const publish = await t.request('POST', `/api/assets/${synced.body.asset.id}/publish`);
     expect(publish.status).toBe(200);
-    const served = await t.request('GET', '/api/assets/published/catalog/ops', { key: reader });
+    const served = await t.request('GET', '/api/assets/published/catalog/ops');
     expect(served.body.snapshot.content.source).toMatchObject({ kind: 'internal', schema: 'public' });
   });
 

@@ -6,6 +6,7 @@ import { PlannerModule } from '@app/planner';
 import { ApiKeyGuard, PlatformModule, PlatformModuleOptions } from '@app/platform';
 import { ToolsModule } from '@app/tools';
 import { KeysController } from './admin/keys.controller';
+import { SecretsController } from './admin/secrets.controller';
 import { TenantsController } from './admin/tenants.controller';
 import { HealthController } from './health/health.controller';
 import { HttpExceptionFilter } from './http/http-exception.filter';
@@ -23,7 +24,7 @@ export class AppModule {
         ToolsModule,
         PlannerModule,
       ],
-      controllers: [HealthController, TenantsController, KeysController],
+      controllers: [HealthController, TenantsController, KeysController, SecretsController],
       providers: [
         { provide: APP_GUARD, useExisting: ApiKeyGuard },
         { provide: APP_FILTER, useClass: HttpExceptionFilter },

@@ -62,7 +62,8 @@ export interface PolicyContent {
 
 /**
  * A database other than the service's own, for catalog sync. Credentials are never stored: `url_ref`
- * and `password_ref` name environment variables (`env:OPS_SECRET_<NAME>`).
+ * and `password_ref` name a secret of the tenant (`secret:<NAME>`) or an environment variable the
+ * operator granted to the tenant (`env:OPS_SECRET_<NAME>`, SECRET_ENV_GRANTS).
  */
 export interface SourceContent {
   kind: 'postgres';
@@ -127,7 +128,10 @@ export interface HttpToolConfig {
   query?: Record<string, string>;
   /** JSON body template: strings may hold placeholders; a string that is exactly one placeholder keeps the value's type. */
   body?: unknown;
-  /** `env:OPS_SECRET_<NAME>`: read from the environment at call time, never stored in the asset. */
+  /**
+   * `secret:<NAME>` (the calling tenant's secret store) or `env:OPS_SECRET_<NAME>` (an environment
+   * variable granted to the tenant by SECRET_ENV_GRANTS): resolved at call time, never stored in the asset.
+   */
   secret_ref?: string | null;
   /** Output field -> dot path into the JSON response (`data.items`, `items.0.id`); absent: whole body. */
   response_mapping?: Record<string, string> | null;

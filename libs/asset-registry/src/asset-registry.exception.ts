@@ -12,6 +12,7 @@ export enum AssetRegistryExceptionCode {
   ASSET_CONCURRENT_CHANGE = 'ASSET_CONCURRENT_CHANGE',
   CATALOG_SOURCE_INVALID = 'CATALOG_SOURCE_INVALID',
   CATALOG_SOURCE_UNAVAILABLE = 'CATALOG_SOURCE_UNAVAILABLE',
+  CATALOG_SYNC_FORBIDDEN = 'CATALOG_SYNC_FORBIDDEN',
 }
 
 const KIND: Record<AssetRegistryExceptionCode, ErrorKind> = {
@@ -26,6 +27,7 @@ const KIND: Record<AssetRegistryExceptionCode, ErrorKind> = {
   ASSET_CONCURRENT_CHANGE: ErrorKind.CONFLICT,
   CATALOG_SOURCE_INVALID: ErrorKind.INVALID_INPUT,
   CATALOG_SOURCE_UNAVAILABLE: ErrorKind.UNAVAILABLE,
+  CATALOG_SYNC_FORBIDDEN: ErrorKind.FORBIDDEN,
 };
 
 export class AssetRegistryException extends AppException {

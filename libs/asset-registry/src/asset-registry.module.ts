@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { CatalogIntrospectionRepository } from './catalog/catalog-introspection.repository';
 import { CatalogSyncService } from './catalog/catalog-sync.service';
+import { SourceConnector } from './catalog/source-connector';
 import { AssetController } from './http/asset.controller';
 import { AssetRegistryService } from './lifecycle/asset-registry.service';
 import { ToolContractChecker } from './lifecycle/tool-contract.checker';
@@ -22,6 +23,7 @@ import { AssetSpecValidator } from './validation/asset-spec.validator';
     AssetRegistryService,
     CatalogIntrospectionRepository,
     CatalogSyncService,
+    SourceConnector,
   ],
   exports: [AssetRegistryService, PublishedAssetReader, CatalogSyncService],
 })

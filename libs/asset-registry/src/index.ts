@@ -27,6 +27,7 @@ export {
 export { PublishedAssetReader } from './reading/published-asset.reader';
 export {
   CatalogSyncService,
+  type CatalogSyncActor,
   type CatalogSyncInput,
   type CatalogSyncResult,
 } from './catalog/catalog-sync.service';

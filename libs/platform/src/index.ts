@@ -57,3 +57,21 @@ export {
   type AssetType,
   type DocumentsChangedEvent,
 } from './events/app-events';
+export { blockedAddressReason, parseIpv6, type BlockedReason } from './egress/address-policy.util';
+export {
+  EgressPolicy,
+  EgressRefusedError,
+  defaultPort,
+  systemResolver,
+  vetHost,
+  type AddressResolver,
+  type VettedAddress,
+} from './egress/egress-policy';
+export {
+  SECRET_NAME,
+  SECRET_REFERENCE,
+  SECRET_VALUE_MAX_CHARS,
+  TenantSecretsService,
+  type TenantSecretView,
+} from './secrets/tenant-secrets.service';
+export { SECRETS_KEY_FILE } from './secrets/secrets-keyring';

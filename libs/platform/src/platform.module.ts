@@ -13,6 +13,9 @@ import { ConfigCoreModule } from './config/config-core.module';
 import { DatabaseInfo, DatabaseModule } from './database/database.module';
 import { EventBus } from './events/app-events';
 import { HealthRegistry } from './health/health-registry';
+import { SecretsKeyring } from './secrets/secrets-keyring';
+import { TenantSecretsRepository } from './secrets/tenant-secrets.repository';
+import { TenantSecretsService } from './secrets/tenant-secrets.service';
 
 @Injectable()
 class PlatformHealthChecks implements OnModuleInit {
@@ -74,9 +77,20 @@ export class PlatformModule {
         EventEmitterModule.forRoot({ wildcard: false, ignoreErrors: false }),
         ...(options.schedulers === false ? [] : [ScheduleModule.forRoot()]),
       ],
-      providers: [AuthRepository, AuthService, ApiKeyGuard, HealthRegistry, PlatformHealthChecks, EventBus],
+      providers: [
+        AuthRepository,
+        AuthService,
+        ApiKeyGuard,
+        HealthRegistry,
+        PlatformHealthChecks,
+        EventBus,
+        SecretsKeyring,
+        TenantSecretsRepository,
+        TenantSecretsService,
+      ],
       exports: [
         AuthService,
+        TenantSecretsService,
         ApiKeyGuard,
         HealthRegistry,
         EventBus,

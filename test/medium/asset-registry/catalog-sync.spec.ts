@@ -8,7 +8,7 @@ import {
   PublishedAssetReader,
 } from '@app/asset-registry';
 import { AuthService } from '@app/platform';
-import { startTestContext, TestContext, testBackend } from '@test/support';
+import { NATIVE_ADMIN_URL, startTestContext, TestContext, testBackend } from '@test/support';
 
 const OPS_TABLES = `
   CREATE SCHEMA ops;
@@ -47,19 +47,26 @@ const OPS_TABLES = `
 describe(`catalog sync (${testBackend()})`, () => {
   let ctx: TestContext;
   let actor: Actor;
+  /** The same tenant's admin acting as a system admin (the only one allowed to read the service database). */
+  let systemAdmin: Actor & { isSystemAdmin: boolean };
   let sync: CatalogSyncService;
 
   beforeAll(async () => {
-    ctx = await startTestContext([AssetRegistryModule]);
+    // The native test server is on loopback, which source hosts may reach only when allowlisted.
+    ctx = await startTestContext([AssetRegistryModule], {
+      SOURCE_HOST_ALLOWLIST: new URL(NATIVE_ADMIN_URL).hostname,
+      SECRET_ENV_GRANTS: 'ops:OPS_SECRET_CATALOG_TEST_URL',
+    });
     sync = ctx.get(CatalogSyncService);
     const tenant = await ctx.get(AuthService).createTenant('ops', 'Ops', undefined);
     actor = { tenantId: tenant.tenant.id, userId: 'admin' };
+    systemAdmin = { ...actor, isSystemAdmin: true };
     await ctx.get(DataSource).query(OPS_TABLES);
   });
   afterAll(() => ctx.close());
 
   it('describes real tables (types, keys, references, comments, enumerated values) as a draft catalog', async () => {
-    const result = await sync.sync(actor, { name: 'ops_catalog', schema: 'ops' });
+    const result = await sync.sync(systemAdmin, { name: 'ops_catalog', schema: 'ops' });
     expect(result.created).toBe(true);
     expect(result.asset).toMatchObject({ asset_type: 'catalog', status: 'draft', published_version: null });
     const content = result.asset.content as CatalogContent;
@@ -97,20 +104,69 @@ describe(`catalog sync (${testBackend()})`, () => {
   });
 
   it('leaves the service’s own tables out of the default schema and honours an include list', async () => {
-    const own = await sync.sync(actor, { name: 'public_catalog' });
+    const own = await sync.sync(systemAdmin, { name: 'public_catalog' });
     const names = (own.asset.content as CatalogContent).tables.map((t) => t.name);
     expect(names).not.toEqual(expect.arrayContaining(['api_keys']));
     expect(names).not.toContain('tb_asset_registry');
-    const only = await sync.sync(actor, { name: 'servers_only', schema: 'ops', tables: ['servers'] });
+    const only = await sync.sync(systemAdmin, { name: 'servers_only', schema: 'ops', tables: ['servers'] });
     expect((only.asset.content as CatalogContent).tables.map((t) => t.name)).toEqual(['servers']);
-    await expect(sync.sync(actor, { name: 'x', schema: 'ops', tables: ['nope'] })).rejects.toMatchObject({
+    await expect(
+      sync.sync(systemAdmin, { name: 'x', schema: 'ops', tables: ['nope'] }),
+    ).rejects.toMatchObject({
       code: 'CATALOG_SOURCE_INVALID',
     });
   });
 
+  it('refuses a tenant admin the service database (403), and never catalogues system schemas', async () => {
+    await expect(sync.sync(actor, { name: 'mine' })).rejects.toMatchObject({
+      code: 'CATALOG_SYNC_FORBIDDEN',
+      kind: 'FORBIDDEN',
+      message: expect.stringContaining('system admin'),
+    });
+    await expect(sync.sync(actor, { name: 'mine', schema: 'ops' })).rejects.toMatchObject({
+      code: 'CATALOG_SYNC_FORBIDDEN',
+    });
+    for (const schema of ['pg_catalog', 'information_schema', 'PG_CATALOG', 'pg_toast']) {
+      await expect(sync.sync(systemAdmin, { name: 'sys', schema })).rejects.toMatchObject({
+        code: 'CATALOG_SOURCE_INVALID',
+      });
+    }
+  });
+
+  it('never samples values from the service’s own tables, even for a system admin who names them', async () => {
+    const auth = ctx.get(AuthService);
+    const other = await auth.createTenant('victim', 'Victim', undefined);
+    await auth.createKey(
+      other.tenant.id,
+      { name: 'victim-key-name', role: 'reader', userId: 'victim-user' },
+      undefined,
+    );
+    await auth.createKey(
+      other.tenant.id,
+      { name: 'victim-key-name', role: 'reader', userId: 'victim-user' },
+      undefined,
+    );
+    await ctx.get(DataSource).query(
+      `INSERT INTO chat_conversations (tenant_id, user_id, title)
+       SELECT $1, 'victim-user', 'secret plans' FROM generate_series(1, 5)`,
+      [other.tenant.id],
+    );
+    const result = await sync.sync(systemAdmin, {
+      name: 'service_tables',
+      tables: ['api_keys', 'chat_conversations', 'tenants'],
+    });
+    const text = JSON.stringify(result.asset.content);
+    expect(text).not.toContain('victim');
+    expect(text).not.toContain('secret plans');
+    const tables = (result.asset.content as CatalogContent).tables;
+    expect(tables.map((t) => t.name).sort()).toEqual(['api_keys', 'chat_conversations', 'tenants']);
+    const sampled = tables.flatMap((t) => t.columns).filter((c) => c.enum_values && !c.name.endsWith('role'));
+    expect(sampled).toEqual([]);
+  });
+
   it('keeps admin edits on re-sync, and the published catalog is what readers get', async () => {
     const assets = ctx.get(AssetRegistryService);
-    const first = await sync.sync(actor, {
+    const first = await sync.sync(systemAdmin, {
       name: 'edited',
       schema: 'ops',
       tables: ['servers'],
@@ -125,7 +181,7 @@ describe(`catalog sync (${testBackend()})`, () => {
     await assets.publish(actor, first.asset.id);
 
     await ctx.get(DataSource).query(`ALTER TABLE ops.servers ADD COLUMN owner text`);
-    const again = await sync.sync(actor, { name: 'edited', schema: 'ops', tables: ['servers'] });
+    const again = await sync.sync(systemAdmin, { name: 'edited', schema: 'ops', tables: ['servers'] });
     expect(again.created).toBe(false);
     expect(again.asset).toMatchObject({ status: 'draft', published_version: 1 });
     const columns = (again.asset.content as CatalogContent).tables[0].columns;
@@ -170,6 +226,14 @@ describe(`catalog sync (${testBackend()})`, () => {
       code: 'CATALOG_SOURCE_INVALID',
     });
     await assets.publish(actor, source.id);
+    if (testBackend() === 'embedded') {
+      // The embedded server's Unix socket is the service's own machine: refused unless allowlisted.
+      await expect(sync.sync(actor, { name: 'via_source', source: 'ops_db' })).rejects.toMatchObject({
+        code: 'CATALOG_SOURCE_UNAVAILABLE',
+        message: 'Could not connect to the source database.',
+      });
+      return;
+    }
     const result = await sync.sync(actor, { name: 'via_source', source: 'ops_db', tables: ['racks'] });
     expect(result.asset.content).toMatchObject({
       source: { kind: 'source_asset', name: 'ops_db', schema: 'ops' },

@@ -123,6 +123,7 @@ describe(`http tools (${testBackend()})`, () => {
     ctx = await startTestContext([ToolsModule], {
       HTTP_TOOL_ALLOWLIST: `127.0.0.1:${blog.port},127.0.0.1:${other.port}`,
       OPS_SECRET_BLOG: BLOG_KEY,
+      SECRET_ENV_GRANTS: `${TENANT}:OPS_SECRET_BLOG`,
     });
     registry = ctx.get(ToolRegistry);
     factory = ctx.get(HttpToolFactory);
@@ -200,7 +201,7 @@ describe(`http tools (${testBackend()})`, () => {
       });
       expect(result.data).toMatchObject({
         article: { article_id: 'a-1', tags: ['kafka', 'postmortem'] },
-        echoed_key: '[redacted]',
+        echoed_key: '[REDACTED]',
       });
       expect(JSON.stringify(result)).not.toContain(BLOG_KEY);
     });
@@ -235,7 +236,7 @@ describe(`http tools (${testBackend()})`, () => {
         }),
       );
       expect(echoing.error_details).toMatchObject({ code: 'HTTP_STATUS', status: 500 });
-      expect(echoing.error_details?.body).toContain('[redacted]');
+      expect(echoing.error_details?.body).toContain('[REDACTED]');
       expect(JSON.stringify(echoing)).not.toContain(BLOG_KEY);
     });
 

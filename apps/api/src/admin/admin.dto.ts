@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsDateString, IsIn, IsOptional, IsString, Length, Matches } from 'class-validator';
-import { type CreateKeyInput, ROLES, type Role } from '@app/platform';
+import { type CreateKeyInput, ROLES, type Role, SECRET_VALUE_MAX_CHARS } from '@app/platform';
 
 export class CreateTenantRequestDto {
   @ApiProperty({ example: 'acme', description: 'Lowercase letters, digits and dashes' })
@@ -43,4 +43,11 @@ export function toCreateKeyInput(body: CreateApiKeyRequestDto): CreateKeyInput {
     userId: body.user_id,
     expiresAt: body.expires_at ? new Date(body.expires_at) : undefined,
   };
+}
+
+export class PutSecretRequestDto {
+  @ApiProperty({ description: 'The secret value; stored encrypted, never returned', example: 's3cr3t-token' })
+  @IsString()
+  @Length(1, SECRET_VALUE_MAX_CHARS)
+  value!: string;
 }

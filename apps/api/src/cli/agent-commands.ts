@@ -26,7 +26,8 @@ export async function runAgentsCommand(args: ParsedArgs): Promise<void> {
         `${item.name}: ${item.outcome}, serving version ${item.version} (asset ${item.asset_id})\n`,
       );
     process.stdout.write(
-      'the tools send the secret OPS_SECRET_BLOG_API_KEY as X-User-Api-Key: set it on the server\n',
+      'the tools send the secret OPS_SECRET_BLOG_API_KEY as X-User-Api-Key: set it on the server and grant it ' +
+        `to the tenant (SECRET_ENV_GRANTS=${slug}:OPS_SECRET_BLOG_API_KEY)\n`,
     );
   } finally {
     await app.close();

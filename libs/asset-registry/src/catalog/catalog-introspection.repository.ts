@@ -9,6 +9,8 @@ export interface IntrospectionOptions {
   /** Only these tables (all when absent). */
   tables?: string[];
   excludeTables: string[];
+  /** Tables described (structure only) but never read: no values are sampled from them. */
+  unsampledTables?: string[];
   /** Text columns with at most this many distinct values get `enum_values`; 0 turns sampling off. */
   enumMaxDistinct: number;
   /** Rows read per column when looking for enumerated values (bounds the cost on large tables). */
@@ -60,9 +62,24 @@ export function checkConstraintValues(definition: string): string[] | null {
 /** Reads tables, columns, types, keys, comments and enumerated values from PostgreSQL's catalogs. */
 @Injectable()
 export class CatalogIntrospectionRepository {
+  /** Tables of a schema that hold per-tenant rows (a `tenant_id` column): the service's own tenant data. */
+  async tenantOwnedTables(run: SqlRunner, schema: string): Promise<string[]> {
+    const rows = await run<{ name: string }>(
+      `SELECT DISTINCT c.relname::text AS name
+         FROM pg_attribute a
+         JOIN pg_class c ON c.oid = a.attrelid
+         JOIN pg_namespace n ON n.oid = c.relnamespace
+        WHERE n.nspname = $1 AND a.attname = 'tenant_id' AND a.attnum > 0 AND NOT a.attisdropped
+          AND c.relkind IN ${RELKINDS}`,
+      [schema],
+    );
+    return rows.map((r) => r.name);
+  }
+
   async introspect(run: SqlRunner, options: IntrospectionOptions): Promise<CatalogTable[]> {
     const include = options.tables ? new Set(options.tables) : null;
     const exclude = new Set(options.excludeTables);
+    const unsampled = new Set(options.unsampledTables ?? []);
     const tables = (
       await run<TableRow>(
         `SELECT c.oid::int8::text AS oid, c.relname AS name, c.relkind::text AS kind,
@@ -135,7 +152,8 @@ export class CatalogIntrospectionRepository {
           options.enumMaxDistinct > 0 &&
           column.category === 'S' &&
           !keyColumns.has(column.name) &&
-          SAMPLED_RELKINDS.has(table.kind)
+          SAMPLED_RELKINDS.has(table.kind) &&
+          !unsampled.has(table.name)
         ) {
           enumValues = await this.enumeratedValues(run, options, table.name, column.name);
         }

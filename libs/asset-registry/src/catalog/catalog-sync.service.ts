@@ -1,13 +1,14 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { Client } from 'pg';
 import { DataSource } from 'typeorm';
+import { AppException, TenantSecretsService } from '@app/platform';
 import type { CatalogContent, CatalogTable, SourceContent } from '../asset-contents';
 import type { AssetView } from '../asset.types';
 import { AssetRegistryException, AssetRegistryExceptionCode as Code } from '../asset-registry.exception';
 import { type Actor, AssetRegistryService } from '../lifecycle/asset-registry.service';
 import { PublishedAssetReader } from '../reading/published-asset.reader';
 import { CatalogIntrospectionRepository, type SqlRunner } from './catalog-introspection.repository';
+import { SourceConnector } from './source-connector';
 
 /** The service's own bookkeeping: never part of a catalog of operations data unless asked for by name. */
 const INTERNAL_TABLES = [
@@ -25,6 +26,14 @@ const INTERNAL_TABLES = [
   'ops_stage_runs',
   'ops_demo_loads',
 ];
+
+/** PostgreSQL's own schemas: never catalogued (they describe the server, not operations data). */
+const SYSTEM_SCHEMA = /^(pg_|information_schema$)/i;
+
+/** Who syncs: only a system admin may describe the service's own database. */
+export interface CatalogSyncActor extends Actor {
+  isSystemAdmin?: boolean;
+}
 
 export interface CatalogSyncInput {
   /** The catalog asset to create or update (its draft). */
@@ -73,16 +82,6 @@ export function mergeCatalogTables(
   });
 }
 
-function secret(ref: string | undefined, field: string): string | undefined {
-  if (!ref) return undefined;
-  const name = ref.replace(/^env:/, '');
-  const value = process.env[name];
-  if (value === undefined) {
-    throw new AssetRegistryException(Code.CATALOG_SOURCE_INVALID, `${field} names ${name}, which is not set`);
-  }
-  return value;
-}
-
 /** Describes a database as a draft catalog asset an admin can then edit and publish. */
 @Injectable()
 export class CatalogSyncService {
@@ -91,21 +90,50 @@ export class CatalogSyncService {
     private readonly introspection: CatalogIntrospectionRepository,
     private readonly assets: AssetRegistryService,
     private readonly reader: PublishedAssetReader,
+    private readonly connector: SourceConnector,
+    private readonly secrets: TenantSecretsService,
   ) {}
 
-  async sync(actor: Actor, input: CatalogSyncInput): Promise<CatalogSyncResult> {
+  async sync(actor: CatalogSyncActor, input: CatalogSyncInput): Promise<CatalogSyncResult> {
+    if (!input.source && !actor.isSystemAdmin) {
+      // The service database holds every tenant's rows; a tenant describes its own databases.
+      throw new AssetRegistryException(
+        Code.CATALOG_SYNC_FORBIDDEN,
+        'Only a system admin may sync the service’s own database; name a published source asset ' +
+          '(`source`) to sync your own database.',
+      );
+    }
     const source = input.source ? await this.sourceContent(actor.tenantId, input.source) : null;
     const schema = input.schema ?? source?.schema ?? 'public';
+    if (SYSTEM_SCHEMA.test(schema)) {
+      throw new AssetRegistryException(
+        Code.CATALOG_SOURCE_INVALID,
+        `Schema ${schema} is a PostgreSQL system schema and is never catalogued`,
+        { schema },
+      );
+    }
     const options = {
       schema,
       tables: input.tables,
-      excludeTables: [...(source ? [] : INTERNAL_TABLES), ...(input.exclude_tables ?? [])],
+      excludeTables: input.exclude_tables ?? [],
+      unsampledTables: [] as string[],
       enumMaxDistinct: input.enum_max_distinct ?? 20,
       enumSampleRows: input.enum_sample_rows ?? 100_000,
     };
-    const fresh = source
-      ? await this.withSource(source, (run) => this.introspection.introspect(run, options))
-      : await this.introspection.introspect((sql, params) => this.dataSource.query(sql, params), options);
+    let fresh: CatalogTable[];
+    if (source) {
+      fresh = await this.withSource(actor.tenantId, source, (run) =>
+        this.introspection.introspect(run, options),
+      );
+    } else {
+      const run: SqlRunner = (sql, params) => this.dataSource.query(sql, params);
+      // The service's own tables (bookkeeping, and every table with per-tenant rows) are left out
+      // unless named, and even then only described: sampling them would copy other tenants' values.
+      const own = [...INTERNAL_TABLES, ...(await this.introspection.tenantOwnedTables(run, schema))];
+      options.excludeTables = [...own, ...options.excludeTables];
+      options.unsampledTables = own;
+      fresh = await this.introspection.introspect(run, options);
+    }
     if (input.tables) {
       const missing = input.tables.filter((t) => !fresh.some((f) => f.name === t));
       if (missing.length > 0) {
@@ -162,25 +190,33 @@ export class CatalogSyncService {
     return published.snapshot.content as SourceContent;
   }
 
-  private async withSource<T>(source: SourceContent, work: (run: SqlRunner) => Promise<T>): Promise<T> {
-    const c = source.connection;
-    const client = new Client({
-      ...(c.url_ref
-        ? { connectionString: secret(c.url_ref, 'connection.url_ref') }
-        : { host: c.host, port: c.port, database: c.database, user: c.user }),
-      ...(c.password_ref ? { password: secret(c.password_ref, 'connection.password_ref') } : {}),
-      ...(c.ssl ? { ssl: true } : {}),
-      connectionTimeoutMillis: 10_000,
-      application_name: 'ops-catalog-sync',
-    });
+  /** A source's credential reference, resolved in the syncing tenant's namespace only. */
+  private async secret(tenantId: string, ref: string, field: string): Promise<string> {
     try {
-      await client.connect();
+      return await this.secrets.resolve(tenantId, ref);
     } catch (error) {
-      throw new AssetRegistryException(
-        Code.CATALOG_SOURCE_UNAVAILABLE,
-        `Cannot connect to the source database: ${(error as Error).message}`,
-      );
+      if (!(error instanceof AppException)) throw error;
+      throw new AssetRegistryException(Code.CATALOG_SOURCE_INVALID, `${field}: ${error.message}`, {
+        secret_ref: ref,
+      });
     }
+  }
+
+  private async withSource<T>(
+    tenantId: string,
+    source: SourceContent,
+    work: (run: SqlRunner) => Promise<T>,
+  ): Promise<T> {
+    const c = source.connection;
+    const client = await this.connector.connect({
+      ...(c.url_ref
+        ? { url: await this.secret(tenantId, c.url_ref, 'connection.url_ref') }
+        : { host: c.host, port: c.port, database: c.database, user: c.user }),
+      ...(c.password_ref
+        ? { password: await this.secret(tenantId, c.password_ref, 'connection.password_ref') }
+        : {}),
+      ssl: c.ssl,
+    });
     try {
       const run: SqlRunner = async <T>(sql: string, params: unknown[]) =>
         (await client.query(sql, params)).rows as T[];

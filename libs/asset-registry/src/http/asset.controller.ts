@@ -57,13 +57,14 @@ export class AssetController {
   @HttpCode(200)
   @RequireRole('admin')
   @ApiOperation({
-    summary: 'Describe a database (default: the service’s own) as the draft of a catalog asset',
+    summary:
+      'Describe a database as the draft of a catalog asset: a published source asset, or (system admins only) the service’s own',
   })
   syncCatalog(
     @Body() body: CatalogSyncRequestDto,
     @CurrentPrincipal() principal: Principal,
   ): Promise<CatalogSyncResult> {
-    return this.catalogSync.sync(actorOf(principal), body);
+    return this.catalogSync.sync({ ...actorOf(principal), isSystemAdmin: principal.isSystemAdmin }, body);
   }
 
   @Get('published/:type/:name')

@@ -5,6 +5,7 @@ import {
   type AssetLifecycleEvent,
   type AssetType,
   EventBus,
+  TenantSecretsService,
 } from '@app/platform';
 import {
   ALL_SPEC_FIELDS,
@@ -33,6 +34,7 @@ import { AssetRepository, StaleRevision, UniqueViolation } from '../persistence/
 import { PublishedAssetReader } from '../reading/published-asset.reader';
 import { AssetSpecValidator } from '../validation/asset-spec.validator';
 import { diffAssets } from './asset-diff.util';
+import { secretReferencesOf } from './secret-references.util';
 import { ToolContractChecker } from './tool-contract.checker';
 
 export interface Actor {
@@ -73,6 +75,7 @@ export class AssetRegistryService {
     private readonly contracts: ToolContractChecker,
     private readonly reader: PublishedAssetReader,
     private readonly events: EventBus,
+    private readonly secrets: TenantSecretsService,
   ) {}
 
   async create(actor: Actor, input: CreateAssetInput): Promise<AssetView> {
@@ -263,6 +266,9 @@ export class AssetRegistryService {
     options: PublishOptions,
     rollbackFrom: number | null,
   ): Promise<AssetVersionView> {
+    // A reference this tenant cannot resolve (another tenant's secret, an env name not granted to it)
+    // is a 400 naming it, not a tool that fails at its first call.
+    for (const ref of secretReferencesOf(snapshot)) await this.secrets.assertResolvable(asset.tenantId, ref);
     let contractCheck = null;
     let dryRun = null;
     if (asset.assetType === 'tool') {

@@ -2,7 +2,8 @@ import type { AssetType } from '@app/platform';
 
 type Schema = Record<string, unknown>;
 
-export const SECRET_REF_PATTERN = '^env:OPS_SECRET_[A-Z0-9_]+$';
+/** `secret:<NAME>` (the tenant's secret store) or `env:OPS_SECRET_<NAME>` (granted by the operator). */
+export const SECRET_REF_PATTERN = '^(secret:[A-Za-z][A-Za-z0-9_-]{0,99}|env:OPS_SECRET_[A-Z0-9_]+)$';
 const HTTP_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
 const stringMap: Schema = { type: 'object', additionalProperties: { type: 'string' } };
 const jsonObject: Schema = { type: 'object' };

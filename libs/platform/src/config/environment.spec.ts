@@ -23,6 +23,25 @@ describe('validateEnvironment', () => {
     expect(env.REDIS_URL).toBeUndefined();
   });
 
+  it('validates the secrets and egress keys', () => {
+    const key = Buffer.alloc(32, 7);
+    for (const SECRETS_KEY of [key.toString('hex'), key.toString('base64'), key.toString('base64url')]) {
+      expect(validateEnvironment({ SECRETS_KEY }).SECRETS_KEY).toBe(SECRETS_KEY);
+    }
+    expect(() => validateEnvironment({ SECRETS_KEY: 'short' })).toThrow(/SECRETS_KEY/);
+    expect(
+      validateEnvironment({ SECRET_ENV_GRANTS: 'acme:OPS_SECRET_A,OPS_SECRET_B;*:OPS_SECRET_C' })
+        .SECRET_ENV_GRANTS,
+    ).toContain('acme');
+    expect(() => validateEnvironment({ SECRET_ENV_GRANTS: 'OPS_SECRET_A' })).toThrow(/SECRET_ENV_GRANTS/);
+    expect(
+      validateEnvironment({ SOURCE_HOST_ALLOWLIST: 'db.internal:5432,[::1]' }).SOURCE_HOST_ALLOWLIST,
+    ).toBe('db.internal:5432,[::1]');
+    expect(() => validateEnvironment({ SOURCE_HOST_ALLOWLIST: 'postgres://x' })).toThrow(
+      /SOURCE_HOST_ALLOWLIST/,
+    );
+  });
+
   it('lists every bad key with its value and reason', () => {
     let caught: unknown;
     try {

@@ -184,6 +184,31 @@ export class EnvironmentVariables {
   })
   HTTP_TOOL_ALLOWLIST = '';
 
+  // Catalog sync: hosts a `source` asset may reach even when they resolve to internal addresses
+  // (same syntax as HTTP_TOOL_ALLOWLIST; a Unix socket directory may be listed as a host).
+  @IsString()
+  @Matches(/^\s*((\*\.)?(\[[0-9a-fA-F:.]+\]|[^\s,:[\]]+)(:\d{1,5})?\s*(,\s*|$))*$/, {
+    message: 'must be a comma-separated list of host[:port]',
+  })
+  SOURCE_HOST_ALLOWLIST = '';
+
+  // Tenant secrets: the server key sealing them (32 bytes as 64 hex digits or base64; unset: generated
+  // into DATA_DIR/secrets-key on the embedded backend, secrets refused with DATABASE_URL), and the
+  // environment variables each tenant's tools may reference (`tenant:OPS_SECRET_A,OPS_SECRET_B;other:...`,
+  // tenant by slug or id, `*` for every tenant).
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @Matches(/^\s*([0-9a-fA-F]{64}|[A-Za-z0-9+/_-]{43}=?)\s*$/, {
+    message: 'must be 32 bytes as 64 hex digits or base64',
+  })
+  SECRETS_KEY?: string;
+
+  @IsString()
+  @Matches(/^\s*([^:;\s]+\s*:\s*[A-Z0-9_]+(\s*,\s*[A-Z0-9_]+)*\s*(;\s*|$))*$/, {
+    message: 'must be tenant:NAME[,NAME][;tenant:NAME...]',
+  })
+  SECRET_ENV_GRANTS = '';
+
   @Transform(emptyToUndefined)
   @IsOptional()
   @IsJSON({ message: 'must be a JSON array of MCP servers' })

@@ -1,13 +1,13 @@
 import { ToolError } from '../core/tool.types';
 import {
   readPath,
-  redactSecret,
   renderJson,
   renderScalar,
   renderString,
   renderUrl,
   TemplateScope,
 } from './http-template.util';
+import { redactSecret } from './secret-redaction.util';
 import { httpToolConfigIssues } from './http-tool-config.util';
 
 const scope: TemplateScope = {
@@ -74,7 +74,7 @@ describe('http tool templates', () => {
 
   it('redacts the secret wherever a response echoes it', () => {
     expect(redactSecret({ a: ['key s3cr3t here'], b: 1 }, 's3cr3t')).toEqual({
-      a: ['key [redacted] here'],
+      a: ['key [REDACTED] here'],
       b: 1,
     });
   });

@@ -106,17 +106,3 @@ export function templateStrings(template: unknown): string[] {
   if (template && typeof template === 'object') return Object.values(template).flatMap(templateStrings);
   return [];
 }
-
-/** Replaces every occurrence of the secret in strings of a JSON value (responses may echo it). */
-export function redactSecret<T>(value: T, secret: string | undefined): T {
-  if (!secret) return value;
-  const walk = (item: unknown): unknown => {
-    if (typeof item === 'string') return item.split(secret).join('[redacted]');
-    if (Array.isArray(item)) return item.map(walk);
-    if (item && typeof item === 'object') {
-      return Object.fromEntries(Object.entries(item).map(([key, inner]) => [key, walk(inner)]));
-    }
-    return item;
-  };
-  return walk(value) as T;
-}

@@ -1,8 +1,10 @@
 import type { HttpToolConfig } from '@app/asset-registry';
+import { SECRET_REFERENCE } from '@app/platform';
 import { placeholderIssue, placeholdersOf, templateStrings } from './http-template.util';
 
 export const HTTP_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
-export const SECRET_REF = /^env:(OPS_SECRET_[A-Z0-9_]+)$/;
+/** `secret:<NAME>` (the calling tenant's store) or `env:OPS_SECRET_<NAME>` (only when granted to the tenant). */
+export const SECRET_REF = SECRET_REFERENCE;
 export const HTTP_TOOL_DEFAULT_TIMEOUT_MS = 10_000;
 export const HTTP_TOOL_MAX_TIMEOUT_MS = 120_000;
 export const HTTP_TOOL_DEFAULT_MAX_RESPONSE_BYTES = 1024 * 1024;
@@ -61,7 +63,10 @@ export function httpToolConfigIssues(config: unknown): ConfigIssue[] {
   const c = config as Partial<HttpToolConfig> & Record<string, unknown>;
   const hasSecret = c.secret_ref !== undefined && c.secret_ref !== null;
   if (hasSecret && (typeof c.secret_ref !== 'string' || !SECRET_REF.test(c.secret_ref))) {
-    issues.push({ path: '/secret_ref', message: 'must look like env:OPS_SECRET_<NAME> (A-Z, 0-9, _)' });
+    issues.push({
+      path: '/secret_ref',
+      message: 'must look like secret:<NAME> or env:OPS_SECRET_<NAME> (A-Z, 0-9, _)',
+    });
   }
   if (!HTTP_METHODS.includes(c.method as (typeof HTTP_METHODS)[number])) {
     issues.push({ path: '/method', message: `must be one of ${HTTP_METHODS.join(', ')}` });

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { HttpToolConfig, ToolAssetSpec } from '@app/asset-registry';
+import { TenantSecretsService } from '@app/platform';
 import { SchemaValidator } from '../core/schema-validator';
 import type { Tool } from '../core/tool.types';
 import { DynamicToolFactory, DynamicToolMeta } from './dynamic-tool.factory';
@@ -21,7 +22,10 @@ const TOOL_TIMEOUT_MARGIN_MS = 1000;
 export class HttpToolFactory implements DynamicToolFactory {
   private readonly validator = new SchemaValidator();
 
-  constructor(private readonly client: OutboundHttpClient) {}
+  constructor(
+    private readonly client: OutboundHttpClient,
+    private readonly secrets: TenantSecretsService,
+  ) {}
 
   create(spec: ToolAssetSpec, meta: DynamicToolMeta = {}): Tool {
     const issues = spec.tool_type === 'http' ? httpToolConfigIssues(spec.tool_config) : [];
@@ -66,6 +70,7 @@ export class HttpToolFactory implements DynamicToolFactory {
       },
       config,
       this.client,
+      (tenantId, ref) => this.secrets.resolve(tenantId, ref),
     );
   }
 }

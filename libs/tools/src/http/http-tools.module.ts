@@ -1,7 +1,6 @@
 import { Global, Module } from '@nestjs/common';
 import { ToolAssetDryRunner } from '@app/asset-registry';
-import { AppConfig } from '@app/platform';
-import { EgressPolicy } from './egress-policy';
+import { AppConfig, EgressPolicy } from '@app/platform';
 import { HttpToolFactory } from './http-tool.factory';
 import { OutboundHttpClient } from './outbound-http.client';
 import { ToolAssetDryRunService } from './tool-asset-dry-run.service';

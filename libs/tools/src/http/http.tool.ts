@@ -1,14 +1,10 @@
 import type { HttpToolConfig } from '@app/asset-registry';
+import { AppException } from '@app/platform';
 import { Tool, ToolContext, ToolDefinition, ToolError, ToolErrorCode, ToolOutput } from '../core/tool.types';
-import {
-  HTTP_TOOL_DEFAULT_MAX_RESPONSE_BYTES,
-  HTTP_TOOL_DEFAULT_TIMEOUT_MS,
-  SECRET_REF,
-} from './http-tool-config.util';
+import { HTTP_TOOL_DEFAULT_MAX_RESPONSE_BYTES, HTTP_TOOL_DEFAULT_TIMEOUT_MS } from './http-tool-config.util';
 import {
   placeholdersOf,
   readPath,
-  redactSecret,
   renderJson,
   renderScalar,
   renderString,
@@ -16,6 +12,10 @@ import {
   TemplateScope,
 } from './http-template.util';
 import { OutboundHttpClient, OutboundResponse } from './outbound-http.client';
+import { redactSecret } from './secret-redaction.util';
+
+/** Resolves a tool's `secret_ref` in the calling tenant's namespace (TenantSecretsService). */
+export type SecretResolver = (tenantId: string, ref: string) => Promise<string>;
 
 export enum HttpToolErrorCode {
   SECRET_MISSING = 'SECRET_MISSING',
@@ -36,10 +36,11 @@ export class HttpTool implements Tool {
     readonly definition: ToolDefinition,
     private readonly config: HttpToolConfig,
     private readonly client: OutboundHttpClient,
+    private readonly secrets: SecretResolver,
   ) {}
 
   async execute(context: ToolContext, input: Record<string, unknown>): Promise<ToolOutput> {
-    const secret = this.resolveSecret();
+    const secret = await this.resolveSecret(context.tenantId);
     const scope: TemplateScope = {
       input,
       context: { user_id: context.userId, tenant_id: context.tenantId },
@@ -108,17 +109,23 @@ export class HttpTool implements Tool {
     }
   }
 
-  private resolveSecret(): string | undefined {
+  /** The secret of the calling tenant's namespace; a reference it cannot resolve fails the call, never the value. */
+  private async resolveSecret(tenantId: string): Promise<string | undefined> {
     const ref = this.config.secret_ref;
     if (!ref) return undefined;
-    const variable = SECRET_REF.exec(ref)?.[1];
-    const value = variable ? process.env[variable] : undefined;
-    if (!value) {
-      throw new ToolError(HttpToolErrorCode.SECRET_MISSING, `The secret ${ref} is not set on the server.`, {
-        secret_ref: ref,
-      });
+    try {
+      return await this.secrets(tenantId, ref);
+    } catch (error) {
+      if (!(error instanceof AppException)) throw error;
+      throw new ToolError(
+        HttpToolErrorCode.SECRET_MISSING,
+        `The secret ${ref} cannot be used: ${error.message}`,
+        {
+          secret_ref: ref,
+          reason: error.code,
+        },
+      );
     }
-    return value;
   }
 
   private toOutput(response: OutboundResponse): ToolOutput {

@@ -1,6 +1,6 @@
+import { EgressPolicy } from '@app/platform';
 import http from 'node:http';
 import { AddressInfo } from 'node:net';
-import { EgressPolicy } from './egress-policy';
 import { AddressResolver, OutboundHttpClient } from './outbound-http.client';
 
 function request(client: OutboundHttpClient, url: string) {

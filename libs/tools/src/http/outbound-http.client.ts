@@ -1,9 +1,16 @@
-import dns from 'node:dns';
+import type dns from 'node:dns';
 import http, { IncomingHttpHeaders } from 'node:http';
 import https from 'node:https';
-import net, { LookupFunction } from 'node:net';
+import type { LookupFunction } from 'node:net';
+import {
+  type AddressResolver,
+  defaultPort,
+  EgressPolicy,
+  EgressRefusedError,
+  systemResolver,
+  vetHost,
+} from '@app/platform';
 import { ToolError, ToolErrorCode } from '../core/tool.types';
-import { defaultPort, EgressPolicy } from './egress-policy';
 
 export enum OutboundErrorCode {
   URL_NOT_ALLOWED = 'URL_NOT_ALLOWED',
@@ -36,9 +43,7 @@ export interface OutboundResponse {
   redirects: number;
 }
 
-export type AddressResolver = (hostname: string) => Promise<Array<{ address: string; family: number }>>;
-
-const systemResolver: AddressResolver = (hostname) => dns.promises.lookup(hostname, { all: true });
+export type { AddressResolver } from '@app/platform';
 
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 const HOP_HEADERS = new Set(['host', 'content-length', 'transfer-encoding', 'connection', 'accept-encoding']);
@@ -133,38 +138,16 @@ export class OutboundHttpClient {
     }
     const hostname = url.hostname.replace(/^\[|\]$/g, '');
     const port = url.port ? Number(url.port) : defaultPort(url.protocol);
-    const allowlisted = this.policy.isAllowlisted(hostname, port);
-    let addresses: Array<{ address: string; family: number }>;
-    if (net.isIP(hostname)) {
-      addresses = [{ address: hostname, family: net.isIP(hostname) }];
-    } else {
-      try {
-        addresses = await this.resolver(hostname);
-      } catch (error) {
-        throw new ToolError(OutboundErrorCode.DNS_FAILED, `Could not resolve ${hostname}.`, {
-          host: hostname,
-          reason: (error as NodeJS.ErrnoException).code ?? (error as Error).message,
-        });
-      }
+    try {
+      const vetted = await vetHost(this.policy, hostname, port, this.resolver);
+      signal?.throwIfAborted();
+      return { url, address: vetted.address, family: vetted.family };
+    } catch (error) {
+      if (!(error instanceof EgressRefusedError)) throw error;
+      const code =
+        error.reason === 'blocked' ? OutboundErrorCode.ADDRESS_BLOCKED : OutboundErrorCode.DNS_FAILED;
+      throw new ToolError(code, error.message, error.details);
     }
-    signal?.throwIfAborted();
-    if (addresses.length === 0) {
-      throw new ToolError(OutboundErrorCode.DNS_FAILED, `${hostname} has no addresses.`, { host: hostname });
-    }
-    if (!allowlisted) {
-      for (const { address } of addresses) {
-        const reason = this.policy.blockedReason(address);
-        if (reason) {
-          throw new ToolError(
-            OutboundErrorCode.ADDRESS_BLOCKED,
-            `Refused to connect to ${hostname}: ${address} is a ${reason} address.`,
-            { host: hostname, address, reason },
-          );
-        }
-      }
-    }
-    const [first] = addresses;
-    return { url, address: first.address, family: first.family === 6 ? 6 : 4 };
   }
 
   private send(
