@@ -3,7 +3,7 @@ import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { AppConfig, AuthService, EnvironmentVariables, JsonLogger } from '@app/platform';
+import { AppConfig, AuthService, EnvironmentVariables, JsonLogger, verifyJsonDepth } from '@app/platform';
 import { AppModule } from './app.module';
 import { setupOpenApi } from './docs/openapi';
 import { requestContextMiddleware } from './http/request-context.middleware';
@@ -22,7 +22,7 @@ export async function createApp({ env, logStream }: CreateAppOptions): Promise<N
     abortOnError: false,
   });
   app.use(requestContextMiddleware);
-  app.useBodyParser('json', { limit: env.BODY_LIMIT });
+  app.useBodyParser('json', { limit: env.BODY_LIMIT, verify: verifyJsonDepth() });
   app.useBodyParser('urlencoded', { limit: env.BODY_LIMIT, extended: true });
   app.disable('x-powered-by');
   app.set('trust proxy', 'loopback');

@@ -57,3 +57,8 @@ export {
   type AssetType,
   type DocumentsChangedEvent,
 } from './events/app-events';
+export { MAX_JSON_DEPTH, MAX_PAGE_OFFSET, PG_INT_MAX } from './validation/input-limits';
+export { jsonNestingDepth, payloadTooDeep, verifyJsonDepth } from './validation/json-depth';
+export { assertSafeStrings, findUnsafeStrings, type UnsafeStringField } from './validation/unsafe-strings';
+export { ParseBoundedIntPipe } from './validation/bounded-int.pipe';
+export { invalidDataMessage, sqlState } from './database/database-errors';

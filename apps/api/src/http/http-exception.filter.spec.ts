@@ -1,4 +1,6 @@
 import { ArgumentsHost, NotFoundException } from '@nestjs/common';
+import { DatabaseError } from 'pg';
+import { QueryFailedError } from 'typeorm';
 import { AppException, ErrorKind } from '@app/platform';
 import { HttpExceptionFilter } from './http-exception.filter';
 
@@ -45,6 +47,15 @@ describe('HttpExceptionFilter', () => {
   it('answers 503 when the database cannot be reached', () => {
     const result = respond(new Error('timeout exceeded when trying to connect'));
     expect(result).toMatchObject({ status: 503, body: { error: 'DATABASE_UNAVAILABLE' } });
+  });
+
+  it('answers 400 for PostgreSQL data exceptions (class 22) that reach it', () => {
+    for (const code of ['22021', '22003', '22P02', '22001', '22025']) {
+      const driverError = Object.assign(new DatabaseError('bad value', 0, 'error'), { code });
+      const result = respond(new QueryFailedError('SELECT 1', [], driverError));
+      expect(result).toMatchObject({ status: 400, body: { error: 'INVALID_DATA', requestId: 'req-1' } });
+      expect(result.body.message).not.toMatch(/SELECT|bad value/);
+    }
   });
 
   it('hides unknown errors behind a generic 500', () => {

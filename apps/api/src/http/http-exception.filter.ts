@@ -1,6 +1,6 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, HttpStatus, Logger } from '@nestjs/common';
 import type { Request, Response } from 'express';
-import { AppException, ErrorKind, RequestContext } from '@app/platform';
+import { AppException, ErrorKind, invalidDataMessage, RequestContext } from '@app/platform';
 
 export const STATUS_BY_KIND: Record<ErrorKind, number> = {
   [ErrorKind.INVALID_INPUT]: HttpStatus.BAD_REQUEST,
@@ -111,6 +111,18 @@ export class HttpExceptionFilter implements ExceptionFilter {
       return {
         status,
         body: { error, message: exception.message, details: { type: exception.type }, requestId },
+      };
+    }
+    const invalidData = invalidDataMessage(exception);
+    if (invalidData) {
+      this.logger.warn({
+        msg: 'database refused a value',
+        path: request.originalUrl,
+        error: String(exception),
+      });
+      return {
+        status: HttpStatus.BAD_REQUEST,
+        body: { error: 'INVALID_DATA', message: `${invalidData}.`, requestId },
       };
     }
     if (isDatabaseUnavailable(exception)) {
