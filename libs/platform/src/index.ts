@@ -61,4 +61,11 @@ export { MAX_JSON_DEPTH, MAX_PAGE_OFFSET, PG_INT_MAX } from './validation/input-
 export { jsonNestingDepth, payloadTooDeep, verifyJsonDepth } from './validation/json-depth';
 export { assertSafeStrings, findUnsafeStrings, type UnsafeStringField } from './validation/unsafe-strings';
 export { ParseBoundedIntPipe } from './validation/bounded-int.pipe';
-export { invalidDataMessage, sqlState } from './database/database-errors';
+export {
+  invalidDataMessage,
+  isDatabaseUnavailable,
+  READ_RETRY_DELAY_MS,
+  retryReadOnce,
+  sqlState,
+} from './database/database-errors';
+export { IDEMPOTENT_READ, IdempotentRead } from './database/idempotent-read.decorator';

@@ -13,7 +13,7 @@ import {
   UseInterceptors,
 } from '@nestjs/common';
 import { ApiBearerAuth, ApiConsumes, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { CurrentPrincipal, ErrorKind, Principal, RequireRole } from '@app/platform';
+import { CurrentPrincipal, ErrorKind, IdempotentRead, Principal, RequireRole } from '@app/platform';
 import { DocumentsException, DocumentsExceptionCode } from '../documents.exception';
 import type { DocumentInput, DocumentSearchResponse, DocumentView } from '../documents.types';
 import { DocumentIngestionService } from '../ingestion/document-ingestion.service';
@@ -84,6 +84,7 @@ export class DocumentsController {
 
   @Post('search')
   @RequireRole('reader')
+  @IdempotentRead()
   @HttpCode(200)
   @ApiOperation({ summary: 'Search chunks: text, vector or hybrid (RRF)' })
   search(

@@ -1,6 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { QueryFailedError } from 'typeorm';
 import { AppConfig } from '../config/app-config';
+import { retryReadOnce } from '../database/database-errors';
 import { AppException, ErrorKind, PlatformException, PlatformExceptionCode } from '../errors/app.exception';
 import { ApiKeyEntity } from './api-key.entity';
 import { displayPrefix, generateApiKey, hashApiKey } from './api-key.util';
@@ -84,7 +85,8 @@ export class AuthService {
   async authenticate(rawKey: string | undefined): Promise<Principal> {
     if (!rawKey)
       throw unauthenticated('An API key is required: send "Authorization: Bearer <key>" or "X-Api-Key".');
-    const key = await this.repository.findKeyByHash(hashApiKey(rawKey));
+    // Every request starts with this read, before any interceptor could retry it: retry it here.
+    const key = await retryReadOnce(() => this.repository.findKeyByHash(hashApiKey(rawKey)));
     const now = new Date();
     if (!key || !key.tenant) throw unauthenticated('The API key is not valid.');
     if (key.revokedAt) throw unauthenticated('The API key has been revoked.');
