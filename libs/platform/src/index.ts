@@ -29,6 +29,7 @@ export {
 } from './auth/auth.service';
 export { TenantEntity } from './auth/tenant.entity';
 export { ApiKeyGuard, extractApiKey } from './auth/api-key.guard';
+export { maskedKey } from './auth/api-key.util';
 export { Public, RequireRole, SystemAdminOnly, CurrentPrincipal } from './auth/auth.decorators';
 export {
   ROLES,

@@ -22,7 +22,10 @@ export async function runAgentsCommand(args: ParsedArgs): Promise<void> {
     const slug = stringFlag(args, 'tenant') ?? DEFAULT_TENANT_SLUG;
     if (slug === DEFAULT_TENANT_SLUG) {
       const firstRun = await ensureBootstrapAdmin(app);
-      if (firstRun.secret) process.stdout.write(`created the bootstrap admin key: ${firstRun.secret}\n`);
+      if (firstRun.keyFile)
+        process.stdout.write(
+          `created the bootstrap admin key ${firstRun.maskedKey}, saved in ${firstRun.keyFile}\n`,
+        );
     }
     const tenant = await app.get(AuthService).getTenant(slug);
     const published = await app

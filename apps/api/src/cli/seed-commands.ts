@@ -24,7 +24,10 @@ export async function runSeedCommand(args: ParsedArgs): Promise<void> {
   try {
     if (slug === DEFAULT_TENANT_SLUG) {
       const firstRun = await ensureBootstrapAdmin(app);
-      if (firstRun.secret) process.stdout.write(`created the bootstrap admin key: ${firstRun.secret}\n`);
+      if (firstRun.keyFile)
+        process.stdout.write(
+          `created the bootstrap admin key ${firstRun.maskedKey}, saved in ${firstRun.keyFile}\n`,
+        );
     }
     const tenant = await app.get(AuthService).getTenant(slug);
     process.stdout.write(`loading the ${scale} demo dataset into tenant "${tenant.slug}"...\n`);

@@ -172,10 +172,20 @@ export class AuthService {
    * secret when one was generated (it is shown once); undefined when keys already existed or the
    * operator supplied ADMIN_API_KEY.
    */
-  async bootstrapFirstAdmin(): Promise<{ secret?: string; created: boolean }> {
+  async bootstrapFirstAdmin(
+    options: { canHandOver: boolean } = { canHandOver: true },
+  ): Promise<{ secret?: string; created: boolean }> {
     const supplied = this.config.get('ADMIN_API_KEY');
     const secret = supplied ?? generateApiKey();
     const created = await this.repository.whenNoKeys(async (manager) => {
+      // A generated key reaches the operator only through the key file; without it nobody could ever log in.
+      if (!supplied && !options.canHandOver) {
+        throw new PlatformException(
+          PlatformExceptionCode.BOOTSTRAP_KEY_UNDELIVERABLE,
+          ErrorKind.INVALID_INPUT,
+          'First start needs a way to hand over the admin key: set ADMIN_API_KEY, or allow WRITE_ADMIN_KEY_FILE.',
+        );
+      }
       const tenant = await this.repository.ensureTenant(manager, DEFAULT_TENANT_SLUG, 'Default tenant');
       await this.repository.insertKey(manager, {
         ...this.newKey(
