@@ -38,15 +38,20 @@ describe(`the server as a process (${testBackend()})`, () => {
     expect(output).toMatch(/- REDIS_URL=localhost:6379/);
   });
 
-  it('first start on embedded defaults: ready, prints the admin key once, writes it 0600; a second process on the same data directory is refused', async () => {
+  it('first start on embedded defaults: ready, writes the admin key only to a 0600 file (output shows its prefix and path); a second process on the same data directory is refused', async () => {
     const port = await freePort();
-    const first = runNode(MAIN, { PORT: String(port), DATA_DIR: dataDir, LOG_LEVEL: 'warn' });
+    const first = runNode(MAIN, { PORT: String(port), DATA_DIR: dataDir, LOG_LEVEL: 'info' });
     try {
       await first.waitForOutput(/listening on/);
       const keyFile = path.join(dataDir, 'admin-key');
       expect(statSync(keyFile).mode & 0o777).toBe(0o600);
       const key = readFileSync(keyFile, 'utf8').trim();
-      expect(first.output()).toContain(key);
+      expect(key).toMatch(/^ops_.{40,}$/);
+      await first.waitForOutput(/First start/);
+      expect(first.output()).not.toContain(key);
+      expect(first.output()).not.toContain(key.slice(0, 16));
+      expect(first.output()).toContain(`${key.slice(0, 12)}…`);
+      expect(first.output()).toContain(keyFile);
 
       const ready = await fetch(`http://127.0.0.1:${port}/health/ready`);
       expect(ready.status).toBe(200);
@@ -74,6 +79,20 @@ describe(`the server as a process (${testBackend()})`, () => {
       restarted.child.kill('SIGTERM');
       await restarted.exited;
     }
+  });
+
+  it('refuses a first start that could hand the generated admin key to no one', async () => {
+    const proc = runNode(MAIN, {
+      PORT: String(await freePort()),
+      DATA_DIR: dataDir,
+      WRITE_ADMIN_KEY_FILE: 'false',
+      LOG_LEVEL: 'warn',
+    });
+    const exited = await Promise.race([proc.exited, sleep(30_000).then(() => 'still running')]);
+    proc.child.kill('SIGKILL');
+    expect(exited).toBe(1);
+    expect(proc.output()).toMatch(/ADMIN_API_KEY/);
+    expect(proc.output()).not.toMatch(/ops_[A-Za-z0-9_-]{20,}/);
   });
 });
 

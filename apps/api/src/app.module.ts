@@ -1,5 +1,5 @@
 import { DynamicModule, Module } from '@nestjs/common';
-import { APP_FILTER, APP_GUARD, APP_PIPE } from '@nestjs/core';
+import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
 import { AssetRegistryModule } from '@app/asset-registry';
 import { DocumentsModule } from '@app/documents';
 import { PlannerModule } from '@app/planner';
@@ -9,6 +9,7 @@ import { KeysController } from './admin/keys.controller';
 import { SecretsController } from './admin/secrets.controller';
 import { TenantsController } from './admin/tenants.controller';
 import { HealthController } from './health/health.controller';
+import { DatabaseReadRetryInterceptor } from './http/database-read-retry.interceptor';
 import { HttpExceptionFilter } from './http/http-exception.filter';
 import { createValidationPipe } from './http/validation.pipe';
 
@@ -29,6 +30,7 @@ export class AppModule {
         { provide: APP_GUARD, useExisting: ApiKeyGuard },
         { provide: APP_FILTER, useClass: HttpExceptionFilter },
         { provide: APP_PIPE, useFactory: createValidationPipe },
+        { provide: APP_INTERCEPTOR, useClass: DatabaseReadRetryInterceptor },
       ],
     };
   }

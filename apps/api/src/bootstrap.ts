@@ -3,7 +3,14 @@ import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { AppConfig, AuthService, EnvironmentVariables, JsonLogger } from '@app/platform';
+import {
+  AppConfig,
+  AuthService,
+  EnvironmentVariables,
+  JsonLogger,
+  maskedKey,
+  verifyJsonDepth,
+} from '@app/platform';
 import { AppModule } from './app.module';
 import { setupOpenApi } from './docs/openapi';
 import { requestContextMiddleware } from './http/request-context.middleware';
@@ -22,7 +29,7 @@ export async function createApp({ env, logStream }: CreateAppOptions): Promise<N
     abortOnError: false,
   });
   app.use(requestContextMiddleware);
-  app.useBodyParser('json', { limit: env.BODY_LIMIT });
+  app.useBodyParser('json', { limit: env.BODY_LIMIT, verify: verifyJsonDepth() });
   app.useBodyParser('urlencoded', { limit: env.BODY_LIMIT, extended: true });
   app.disable('x-powered-by');
   app.set('trust proxy', 'loopback');
@@ -41,20 +48,29 @@ export async function createApp({ env, logStream }: CreateAppOptions): Promise<N
 }
 
 export interface FirstRunResult {
-  secret?: string;
+  /** The generated key's display prefix (`ops_ab12cd34…`); the whole key is only in `keyFile`. */
+  maskedKey?: string;
   keyFile?: string;
 }
 
-/** On first start, creates the bootstrap admin key and writes it to DATA_DIR/admin-key (0600). */
+/**
+ * On first start, creates the bootstrap admin key and writes it to DATA_DIR/admin-key (0600), the
+ * only place the whole key ever appears; output and logs show its prefix and the file's path.
+ * Refuses (and creates nothing) when the key could reach no one: no ADMIN_API_KEY and no key file.
+ */
 export async function ensureBootstrapAdmin(app: INestApplicationContext): Promise<FirstRunResult> {
   const config = app.get(AppConfig);
-  const { secret } = await app.get(AuthService).bootstrapFirstAdmin();
-  if (!secret) return {};
-  if (!config.get('WRITE_ADMIN_KEY_FILE')) return { secret };
-  mkdirSync(config.dataDir, { recursive: true });
+  const writeFile = config.get('WRITE_ADMIN_KEY_FILE');
   const keyFile = path.join(config.dataDir, 'admin-key');
+  if (writeFile) mkdirSync(config.dataDir, { recursive: true });
+  const { secret } = await app.get(AuthService).bootstrapFirstAdmin({ canHandOver: writeFile });
+  if (!secret) return {};
   writeFileSync(keyFile, `${secret}\n`, { mode: 0o600 });
   chmodSync(keyFile, 0o600);
-  new Logger('Bootstrap').log({ msg: 'bootstrap admin key written', file: keyFile });
-  return { secret, keyFile };
+  new Logger('Bootstrap').log({
+    msg: 'bootstrap admin key written',
+    file: keyFile,
+    prefix: maskedKey(secret),
+  });
+  return { maskedKey: maskedKey(secret), keyFile };
 }

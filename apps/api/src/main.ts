@@ -35,13 +35,12 @@ async function main(): Promise<void> {
     `  Cache:     ${config.redisUrl ? 'Redis (REDIS_URL)' : 'in-process'}`,
     ...(await demoLines(app, url)),
   ];
-  if (firstRun.secret) {
+  if (firstRun.keyFile) {
     lines.push(
       '',
-      '  First start: created an admin key for tenant "default" (shown only this once):',
-      `    ${firstRun.secret}`,
-      firstRun.keyFile ? `  Also written to ${firstRun.keyFile} (mode 0600).` : '',
-      `  Try: curl -H "Authorization: Bearer $(cat ${firstRun.keyFile ?? '<key file>'})" ${url}/api/keys`,
+      `  First start: created the admin key ${firstRun.maskedKey} for tenant "default".`,
+      `  The key is in ${firstRun.keyFile} (mode 0600, readable only by this user); it is never printed.`,
+      `  Try: curl -H "Authorization: Bearer $(cat ${firstRun.keyFile})" ${url}/api/keys`,
     );
   }
   process.stdout.write(`${lines.join('\n')}\n\n`);

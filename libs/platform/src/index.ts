@@ -29,6 +29,7 @@ export {
 } from './auth/auth.service';
 export { TenantEntity } from './auth/tenant.entity';
 export { ApiKeyGuard, extractApiKey } from './auth/api-key.guard';
+export { maskedKey } from './auth/api-key.util';
 export { Public, RequireRole, SystemAdminOnly, CurrentPrincipal } from './auth/auth.decorators';
 export {
   ROLES,
@@ -75,3 +76,15 @@ export {
   type TenantSecretView,
 } from './secrets/tenant-secrets.service';
 export { SECRETS_KEY_FILE } from './secrets/secrets-keyring';
+export { MAX_JSON_DEPTH, MAX_PAGE_OFFSET, PG_INT_MAX } from './validation/input-limits';
+export { jsonNestingDepth, payloadTooDeep, verifyJsonDepth } from './validation/json-depth';
+export { assertSafeStrings, findUnsafeStrings, type UnsafeStringField } from './validation/unsafe-strings';
+export { ParseBoundedIntPipe } from './validation/bounded-int.pipe';
+export {
+  invalidDataMessage,
+  isDatabaseUnavailable,
+  READ_RETRY_DELAY_MS,
+  retryReadOnce,
+  sqlState,
+} from './database/database-errors';
+export { IDEMPOTENT_READ, IdempotentRead } from './database/idempotent-read.decorator';

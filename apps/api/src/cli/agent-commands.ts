@@ -27,7 +27,7 @@ export async function runAgentsCommand(args: ParsedArgs): Promise<void> {
       );
     process.stdout.write(
       'the tools send the secret OPS_SECRET_BLOG_API_KEY as X-User-Api-Key: set it on the server and grant it ' +
-        `to the tenant (SECRET_ENV_GRANTS=${slug}:OPS_SECRET_BLOG_API_KEY)\n`,
+        `to the tenant (SECRET_ENV_GRANTS=${tenant.slug}:OPS_SECRET_BLOG_API_KEY)\n`,
     );
   } finally {
     await app.close();

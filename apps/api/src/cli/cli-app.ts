@@ -33,12 +33,9 @@ export async function cliTenant(
   if (slug === DEFAULT_TENANT_SLUG) {
     const { ensureBootstrapAdmin } = await import('../bootstrap');
     const firstRun = await ensureBootstrapAdmin(app);
-    if (firstRun.secret) {
-      const where = firstRun.keyFile
-        ? `written to ${firstRun.keyFile}`
-        : 'not written (WRITE_ADMIN_KEY_FILE=false)';
+    if (firstRun.keyFile) {
       process.stdout.write(
-        `created the default tenant and its bootstrap admin key (${firstRun.secret.slice(0, 12)}..., ${where})\n`,
+        `created the default tenant and its bootstrap admin key ${firstRun.maskedKey}, saved in ${firstRun.keyFile}\n`,
       );
     }
   }

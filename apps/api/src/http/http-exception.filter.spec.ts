@@ -1,11 +1,21 @@
 import { ArgumentsHost, NotFoundException } from '@nestjs/common';
+import { DatabaseError } from 'pg';
+import { QueryFailedError } from 'typeorm';
 import { AppException, ErrorKind } from '@app/platform';
 import { HttpExceptionFilter } from './http-exception.filter';
 
-function respond(exception: unknown): { status: number; body: Record<string, unknown> } {
-  const captured = { status: 0, body: {} as Record<string, unknown> };
+function respond(exception: unknown): {
+  status: number;
+  body: Record<string, unknown>;
+  headers: Record<string, string>;
+} {
+  const captured = { status: 0, body: {} as Record<string, unknown>, headers: {} as Record<string, string> };
   const response = {
     headersSent: false,
+    getHeader: (name: string) => captured.headers[name.toLowerCase()],
+    setHeader: (name: string, value: string) => {
+      captured.headers[name.toLowerCase()] = value;
+    },
     status(code: number) {
       captured.status = code;
       return this;
@@ -27,7 +37,7 @@ function respond(exception: unknown): { status: number; body: Record<string, unk
 describe('HttpExceptionFilter', () => {
   it('maps coded exceptions by kind and keeps code, details and request id', () => {
     const result = respond(new AppException('THING_MISSING', ErrorKind.NOT_FOUND, 'No thing', { id: 1 }));
-    expect(result).toEqual({
+    expect(result).toMatchObject({
       status: 404,
       body: { error: 'THING_MISSING', message: 'No thing', details: { id: 1 }, requestId: 'req-1' },
     });
@@ -42,9 +52,42 @@ describe('HttpExceptionFilter', () => {
     });
   });
 
-  it('answers 503 when the database cannot be reached', () => {
-    const result = respond(new Error('timeout exceeded when trying to connect'));
-    expect(result).toMatchObject({ status: 503, body: { error: 'DATABASE_UNAVAILABLE' } });
+  it('answers 503 with Retry-After when the database cannot be reached', () => {
+    const terminated = (code: string) =>
+      new QueryFailedError('SELECT 1', [], Object.assign(new DatabaseError('gone', 0, 'error'), { code }));
+    const outages: unknown[] = [
+      new Error('timeout exceeded when trying to connect'),
+      new Error('Connection terminated unexpectedly'),
+      new QueryFailedError(
+        'SELECT 1',
+        [],
+        new Error('Client has encountered a connection error and is not queryable'),
+      ),
+      Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' }),
+      Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' }),
+      terminated('57P01'),
+      terminated('57P02'),
+      terminated('57P03'),
+      terminated('08006'),
+      Object.assign(new Error('Query runner already released.'), { name: 'QueryRunnerAlreadyReleasedError' }),
+    ];
+    for (const outage of outages) {
+      const result = respond(outage);
+      expect(result).toMatchObject({
+        status: 503,
+        body: { error: 'DATABASE_UNAVAILABLE', requestId: 'req-1' },
+        headers: { 'retry-after': '2' },
+      });
+    }
+  });
+
+  it('answers 400 for PostgreSQL data exceptions (class 22) that reach it', () => {
+    for (const code of ['22021', '22003', '22P02', '22001', '22025']) {
+      const driverError = Object.assign(new DatabaseError('bad value', 0, 'error'), { code });
+      const result = respond(new QueryFailedError('SELECT 1', [], driverError));
+      expect(result).toMatchObject({ status: 400, body: { error: 'INVALID_DATA', requestId: 'req-1' } });
+      expect(result.body.message).not.toMatch(/SELECT|bad value/);
+    }
   });
 
   it('hides unknown errors behind a generic 500', () => {

@@ -1,6 +1,13 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, HttpStatus, Logger } from '@nestjs/common';
 import type { Request, Response } from 'express';
-import { AppException, ErrorKind, RequestContext } from '@app/platform';
+import {
+  AppException,
+  ErrorKind,
+  invalidDataMessage,
+  isDatabaseUnavailable,
+  PlatformExceptionCode,
+  RequestContext,
+} from '@app/platform';
 
 export const STATUS_BY_KIND: Record<ErrorKind, number> = {
   [ErrorKind.INVALID_INPUT]: HttpStatus.BAD_REQUEST,
@@ -54,13 +61,8 @@ function isBodyParserError(error: unknown): error is BodyParserError {
   );
 }
 
-const DATABASE_UNAVAILABLE =
-  /timeout exceeded when trying to connect|Connection terminated|ECONNREFUSED|the database system is (starting up|shutting down)/;
-
-/** The pool could not reach the database: a transient outage, not a bug. */
-function isDatabaseUnavailable(error: unknown): boolean {
-  return error instanceof Error && DATABASE_UNAVAILABLE.test(error.message);
-}
+/** Seconds a client should wait before retrying a 503 (sent as `Retry-After`). */
+export const RETRY_AFTER_SECONDS = 2;
 
 /** The one place where exceptions become HTTP responses: `{ error, message, details, requestId }`. */
 @Catch()
@@ -72,13 +74,24 @@ export class HttpExceptionFilter implements ExceptionFilter {
     const response = http.getResponse<Response>();
     const request = http.getRequest<Request>();
     const { status, body } = this.toResponse(exception, request);
-    if (status >= 500) {
+    const unavailable = status === (HttpStatus.SERVICE_UNAVAILABLE as number);
+    if (unavailable) {
+      this.logger.warn({
+        msg: 'request answered 503',
+        method: request.method,
+        path: request.originalUrl,
+        error: exception instanceof Error ? exception.message : String(exception),
+      });
+    } else if (status >= 500) {
       this.logger.error(
         { msg: 'request failed', method: request.method, path: request.originalUrl, status },
         exception as Error,
       );
     }
     if (response.headersSent) return;
+    if (unavailable && !response.getHeader('retry-after')) {
+      response.setHeader('Retry-After', String(RETRY_AFTER_SECONDS));
+    }
     response.status(status).json(body);
   }
 
@@ -113,11 +126,23 @@ export class HttpExceptionFilter implements ExceptionFilter {
         body: { error, message: exception.message, details: { type: exception.type }, requestId },
       };
     }
+    const invalidData = invalidDataMessage(exception);
+    if (invalidData) {
+      this.logger.warn({
+        msg: 'database refused a value',
+        path: request.originalUrl,
+        error: String(exception),
+      });
+      return {
+        status: HttpStatus.BAD_REQUEST,
+        body: { error: 'INVALID_DATA', message: `${invalidData}.`, requestId },
+      };
+    }
     if (isDatabaseUnavailable(exception)) {
       return {
         status: HttpStatus.SERVICE_UNAVAILABLE,
         body: {
-          error: 'DATABASE_UNAVAILABLE',
+          error: PlatformExceptionCode.DATABASE_UNAVAILABLE,
           message: 'The database is busy or unreachable; retry shortly.',
           requestId,
         },

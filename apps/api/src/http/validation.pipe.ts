@@ -1,5 +1,5 @@
-import { ValidationError, ValidationPipe } from '@nestjs/common';
-import { ErrorKind, PlatformException, PlatformExceptionCode } from '@app/platform';
+import { ArgumentMetadata, ValidationError, ValidationPipe } from '@nestjs/common';
+import { assertSafeStrings, ErrorKind, PlatformException, PlatformExceptionCode } from '@app/platform';
 
 export interface FieldError {
   field: string;
@@ -14,9 +14,23 @@ export function flattenValidationErrors(errors: ValidationError[], parent = ''):
   });
 }
 
+/**
+ * The one global input check: NUL and lone surrogates are refused in every body, query, route
+ * parameter and multipart field (before validation, and again after the DTO's transforms, which
+ * may parse JSON-valued form fields), then the DTO is validated.
+ */
+export class InputValidationPipe extends ValidationPipe {
+  override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
+    assertSafeStrings(value, metadata.type === 'param' ? (metadata.data ?? '') : '');
+    const transformed: unknown = await super.transform(value, metadata);
+    if (transformed !== value) assertSafeStrings(transformed);
+    return transformed;
+  }
+}
+
 /** Strict DTO validation: unknown properties are rejected, and every bad field is named. */
 export function createValidationPipe(): ValidationPipe {
-  return new ValidationPipe({
+  return new InputValidationPipe({
     whitelist: true,
     forbidNonWhitelisted: true,
     transform: true,

@@ -1,4 +1,4 @@
-import { Body, Controller, Get, HttpCode, Param, ParseIntPipe, Patch, Post, Query } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 import {
   ASSET_TYPES,
@@ -7,6 +7,7 @@ import {
   ErrorKind,
   PlatformException,
   PlatformExceptionCode,
+  ParseBoundedIntPipe,
   type Principal,
   RequireRole,
   roleSatisfies,
@@ -199,7 +200,7 @@ export class AssetController {
   @ApiOperation({ summary: 'One published version with its snapshot, contract check and dry run' })
   async version(
     @Param('id') id: string,
-    @Param('version', ParseIntPipe) version: number,
+    @Param('version', new ParseBoundedIntPipe(1)) version: number,
     @CurrentPrincipal() principal: Principal,
   ): Promise<AssetVersionView> {
     await this.assertVisible(principal, id);

@@ -15,7 +15,7 @@ import {
   MaxLength,
   Min,
 } from 'class-validator';
-import { ASSET_TYPES, type AssetType } from '@app/platform';
+import { ASSET_TYPES, MAX_PAGE_OFFSET, PG_INT_MAX, type AssetType } from '@app/platform';
 import { ALL_SPEC_FIELDS, ASSET_STATUSES, type AssetSpec, type AssetStatus } from '../asset.types';
 import {
   CATALOG_CONTENT_SCHEMA,
@@ -189,6 +189,7 @@ export class RollbackAssetRequestDto extends PublishAssetRequestDto {
   @ApiProperty({ description: 'The version whose snapshot to publish again' })
   @IsInt()
   @Min(1)
+  @Max(PG_INT_MAX)
   version!: number;
 }
 
@@ -231,10 +232,12 @@ export class ListAssetsQueryDto {
   @Type(() => Number)
   @IsInt()
   @Min(0)
+  @Max(MAX_PAGE_OFFSET)
   offset?: number;
 }
 
-const VERSION_REF = /^(\d+|draft|published)$/;
+/** A version number of at most 9 digits (so it always fits an int4), `draft` or `published`. */
+const VERSION_REF = /^([1-9]\d{0,8}|0|draft|published)$/;
 
 export class AssetDiffQueryDto {
   @ApiProperty({ description: 'A version number, `published` or `draft`', example: '1' })

@@ -13,6 +13,7 @@ import {
   Max,
   MaxLength,
   Min,
+  ValidateIf,
   ValidateNested,
 } from 'class-validator';
 import {
@@ -22,6 +23,7 @@ import {
   FUSION_METHODS,
   SEARCH_TYPES,
 } from '../documents.types';
+import { MAX_PAGE_OFFSET } from '@app/platform';
 import type { ChunkType, DocumentFormat, DocumentStatus, FusionMethod, SearchType } from '../documents.types';
 
 /** Multipart form fields arrive as strings; metadata may be sent as a JSON string there. */
@@ -49,7 +51,8 @@ export class DocumentContentRequestDto {
   @ApiPropertyOptional({
     description: 'The document content (JSON bodies). Text, or base64 with content_encoding.',
   })
-  @IsOptional()
+  // Absent is allowed (multipart sends a file instead); null is not a document.
+  @ValidateIf((_body, value) => value !== undefined)
   @IsString()
   content?: string;
 
@@ -111,6 +114,7 @@ export class DocumentListQueryDto {
   @Type(() => Number)
   @IsInt()
   @Min(0)
+  @Max(MAX_PAGE_OFFSET)
   offset?: number;
 }
 
@@ -126,6 +130,7 @@ export class ChunkListQueryDto {
   @Type(() => Number)
   @IsInt()
   @Min(0)
+  @Max(MAX_PAGE_OFFSET)
   offset?: number;
 }
 

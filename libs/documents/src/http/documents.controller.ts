@@ -15,7 +15,7 @@ import {
 } from '@nestjs/common';
 import type { Response } from 'express';
 import { ApiBearerAuth, ApiConsumes, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { CurrentPrincipal, ErrorKind, Principal, RequireRole } from '@app/platform';
+import { CurrentPrincipal, ErrorKind, IdempotentRead, Principal, RequireRole } from '@app/platform';
 import { DocumentsException, DocumentsExceptionCode } from '../documents.exception';
 import type { DocumentInput, DocumentSearchResponse, DocumentView } from '../documents.types';
 import { DocumentIngestionService } from '../ingestion/document-ingestion.service';
@@ -90,6 +90,7 @@ export class DocumentsController {
 
   @Post('search')
   @RequireRole('reader')
+  @IdempotentRead()
   @HttpCode(200)
   @ApiOperation({ summary: 'Search chunks: text, vector or hybrid (RRF)' })
   search(

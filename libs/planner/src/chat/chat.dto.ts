@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsInt, IsOptional, IsString, IsUUID, Length, Matches, Max, Min } from 'class-validator';
+import { MAX_PAGE_OFFSET } from '@app/platform';
 
 export class ChatRequestDto {
   @ApiProperty({ example: '휴가 신청 방법 알려줘' })
@@ -35,5 +36,6 @@ export class ConversationListQueryDto {
   @Type(() => Number)
   @IsInt()
   @Min(0)
+  @Max(MAX_PAGE_OFFSET)
   offset?: number;
 }

@@ -26,3 +26,8 @@ export function hashApiKey(key: string): string {
 export function displayPrefix(key: string): string {
   return key.slice(0, 12);
 }
+
+/** How a key may appear in output and logs: its display prefix, marked as cut (`ops_ab12cd34…`). */
+export function maskedKey(key: string): string {
+  return `${displayPrefix(key)}…`;
+}

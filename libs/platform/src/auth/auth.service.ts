@@ -1,6 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { QueryFailedError } from 'typeorm';
 import { AppConfig } from '../config/app-config';
+import { retryReadOnce } from '../database/database-errors';
 import { AppException, ErrorKind, PlatformException, PlatformExceptionCode } from '../errors/app.exception';
 import { ApiKeyEntity } from './api-key.entity';
 import { displayPrefix, generateApiKey, hashApiKey } from './api-key.util';
@@ -84,7 +85,8 @@ export class AuthService {
   async authenticate(rawKey: string | undefined): Promise<Principal> {
     if (!rawKey)
       throw unauthenticated('An API key is required: send "Authorization: Bearer <key>" or "X-Api-Key".');
-    const key = await this.repository.findKeyByHash(hashApiKey(rawKey));
+    // Every request starts with this read, before any interceptor could retry it: retry it here.
+    const key = await retryReadOnce(() => this.repository.findKeyByHash(hashApiKey(rawKey)));
     const now = new Date();
     if (!key || !key.tenant) throw unauthenticated('The API key is not valid.');
     if (key.revokedAt) throw unauthenticated('The API key has been revoked.');
@@ -170,10 +172,20 @@ export class AuthService {
    * secret when one was generated (it is shown once); undefined when keys already existed or the
    * operator supplied ADMIN_API_KEY.
    */
-  async bootstrapFirstAdmin(): Promise<{ secret?: string; created: boolean }> {
+  async bootstrapFirstAdmin(
+    options: { canHandOver: boolean } = { canHandOver: true },
+  ): Promise<{ secret?: string; created: boolean }> {
     const supplied = this.config.get('ADMIN_API_KEY');
     const secret = supplied ?? generateApiKey();
     const created = await this.repository.whenNoKeys(async (manager) => {
+      // A generated key reaches the operator only through the key file; without it nobody could ever log in.
+      if (!supplied && !options.canHandOver) {
+        throw new PlatformException(
+          PlatformExceptionCode.BOOTSTRAP_KEY_UNDELIVERABLE,
+          ErrorKind.INVALID_INPUT,
+          'First start needs a way to hand over the admin key: set ADMIN_API_KEY, or allow WRITE_ADMIN_KEY_FILE.',
+        );
+      }
       const tenant = await this.repository.ensureTenant(manager, DEFAULT_TENANT_SLUG, 'Default tenant');
       await this.repository.insertKey(manager, {
         ...this.newKey(

@@ -15,11 +15,25 @@ export interface ConnectionSettings {
 }
 
 /**
+ * A pg client that never emits an unhandled 'error'. When a backend is terminated
+ * (`pg_terminate_backend`, a server restart), pg can emit 'error' on a checked-out client more
+ * than once; TypeORM's listener is gone after the first, and an 'error' event with no listener
+ * crashes the process. The pool and TypeORM still see the error through their own listeners; the
+ * failed query is rejected and answered 503 by the HTTP layer.
+ */
+export class ResilientClient extends Client {
+  constructor(config?: ConstructorParameters<typeof Client>[0]) {
+    super(config);
+    this.on('error', () => undefined);
+  }
+}
+
+/**
  * A pg client that waits for the embedded database to be available before connecting, so requests
  * arriving while its thread restarts (after an interrupted runaway statement) queue instead of failing.
  */
-function embeddedClientClass(whenAvailable: () => Promise<void>): typeof Client {
-  return class EmbeddedClient extends Client {
+function embeddedClientClass(whenAvailable: () => Promise<void>): typeof ResilientClient {
+  return class EmbeddedClient extends ResilientClient {
     override connect(): Promise<Client>;
     override connect(callback: (err: Error | null, client?: Client) => void): void;
     override connect(callback?: (err: Error | null, client?: Client) => void): Promise<Client> | void {
@@ -65,7 +79,7 @@ export function buildDataSourceOptions(
     poolSize,
     extra: {
       max: poolSize,
-      ...(settings.embedded ? { Client: embeddedClientClass(settings.embedded.whenAvailable) } : {}),
+      Client: settings.embedded ? embeddedClientClass(settings.embedded.whenAvailable) : ResilientClient,
       // Embedded: requests queue for the one connection behind long statements (e.g. the demo load).
       connectionTimeoutMillis: settings.databaseUrl ? 10_000 : 60_000,
       idleTimeoutMillis: 30_000,
