@@ -46,6 +46,7 @@ export {
   toToolAssetSpec,
   BLOG_BASE_URL_PLACEHOLDER,
   BLOG_SECRET_REF,
+  BLOG_TENANT_SECRET_REF,
 } from './agent/blog/blog-tool-specs';
 export { ChatService } from './chat/chat.service';
 export { ChatException, ChatExceptionCode } from './chat/chat.exception';

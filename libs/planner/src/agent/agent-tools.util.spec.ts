@@ -7,7 +7,12 @@ import {
   toolMessageContent,
   withoutUserId,
 } from './agent-tools.util';
-import { BLOG_BASE_URL_PLACEHOLDER, blogToolAssets, toToolAssetSpec } from './blog/blog-tool-specs';
+import {
+  BLOG_BASE_URL_PLACEHOLDER,
+  BLOG_TENANT_SECRET_REF,
+  blogToolAssets,
+  toToolAssetSpec,
+} from './blog/blog-tool-specs';
 
 const schema = {
   type: 'object',
@@ -77,7 +82,7 @@ describe('agent tool helpers', () => {
 
 describe('blog tool specs', () => {
   it('match the JSON asset files in examples/tool-assets/blog (the body of POST /api/assets: spec fields at the top level)', () => {
-    for (const { spec, ...asset } of blogToolAssets(BLOG_BASE_URL_PLACEHOLDER)) {
+    for (const { spec, ...asset } of blogToolAssets(BLOG_BASE_URL_PLACEHOLDER, BLOG_TENANT_SECRET_REF)) {
       const file = path.resolve(__dirname, '../../../../examples/tool-assets/blog', `${asset.name}.json`);
       expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual({ ...asset, ...spec });
     }

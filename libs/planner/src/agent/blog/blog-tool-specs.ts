@@ -2,8 +2,13 @@ import type { CreateAssetInput, ToolAssetSpec } from '@app/asset-registry';
 
 /** Placeholder for the blog backend's base URL in the JSON specs under examples/tool-assets/blog. */
 export const BLOG_BASE_URL_PLACEHOLDER = '${BLOG_API_BASE_URL}';
-/** The secret the blog tools send as X-User-Api-Key (set OPS_SECRET_BLOG_API_KEY on the server). */
+/**
+ * The secret the blog tools send as X-User-Api-Key when published by the CLI or BlogToolsPublisher: the server's
+ * OPS_SECRET_BLOG_API_KEY, usable only by tenants granted it in SECRET_ENV_GRANTS.
+ */
 export const BLOG_SECRET_REF = 'env:OPS_SECRET_BLOG_API_KEY';
+/** The same secret from the tenant's own secret store (`PUT /api/secrets/BLOG_API_KEY`): the JSON examples use it. */
+export const BLOG_TENANT_SECRET_REF = 'secret:BLOG_API_KEY';
 
 /** The tool spec of an asset, as the tool factory takes it. */
 export function toToolAssetSpec(asset: CreateAssetInput): ToolAssetSpec {
@@ -21,7 +26,7 @@ export function toToolAssetSpec(asset: CreateAssetInput): ToolAssetSpec {
  * `post_blog_article` (publishes; has side effects). `user_id` is injected by the agent, never
  * chosen by the model.
  */
-export function blogToolAssets(baseUrl: string): CreateAssetInput[] {
+export function blogToolAssets(baseUrl: string, secretRef: string = BLOG_SECRET_REF): CreateAssetInput[] {
   const base = baseUrl.replace(/\/+$/, '');
   return [
     {
@@ -37,7 +42,7 @@ export function blogToolAssets(baseUrl: string): CreateAssetInput[] {
           url: `${base}/api/v1/blog/posts`,
           query: { user_id: '{{input.user_id}}', limit: '{{input.limit}}', offset: '{{input.offset}}' },
           headers: { 'X-User-Api-Key': '{{secret}}' },
-          secret_ref: BLOG_SECRET_REF,
+          secret_ref: secretRef,
           timeout_ms: 10_000,
         },
         tool_input_schema: {
@@ -67,7 +72,7 @@ export function blogToolAssets(baseUrl: string): CreateAssetInput[] {
           url: `${base}/api/v1/blog/posts`,
           headers: { 'X-User-Api-Key': '{{secret}}', 'X-User-Id': '{{context.user_id}}' },
           body: { title: '{{input.title}}', markdown: '{{input.markdown}}', tags: '{{input.tags}}' },
-          secret_ref: BLOG_SECRET_REF,
+          secret_ref: secretRef,
           timeout_ms: 15_000,
         },
         tool_input_schema: {
