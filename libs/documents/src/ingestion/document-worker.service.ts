@@ -6,7 +6,7 @@ import os from 'node:os';
 import { DataSource } from 'typeorm';
 import { AppConfig } from '@app/platform';
 import { EmbeddingRequestError } from '../embedding/openai-embedding.provider';
-import { DocumentProcessingError, DocumentsExceptionCode } from '../documents.exception';
+import { DocumentBudgetError, DocumentProcessingError, DocumentsExceptionCode } from '../documents.exception';
 import type { DocumentErrorDetails } from '../documents.types';
 import { DocumentProcessor, LeaseLostError } from './document-processor.service';
 import { DocumentsRepository } from './documents.repository';
@@ -33,6 +33,7 @@ function describeFailure(error: unknown, attempts: number): DocumentErrorDetails
     attempts,
     retryable,
     failed_at: new Date().toISOString(),
+    ...(error instanceof DocumentBudgetError ? { limit: { ...error.limit } } : {}),
   };
 }
 
