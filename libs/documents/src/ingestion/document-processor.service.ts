@@ -26,6 +26,14 @@ export class LeaseLostError extends Error {
   }
 }
 
+/** The job's document was deleted while the job ran: it stops, and writes nothing more. */
+export class JobCancelledError extends Error {
+  constructor(jobId: string) {
+    super(`job ${jobId} was cancelled: its document was deleted`);
+    this.name = 'JobCancelledError';
+  }
+}
+
 /** What every batch of one ingestion job needs to know. */
 interface IngestPlan {
   tenantId: string;
@@ -107,6 +115,8 @@ export class DocumentProcessor {
       maxChunks: this.config.get('DOCUMENTS_MAX_CHUNKS'),
     });
     this.clock.add('chunk', performance.now() - chunkStarted);
+    // Parsing can take a while: a document deleted meanwhile is not embedded.
+    if (!(await this.documents.isLive(document.id))) throw new JobCancelledError(job.id);
     if (drafts.length === 0) {
       throw new DocumentProcessingError(
         DocumentsExceptionCode.DOCUMENT_EMPTY,
@@ -163,6 +173,7 @@ export class DocumentProcessor {
       completed += prepared.drafts.length;
       const progress = Math.min(99, Math.floor((completed / drafts.length) * 100));
       await this.transaction(async (em) => {
+        if (!(await this.documents.lockLive(em, document.id))) throw new JobCancelledError(job.id);
         await this.writeBatch(em, plan, prepared);
         await this.documents.setProgress(em, document.id, document.revision, progress);
       });
