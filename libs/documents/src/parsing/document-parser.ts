@@ -3,10 +3,11 @@ import { DocumentFormat } from '../documents.types';
 import { DocumentProcessingError, DocumentsExceptionCode } from '../documents.exception';
 import { htmlToBlocks } from './html-blocks.util';
 import { markdownToBlocks } from './markdown-blocks.util';
-import { docxToBlocks, pptxToBlocks, xlsxToBlocks } from './office-blocks.util';
+import { docxToBlocks, pptxToBlocks } from './office-blocks.util';
 import { DEFAULT_PARSE_BUDGET, ExpansionMeter, overBudget, ParseBudget } from './parse-budget';
 import { clean, ParsedBlock } from './parsed-block';
 import { meterPdfStreams } from './pdf-budget.util';
+import { xlsxToBlocks } from './xlsx-blocks.util';
 
 const CFB_MAGIC = 'd0cf11e0a1b11ae1';
 const OOXML_FORMATS = new Set<DocumentFormat>(['docx', 'pptx', 'xlsx']);
@@ -150,7 +151,7 @@ export async function parseDocument(
         blocks = pptxToBlocks(buffer, meter);
         break;
       case 'xlsx':
-        blocks = await xlsxToBlocks(buffer, meter);
+        blocks = xlsxToBlocks(buffer, meter);
         break;
     }
   } catch (error) {

@@ -1,4 +1,3 @@
-import ExcelJS from 'exceljs';
 import { XMLParser } from 'fast-xml-parser';
 import mammoth from 'mammoth';
 import { htmlToBlocks } from './html-blocks.util';
@@ -173,44 +172,5 @@ export function pptxToBlocks(buffer: Buffer, meter: ExpansionMeter): ParsedBlock
         blocks.push({ kind: 'paragraph', text: `Notes: ${notes.paragraphs.join(' ')}`, slide });
     }
   });
-  return blocks;
-}
-
-function cellText(value: ExcelJS.CellValue): string {
-  if (value === null || value === undefined) return '';
-  if (value instanceof Date) return value.toISOString();
-  if (typeof value === 'object') {
-    if ('result' in value) return cellText(value.result);
-    if ('richText' in value) return value.richText.map((run) => run.text).join('');
-    if ('text' in value) return String(value.text);
-    if ('error' in value) return String(value.error);
-    return '';
-  }
-  return String(value);
-}
-
-/**
- * One table per sheet (first non-empty row is the header). exceljs inflates every entry of the zip
- * itself, so every entry is first inflated under the budget.
- */
-export async function xlsxToBlocks(buffer: Buffer, meter: ExpansionMeter): Promise<ParsedBlock[]> {
-  const zip = ZipBudgetReader.open(buffer, meter);
-  zip.verify(zip.names);
-  const workbook = new ExcelJS.Workbook();
-  await workbook.xlsx.load(buffer as unknown as ArrayBuffer);
-  if (workbook.worksheets.length === 0) throw new Error('the workbook has no sheets');
-  const blocks: ParsedBlock[] = [];
-  for (const sheet of workbook.worksheets) {
-    const rows: string[][] = [];
-    sheet.eachRow({ includeEmpty: false }, (row) => {
-      const values: string[] = [];
-      for (let column = 1; column <= sheet.columnCount; column++)
-        values.push(clean(cellText(row.getCell(column).value)));
-      if (values.some((value) => value !== '')) rows.push(values);
-    });
-    if (rows.length === 0) continue;
-    blocks.push({ kind: 'heading', level: 2, text: sheet.name });
-    blocks.push({ kind: 'table', header: rows[0], rows: rows.slice(1), caption: sheet.name });
-  }
   return blocks;
 }
