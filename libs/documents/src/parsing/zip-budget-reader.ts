@@ -71,7 +71,7 @@ export class ZipBudgetReader {
 
   /**
    * Inflates the entries and throws away the bytes: proves their real sizes are within the budget
-   * before a library that reads the zip itself (mammoth, exceljs) inflates them again.
+   * before a library that reads the zip itself (mammoth) inflates them again.
    */
   verify(names: string[]): void {
     for (const name of names) this.inflate(name, () => undefined);
