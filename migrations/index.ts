@@ -11,6 +11,7 @@ import { IndexChunkSourceHash1795317956897 } from './1795317956897-IndexChunkSou
 import { KeywordIndexWithoutPendingList1795318600000 } from './1795318600000-KeywordIndexWithoutPendingList';
 import { AddDemoLoadProgress1795318650000 } from './1795318650000-AddDemoLoadProgress';
 import { CreateTenantSecrets1795319000000 } from './1795319000000-CreateTenantSecrets';
+import { AddCancelledDocumentJobs1795605946554 } from './1795605946554-AddCancelledDocumentJobs';
 
 type MigrationClass = new () => MigrationInterface;
 
@@ -28,4 +29,5 @@ export const MIGRATIONS: MigrationClass[] = [
   KeywordIndexWithoutPendingList1795318600000,
   AddDemoLoadProgress1795318650000,
   CreateTenantSecrets1795319000000,
+  AddCancelledDocumentJobs1795605946554,
 ];

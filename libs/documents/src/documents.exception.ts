@@ -11,6 +11,8 @@ export enum DocumentsExceptionCode {
   DOCUMENT_ENCRYPTED = 'DOCUMENT_ENCRYPTED',
   DOCUMENT_CORRUPT = 'DOCUMENT_CORRUPT',
   DOCUMENT_EMPTY = 'DOCUMENT_EMPTY',
+  /** A parsing or chunking budget (DOCUMENTS_PARSE_*, DOCUMENTS_MAX_CHUNKS) was exceeded. */
+  DOCUMENT_BUDGET_EXCEEDED = 'DOCUMENT_BUDGET_EXCEEDED',
   INGESTION_FAILED = 'INGESTION_FAILED',
   LEASE_LOST = 'LEASE_LOST',
 }
@@ -51,5 +53,31 @@ export class DocumentProcessingError extends Error {
   ) {
     super(message);
     this.name = 'DocumentProcessingError';
+  }
+}
+
+/** The budget a document exceeded: the config key, its value, and what was observed when it stopped. */
+export interface DocumentBudgetLimit {
+  key: string;
+  limit: number;
+  observed: number;
+}
+
+/**
+ * A document that would take more memory, CPU or rows than its budget allows (a decompression bomb,
+ * a PDF stream that expands without end, more chunks than a document may have). Never retried: the
+ * same bytes exceed the same budget every time.
+ */
+export class DocumentBudgetError extends DocumentProcessingError {
+  constructor(
+    readonly limit: DocumentBudgetLimit,
+    what: string,
+  ) {
+    super(
+      DocumentsExceptionCode.DOCUMENT_BUDGET_EXCEEDED,
+      `${what} exceeds the limit ${limit.key}=${limit.limit} (stopped at ${limit.observed}).`,
+      false,
+    );
+    this.name = 'DocumentBudgetError';
   }
 }

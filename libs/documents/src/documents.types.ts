@@ -48,6 +48,8 @@ export interface DocumentErrorDetails {
   attempts: number;
   retryable: boolean;
   failed_at: string;
+  /** For DOCUMENT_BUDGET_EXCEEDED: which limit was hit. */
+  limit?: { key: string; limit: number; observed: number };
 }
 
 export interface DocumentChunkView {

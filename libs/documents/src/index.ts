@@ -12,6 +12,8 @@ export { DocumentMaintenanceService } from './ingestion/document-maintenance.ser
 export { EmbeddingProvider, EmbeddingProviders } from './embedding/embedding-provider';
 export { DocumentsException, DocumentsExceptionCode } from './documents.exception';
 export { toIndexText } from './text/search-text.util';
+export { parseDocument } from './parsing/document-parser';
+export { DEFAULT_PARSE_BUDGET, type ParseBudget } from './parsing/parse-budget';
 export {
   CHUNK_TYPES,
   DOCUMENT_FORMATS,

@@ -1,10 +1,13 @@
 import { createHash } from 'node:crypto';
 import { ChunkType, TableData } from '../documents.types';
+import { DocumentBudgetError } from '../documents.exception';
 import { ParsedBlock } from '../parsing/parsed-block';
 
 export interface ChunkingOptions {
   targetChars: number;
   overlapChars: number;
+  /** Chunks one document may produce (DOCUMENTS_MAX_CHUNKS); chunking stops with a budget error past it. */
+  maxChunks?: number;
 }
 
 export interface ChunkDraft {
@@ -97,6 +100,15 @@ export function chunkBlocks(blocks: ParsedBlock[], options: ChunkingOptions): Ch
   const target = options.targetChars;
   const overlap = Math.min(options.overlapChars, Math.floor(target / 2));
   const drafts: Omit<ChunkDraft, 'chunkIndex' | 'sourceHash'>[] = [];
+  const maxChunks = options.maxChunks ?? Number.POSITIVE_INFINITY;
+  const push = (draft: Omit<ChunkDraft, 'chunkIndex' | 'sourceHash'>): void => {
+    if (drafts.length >= maxChunks)
+      throw new DocumentBudgetError(
+        { key: 'DOCUMENTS_MAX_CHUNKS', limit: maxChunks, observed: drafts.length + 1 },
+        'The number of chunks of the document',
+      );
+    drafts.push(draft);
+  };
   const headings: string[] = [];
   let buffer: Unit[] = [];
   let position = 0;
@@ -121,7 +133,7 @@ export function chunkBlocks(blocks: ParsedBlock[], options: ChunkingOptions): Ch
     const kinds = new Set(units.filter((u) => u.kind !== 'heading').map((u) => u.kind));
     const images = kinds.has('image');
     const chunkType: ChunkType = images ? (kinds.size === 1 ? 'image' : 'mixed') : 'text';
-    drafts.push({
+    push({
       text: `${prefix}${text}`,
       chunkType,
       pageNumber: units[0].page,
@@ -171,7 +183,7 @@ export function chunkBlocks(blocks: ParsedBlock[], options: ChunkingOptions): Ch
           length += lines[end].length + 1;
           end++;
         }
-        drafts.push({
+        push({
           text: [base, ...lines.slice(start, end)].join('\n'),
           chunkType: 'table',
           pageNumber: page,

@@ -12,11 +12,14 @@ import {
 import { DocumentEntity } from './document.entity';
 
 export type DocumentJobKind = 'ingest' | 'reembed';
-export type DocumentJobStatus = 'queued' | 'running' | 'done' | 'failed' | 'superseded';
+export type DocumentJobStatus = 'queued' | 'running' | 'done' | 'failed' | 'superseded' | 'cancelled';
 
 @Entity('document_jobs')
 @Check('CHK_document_jobs_kind', `"kind" IN ('ingest', 'reembed')`)
-@Check('CHK_document_jobs_status', `"status" IN ('queued', 'running', 'done', 'failed', 'superseded')`)
+@Check(
+  'CHK_document_jobs_status',
+  `"status" IN ('queued', 'running', 'done', 'failed', 'superseded', 'cancelled')`,
+)
 @Index(['status', 'runAfter'])
 @Index(['documentId'])
 @Index('UQ_document_jobs_pending_reembed', { synchronize: false })

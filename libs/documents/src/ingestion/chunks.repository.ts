@@ -273,6 +273,25 @@ export class ChunksRepository {
     ]);
   }
 
+  /** Chunks an unfinished job wrote at a version the document never switched to. */
+  async deleteUnactivated(em: EntityManager, documentId: string, activeVersion: number): Promise<void> {
+    await em.query(`DELETE FROM document_chunks WHERE document_id = $1 AND chunk_version > $2`, [
+      documentId,
+      activeVersion,
+    ]);
+  }
+
+  /**
+   * Drops a deleted document's vectors at once (its chunk rows stay for restore until the purge):
+   * left in the HNSW index they are nearest neighbours every search must fetch and filter out.
+   */
+  async deleteEmbeddingsOfDocument(em: EntityManager, documentId: string): Promise<void> {
+    await em.query(
+      `DELETE FROM chunk_embeddings e USING document_chunks c WHERE c.id = e.chunk_id AND c.document_id = $1`,
+      [documentId],
+    );
+  }
+
   async listActive(tenantId: string, documentId: string, limit: number, offset: number) {
     const rows: ChunkRow[] = await this.dataSource.query(
       `SELECT c.id, c.document_id, c.chunk_index, c.chunk_version, c.chunk_type, c.text, c.page_number, c.slide_number,

@@ -17,6 +17,7 @@ import { ChunksRepository } from './chunks.repository';
 import { DocumentWorker } from './document-worker.service';
 import { IngestionStageClock, type IngestionStageTimings } from './ingestion-stage-clock.service';
 import { ContentReplacement, DocumentsRepository } from './documents.repository';
+import { JobsRepository } from './jobs.repository';
 
 export function toDocumentView(entity: DocumentEntity): DocumentView {
   return {
@@ -60,6 +61,7 @@ export class DocumentIngestionService {
     private readonly worker: DocumentWorker,
     private readonly events: EventBus,
     private readonly clock: IngestionStageClock,
+    private readonly jobs: JobsRepository,
   ) {}
 
   private prepare(input: DocumentInput, previousMetadata?: DocumentMetadata): ContentReplacement {
@@ -209,9 +211,23 @@ export class DocumentIngestionService {
     return toDocumentView(entity);
   }
 
+  /**
+   * Deleting dropped the document's vectors, so a restored document with chunks gets them back
+   * through the tenant's re-embed backfill (keyword search finds it at once, vector search when
+   * the backfill is done).
+   */
   async restore(tenantId: string, id: string): Promise<DocumentView> {
+    const wasDeleted = Boolean((await this.documents.findOne(tenantId, id))?.deletedAt);
     const entity = await this.documents.setDeleted(tenantId, id, false);
     if (!entity) throw DocumentsException.notFound(id);
+    if (wasDeleted && entity.activeVersion > 0) {
+      await this.jobs.enqueueReembed(
+        tenantId,
+        this.providers.configured.model,
+        this.config.get('DOCUMENTS_JOB_MAX_ATTEMPTS'),
+      );
+      this.worker.wake();
+    }
     this.events.emit('documents.changed', { tenantId, documentIds: [id], reason: 'restored' });
     return toDocumentView(entity);
   }

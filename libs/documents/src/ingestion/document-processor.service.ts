@@ -6,6 +6,7 @@ import { ChunkDraft, chunkBlocks } from '../chunking/chunker.util';
 import { EmbeddingProvider, EmbeddingProviders } from '../embedding/embedding-provider';
 import { DocumentProcessingError, DocumentsExceptionCode } from '../documents.exception';
 import { parseDocument } from '../parsing/document-parser';
+import type { ParseBudget } from '../parsing/parse-budget';
 import { TermStatsRepository } from '../search/term-stats.repository';
 import { ChunksRepository } from './chunks.repository';
 import { DocumentsRepository } from './documents.repository';
@@ -22,6 +23,14 @@ export class LeaseLostError extends Error {
   constructor(jobId: string) {
     super(`lease on job ${jobId} was lost`);
     this.name = 'LeaseLostError';
+  }
+}
+
+/** The job's document was deleted while the job ran: it stops, and writes nothing more. */
+export class JobCancelledError extends Error {
+  constructor(jobId: string) {
+    super(`job ${jobId} was cancelled: its document was deleted`);
+    this.name = 'JobCancelledError';
   }
 }
 
@@ -96,13 +105,18 @@ export class DocumentProcessor {
     }
     await this.documents.markProcessing(document.id, document.revision);
     const content = job.content;
-    const blocks = await this.clock.time('parse', () => parseDocument(content, document.format));
+    const blocks = await this.clock.time('parse', () =>
+      parseDocument(content, document.format, this.parseBudget()),
+    );
     const chunkStarted = performance.now();
     const drafts = chunkBlocks(blocks, {
       targetChars: this.config.get('DOCUMENTS_CHUNK_TARGET_CHARS'),
       overlapChars: this.config.get('DOCUMENTS_CHUNK_OVERLAP_CHARS'),
+      maxChunks: this.config.get('DOCUMENTS_MAX_CHUNKS'),
     });
     this.clock.add('chunk', performance.now() - chunkStarted);
+    // Parsing can take a while: a document deleted meanwhile is not embedded.
+    if (!(await this.documents.isLive(document.id))) throw new JobCancelledError(job.id);
     if (drafts.length === 0) {
       throw new DocumentProcessingError(
         DocumentsExceptionCode.DOCUMENT_EMPTY,
@@ -159,6 +173,7 @@ export class DocumentProcessor {
       completed += prepared.drafts.length;
       const progress = Math.min(99, Math.floor((completed / drafts.length) * 100));
       await this.transaction(async (em) => {
+        if (!(await this.documents.lockLive(em, document.id))) throw new JobCancelledError(job.id);
         await this.writeBatch(em, plan, prepared);
         await this.documents.setProgress(em, document.id, document.revision, progress);
       });
@@ -208,6 +223,17 @@ export class DocumentProcessor {
         reason: document.activeVersion > 0 ? 'updated' : 'ingested',
       });
     }
+  }
+
+  private parseBudget(): ParseBudget {
+    return {
+      maxZipEntries: this.config.get('DOCUMENTS_PARSE_MAX_ZIP_ENTRIES'),
+      maxEntryBytes: this.config.get('DOCUMENTS_PARSE_MAX_ENTRY_BYTES'),
+      maxExpandedBytes: this.config.get('DOCUMENTS_PARSE_MAX_EXPANDED_BYTES'),
+      maxRatio: this.config.get('DOCUMENTS_PARSE_MAX_RATIO'),
+      maxPdfPages: this.config.get('DOCUMENTS_PARSE_MAX_PDF_PAGES'),
+      maxTextChars: this.config.get('DOCUMENTS_PARSE_MAX_TEXT_CHARS'),
+    };
   }
 
   /** A transaction whose COMMIT (the time after `work` returns) is counted as its own stage. */

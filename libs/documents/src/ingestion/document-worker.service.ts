@@ -6,9 +6,9 @@ import os from 'node:os';
 import { DataSource } from 'typeorm';
 import { AppConfig } from '@app/platform';
 import { EmbeddingRequestError } from '../embedding/openai-embedding.provider';
-import { DocumentProcessingError, DocumentsExceptionCode } from '../documents.exception';
+import { DocumentBudgetError, DocumentProcessingError, DocumentsExceptionCode } from '../documents.exception';
 import type { DocumentErrorDetails } from '../documents.types';
-import { DocumentProcessor, LeaseLostError } from './document-processor.service';
+import { DocumentProcessor, JobCancelledError, LeaseLostError } from './document-processor.service';
 import { DocumentsRepository } from './documents.repository';
 import { ClaimedJob, JobsRepository } from './jobs.repository';
 
@@ -33,6 +33,7 @@ function describeFailure(error: unknown, attempts: number): DocumentErrorDetails
     attempts,
     retryable,
     failed_at: new Date().toISOString(),
+    ...(error instanceof DocumentBudgetError ? { limit: { ...error.limit } } : {}),
   };
 }
 
@@ -170,6 +171,11 @@ export class DocumentWorker implements OnApplicationBootstrap, OnApplicationShut
   private async handleFailure(job: ClaimedJob, error: unknown): Promise<void> {
     if (error instanceof LeaseLostError) {
       this.logger.warn({ msg: 'job lease lost; another worker owns it now', jobId: job.id });
+      return;
+    }
+    if (error instanceof JobCancelledError) {
+      // Deleting the document already cancelled the job and dropped what it wrote.
+      this.logger.log({ msg: 'document job cancelled: its document was deleted', jobId: job.id });
       return;
     }
     const details = describeFailure(error, job.attempts);

@@ -4,6 +4,8 @@ import { TermStatsRepository } from '../search/term-stats.repository';
 import { DataSource, EntityManager } from 'typeorm';
 import { DocumentEntity } from '../entities/document.entity';
 import { DocumentJobEntity } from '../entities/document-job.entity';
+import { ChunksRepository } from './chunks.repository';
+import { JobsRepository } from './jobs.repository';
 import type {
   DocumentErrorDetails,
   DocumentFormat,
@@ -39,6 +41,8 @@ export class DocumentsRepository {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly termStats: TermStatsRepository,
+    private readonly jobs: JobsRepository,
+    private readonly chunks: ChunksRepository,
   ) {}
 
   private get documents() {
@@ -168,7 +172,12 @@ export class DocumentsRepository {
     return { items, total };
   }
 
-  /** Sets or clears deleted_at and bumps the corpus generation in the same transaction. */
+  /**
+   * Sets or clears deleted_at and bumps the corpus generation in the same transaction. Deleting also
+   * cancels the document's ingestion job, drops the chunks that job wrote, and drops the document's
+   * vectors (restoring re-embeds them). The row lock orders this against a running job's batch
+   * writes (`lockLive`): a batch either commits first and is dropped here, or sees the delete.
+   */
   setDeleted(tenantId: string, id: string, deleted: boolean): Promise<DocumentEntity | null> {
     return this.dataSource.transaction(async (em) => {
       const repo = em.getRepository(DocumentEntity);
@@ -176,6 +185,25 @@ export class DocumentsRepository {
       if (!document) return null;
       if (Boolean(document.deletedAt) === deleted) return document;
       document.deletedAt = deleted ? new Date() : null;
+      if (deleted) {
+        const cancelled = await this.jobs.cancelForDocument(em, id);
+        if (cancelled > 0 && document.activeVersion === 0) {
+          document.status = 'failed';
+          document.processingProgress = 0;
+          document.errorDetails = {
+            code: 'DOCUMENT_DELETED',
+            message: 'The document was deleted while it was being processed; upload it again to index it.',
+            attempts: 0,
+            retryable: false,
+            failed_at: new Date().toISOString(),
+          };
+        } else if (cancelled > 0) {
+          document.status = 'done';
+          document.processingProgress = 100;
+        }
+        await this.chunks.deleteUnactivated(em, id, document.activeVersion);
+        await this.chunks.deleteEmbeddingsOfDocument(em, id);
+      }
       await repo.save(document);
       await this.termStats.apply(em, tenantId, id, document.activeVersion, deleted ? -1 : 1);
       await this.bumpGeneration(em, tenantId);
@@ -193,6 +221,26 @@ export class DocumentsRepository {
       for (const tenantId of new Set(rows.map((r) => r.tenant_id))) await this.bumpGeneration(em, tenantId);
       return rows.map((r) => ({ tenantId: r.tenant_id, id: r.id }));
     });
+  }
+
+  /**
+   * Inside a job's write transaction: locks the document row against a concurrent delete and says
+   * whether it is still live, so no chunk is written after the document was deleted.
+   */
+  async lockLive(em: EntityManager, id: string): Promise<boolean> {
+    const rows: Array<{ deleted_at: Date | null }> = await em.query(
+      `SELECT deleted_at FROM documents WHERE id = $1 FOR SHARE`,
+      [id],
+    );
+    return rows.length > 0 && rows[0].deleted_at === null;
+  }
+
+  async isLive(id: string): Promise<boolean> {
+    const rows: Array<{ deleted_at: Date | null }> = await this.dataSource.query(
+      `SELECT deleted_at FROM documents WHERE id = $1`,
+      [id],
+    );
+    return rows.length > 0 && rows[0].deleted_at === null;
   }
 
   async markProcessing(id: string, revision: number): Promise<void> {

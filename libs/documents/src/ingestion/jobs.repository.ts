@@ -80,7 +80,7 @@ export class JobsRepository {
     em: EntityManager,
     jobId: string,
     workerId: string,
-    status: 'done' | 'failed' | 'superseded',
+    status: 'done' | 'failed' | 'superseded' | 'cancelled',
     errorDetails: Record<string, unknown> | null = null,
   ): Promise<boolean> {
     const result: [unknown[], number] = await em.query(
@@ -144,7 +144,7 @@ export class JobsRepository {
 
   async deleteFinishedBefore(cutoff: Date): Promise<number> {
     const [, count]: [unknown[], number] = await this.dataSource.query(
-      `DELETE FROM document_jobs WHERE status IN ('done', 'failed', 'superseded') AND finished_at < $1`,
+      `DELETE FROM document_jobs WHERE status IN ('done', 'failed', 'superseded', 'cancelled') AND finished_at < $1`,
       [cutoff],
     );
     return count;
@@ -159,6 +159,21 @@ export class JobsRepository {
       [tenantId, model, maxAttempts],
     );
     return rows.length > 0;
+  }
+
+  /**
+   * Cancels a document's queued or running ingestion job (the document was deleted). A running job's
+   * worker loses its lease with it: its heartbeat and its next write see the job is no longer its own.
+   */
+  async cancelForDocument(em: EntityManager, documentId: string): Promise<number> {
+    const [, count]: [unknown[], number] = await em.query(
+      `UPDATE document_jobs SET status = 'cancelled', finished_at = now(), updated_at = now(), locked_by = NULL,
+              lease_expires_at = NULL, content = NULL,
+              error_details = jsonb_build_object('code', 'DOCUMENT_DELETED', 'message', 'the document was deleted')
+       WHERE document_id = $1 AND kind = 'ingest' AND status IN ('queued', 'running')`,
+      [documentId],
+    );
+    return count;
   }
 
   async pendingCount(): Promise<number> {

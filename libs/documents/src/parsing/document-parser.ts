@@ -3,8 +3,11 @@ import { DocumentFormat } from '../documents.types';
 import { DocumentProcessingError, DocumentsExceptionCode } from '../documents.exception';
 import { htmlToBlocks } from './html-blocks.util';
 import { markdownToBlocks } from './markdown-blocks.util';
-import { docxToBlocks, pptxToBlocks, xlsxToBlocks } from './office-blocks.util';
+import { docxToBlocks, pptxToBlocks } from './office-blocks.util';
+import { DEFAULT_PARSE_BUDGET, ExpansionMeter, overBudget, ParseBudget } from './parse-budget';
 import { clean, ParsedBlock } from './parsed-block';
+import { meterPdfStreams } from './pdf-budget.util';
+import { xlsxToBlocks } from './xlsx-blocks.util';
 
 const CFB_MAGIC = 'd0cf11e0a1b11ae1';
 const OOXML_FORMATS = new Set<DocumentFormat>(['docx', 'pptx', 'xlsx']);
@@ -41,14 +44,29 @@ function csvToBlocks(text: string): ParsedBlock[] {
   ];
 }
 
-async function pdfToBlocks(buffer: Buffer): Promise<ParsedBlock[]> {
-  const { getDocumentProxy, extractText } = await import('unpdf');
+/** Pages one at a time, so the page and text caps stop the parse before the next page is read. */
+async function pdfToBlocks(buffer: Buffer, meter: ExpansionMeter): Promise<ParsedBlock[]> {
+  const budget = meter.budget;
+  meterPdfStreams(buffer, meter);
+  const { getDocumentProxy } = await import('unpdf');
   const pdf = await getDocumentProxy(new Uint8Array(buffer), { verbosity: 0 });
   try {
-    const { text } = await extractText(pdf, { mergePages: false });
-    return text.flatMap((pageText, index) =>
-      plainTextToBlocks(pageText).map((block) => ({ ...block, page: index + 1 })),
-    );
+    if (pdf.numPages > budget.maxPdfPages)
+      throw overBudget(budget, 'maxPdfPages', pdf.numPages, 'The number of pages');
+    const blocks: ParsedBlock[] = [];
+    let chars = 0;
+    for (let number = 1; number <= pdf.numPages; number++) {
+      const page = await pdf.getPage(number);
+      const content = await page.getTextContent();
+      let pageText = '';
+      for (const item of content.items) if ('str' in item) pageText += item.str + (item.hasEOL ? '\n' : '');
+      page.cleanup();
+      chars += pageText.length;
+      if (chars > budget.maxTextChars)
+        throw overBudget(budget, 'maxTextChars', chars, 'The text extracted from the PDF');
+      for (const block of plainTextToBlocks(pageText)) blocks.push({ ...block, page: number });
+    }
+    return blocks;
   } finally {
     await pdf.destroy();
   }
@@ -88,8 +106,25 @@ function toProcessingError(error: unknown, format: DocumentFormat): DocumentProc
   );
 }
 
-/** Bytes -> structural blocks. Unreadable input becomes a non-retryable DocumentProcessingError. */
-export async function parseDocument(buffer: Buffer, format: DocumentFormat): Promise<ParsedBlock[]> {
+function checkTextBudget(blocks: ParsedBlock[], budget: ParseBudget): void {
+  let chars = 0;
+  for (const block of blocks)
+    if (block.kind !== 'table') chars += block.text.length;
+    else for (const row of [block.header, ...block.rows]) for (const cell of row) chars += cell.length + 1;
+  if (chars > budget.maxTextChars)
+    throw overBudget(budget, 'maxTextChars', chars, 'The text extracted from the document');
+}
+
+/**
+ * Bytes -> structural blocks, within `budget`. Unreadable input becomes a non-retryable
+ * DocumentProcessingError, input past the budget a DocumentBudgetError.
+ */
+export async function parseDocument(
+  buffer: Buffer,
+  format: DocumentFormat,
+  budget: ParseBudget = DEFAULT_PARSE_BUDGET,
+): Promise<ParsedBlock[]> {
+  const meter = new ExpansionMeter(budget);
   let blocks: ParsedBlock[];
   try {
     sniffEncryptedOffice(buffer, format);
@@ -107,21 +142,22 @@ export async function parseDocument(buffer: Buffer, format: DocumentFormat): Pro
         blocks = csvToBlocks(decodeUtf8(buffer));
         break;
       case 'pdf':
-        blocks = await pdfToBlocks(buffer);
+        blocks = await pdfToBlocks(buffer, meter);
         break;
       case 'docx':
-        blocks = await docxToBlocks(buffer);
+        blocks = await docxToBlocks(buffer, meter);
         break;
       case 'pptx':
-        blocks = pptxToBlocks(buffer);
+        blocks = pptxToBlocks(buffer, meter);
         break;
       case 'xlsx':
-        blocks = await xlsxToBlocks(buffer);
+        blocks = xlsxToBlocks(buffer, meter);
         break;
     }
   } catch (error) {
     throw toProcessingError(error, format);
   }
+  checkTextBudget(blocks, budget);
   if (blocks.length === 0) {
     throw new DocumentProcessingError(
       DocumentsExceptionCode.DOCUMENT_EMPTY,

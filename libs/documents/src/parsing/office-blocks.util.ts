@@ -1,12 +1,25 @@
-import ExcelJS from 'exceljs';
-import { strFromU8, unzipSync } from 'fflate';
 import { XMLParser } from 'fast-xml-parser';
 import mammoth from 'mammoth';
 import { htmlToBlocks } from './html-blocks.util';
+import { ExpansionMeter } from './parse-budget';
 import { clean, ParsedBlock } from './parsed-block';
+import { ZipBudgetReader } from './zip-budget-reader';
 
-/** DOCX -> HTML (mammoth keeps image alt text) -> blocks. Images are not inlined. */
-export async function docxToBlocks(buffer: Buffer): Promise<ParsedBlock[]> {
+/**
+ * The parts mammoth reads: the package's content types and relationships and the main document's
+ * sibling parts (document, styles, numbering, notes, comments). Media is read lazily and never,
+ * since images are not inlined.
+ */
+const isDocxTextPart = (name: string) =>
+  name === '[Content_Types].xml' || name.endsWith('.rels') || /^word\/[^/]+\.xml$/.test(name);
+
+/**
+ * DOCX -> HTML (mammoth keeps image alt text) -> blocks. Images are not inlined. mammoth reads the
+ * zip itself, so the parts it reads are first inflated under the budget.
+ */
+export async function docxToBlocks(buffer: Buffer, meter: ExpansionMeter): Promise<ParsedBlock[]> {
+  const zip = ZipBudgetReader.open(buffer, meter);
+  zip.verify(zip.names.filter(isDocxTextPart));
   const { value } = await mammoth.convertToHtml(
     { buffer },
     { convertImage: mammoth.images.imgElement(() => Promise.resolve({ src: '' })) },
@@ -102,10 +115,10 @@ function resolvePart(base: string, target: string): string {
   return parts.join('/');
 }
 
-function relationships(files: Record<string, Uint8Array>, part: string) {
-  const relsPath = part.replace(/([^/]+)$/, '_rels/$1.rels');
-  if (!files[relsPath]) return [];
-  const root = findFirst(xml.parse(strFromU8(files[relsPath])) as XmlNode[], 'Relationships');
+function relationships(zip: ZipBudgetReader, part: string) {
+  const rels = zip.text(part.replace(/([^/]+)$/, '_rels/$1.rels'));
+  if (rels === undefined) return [];
+  const root = findFirst(xml.parse(rels) as XmlNode[], 'Relationships');
   return (root ? childrenOf(root, 'Relationships') : [])
     .filter((node) => tagOf(node) === 'Relationship')
     .map((node) => ({
@@ -115,13 +128,17 @@ function relationships(files: Record<string, Uint8Array>, part: string) {
     }));
 }
 
-/** PPTX slides in presentation order: text, tables, picture alt text and speaker notes. */
-export function pptxToBlocks(buffer: Buffer): ParsedBlock[] {
-  const files = unzipSync(new Uint8Array(buffer));
-  if (!files['ppt/presentation.xml'])
+/**
+ * PPTX slides in presentation order: text, tables, picture alt text and speaker notes. Only the
+ * presentation, its slides, their notes and the relationships between them are inflated.
+ */
+export function pptxToBlocks(buffer: Buffer, meter: ExpansionMeter): ParsedBlock[] {
+  const zip = ZipBudgetReader.open(buffer, meter);
+  const presentationXml = zip.text('ppt/presentation.xml');
+  if (presentationXml === undefined)
     throw new Error('not a PowerPoint file: ppt/presentation.xml is missing');
-  const presentation = xml.parse(strFromU8(files['ppt/presentation.xml'])) as XmlNode[];
-  const presentationRels = relationships(files, 'ppt/presentation.xml');
+  const presentation = xml.parse(presentationXml) as XmlNode[];
+  const presentationRels = relationships(zip, 'ppt/presentation.xml');
   const list = findFirst(presentation, 'p:sldIdLst');
   const slideIds = (list ? childrenOf(list, 'p:sldIdLst') : [])
     .filter((node) => tagOf(node) === 'p:sldId')
@@ -130,19 +147,21 @@ export function pptxToBlocks(buffer: Buffer): ParsedBlock[] {
   slideIds.forEach((relId, index) => {
     const slide = index + 1;
     const slidePath = presentationRels.find((rel) => rel.id === relId)?.target;
-    if (!slidePath || !files[slidePath]) return;
+    const slideXml = slidePath ? zip.text(slidePath) : undefined;
+    if (!slidePath || slideXml === undefined) return;
     const content: SlideContent = { paragraphs: [], tables: [], images: [] };
-    collectSlide(xml.parse(strFromU8(files[slidePath])) as XmlNode[], content);
+    collectSlide(xml.parse(slideXml) as XmlNode[], content);
     const [title, ...rest] = content.paragraphs;
     if (title) blocks.push({ kind: 'heading', level: 2, text: title, slide });
     for (const text of rest) blocks.push({ kind: 'paragraph', text, slide });
     for (const rows of content.tables)
       blocks.push({ kind: 'table', header: rows[0], rows: rows.slice(1), slide });
     for (const alt of content.images) blocks.push({ kind: 'image', text: alt, slide });
-    const notesRel = relationships(files, slidePath).find((rel) => rel.type.endsWith('/notesSlide'));
-    if (notesRel && files[notesRel.target]) {
+    const notesRel = relationships(zip, slidePath).find((rel) => rel.type.endsWith('/notesSlide'));
+    const notesXml = notesRel ? zip.text(notesRel.target) : undefined;
+    if (notesXml !== undefined) {
       const notes: SlideContent = { paragraphs: [], tables: [], images: [] };
-      const tree = findFirst(xml.parse(strFromU8(files[notesRel.target])) as XmlNode[], 'p:spTree');
+      const tree = findFirst(xml.parse(notesXml) as XmlNode[], 'p:spTree');
       for (const shape of tree ? childrenOf(tree, 'p:spTree') : []) {
         if (tagOf(shape) !== 'p:sp') continue;
         const placeholder = findFirst(childrenOf(shape, 'p:sp'), 'p:ph');
@@ -153,39 +172,5 @@ export function pptxToBlocks(buffer: Buffer): ParsedBlock[] {
         blocks.push({ kind: 'paragraph', text: `Notes: ${notes.paragraphs.join(' ')}`, slide });
     }
   });
-  return blocks;
-}
-
-function cellText(value: ExcelJS.CellValue): string {
-  if (value === null || value === undefined) return '';
-  if (value instanceof Date) return value.toISOString();
-  if (typeof value === 'object') {
-    if ('result' in value) return cellText(value.result);
-    if ('richText' in value) return value.richText.map((run) => run.text).join('');
-    if ('text' in value) return String(value.text);
-    if ('error' in value) return String(value.error);
-    return '';
-  }
-  return String(value);
-}
-
-/** One table per sheet (first non-empty row is the header). */
-export async function xlsxToBlocks(buffer: Buffer): Promise<ParsedBlock[]> {
-  const workbook = new ExcelJS.Workbook();
-  await workbook.xlsx.load(buffer as unknown as ArrayBuffer);
-  if (workbook.worksheets.length === 0) throw new Error('the workbook has no sheets');
-  const blocks: ParsedBlock[] = [];
-  for (const sheet of workbook.worksheets) {
-    const rows: string[][] = [];
-    sheet.eachRow({ includeEmpty: false }, (row) => {
-      const values: string[] = [];
-      for (let column = 1; column <= sheet.columnCount; column++)
-        values.push(clean(cellText(row.getCell(column).value)));
-      if (values.some((value) => value !== '')) rows.push(values);
-    });
-    if (rows.length === 0) continue;
-    blocks.push({ kind: 'heading', level: 2, text: sheet.name });
-    blocks.push({ kind: 'table', header: rows[0], rows: rows.slice(1), caption: sheet.name });
-  }
   return blocks;
 }

@@ -256,6 +256,43 @@ export class EnvironmentVariables {
   @Min(0)
   DOCUMENTS_CHUNK_OVERLAP_CHARS = 150;
 
+  /** Chunks one document may produce; past it the document fails (DOCUMENT_BUDGET_EXCEEDED), unretried. */
+  @Transform(toNumber)
+  @IsInt()
+  @Min(1)
+  DOCUMENTS_MAX_CHUNKS = 20_000;
+
+  // Parsing budgets (decompression bombs): see libs/documents/src/parsing/parse-budget.ts
+  @Transform(toNumber)
+  @IsInt()
+  @Min(1)
+  DOCUMENTS_PARSE_MAX_ZIP_ENTRIES = 10_000;
+
+  @Transform(toNumber)
+  @IsInt()
+  @Min(1024)
+  DOCUMENTS_PARSE_MAX_ENTRY_BYTES = 50 * 1024 * 1024;
+
+  @Transform(toNumber)
+  @IsInt()
+  @Min(1024)
+  DOCUMENTS_PARSE_MAX_EXPANDED_BYTES = 100 * 1024 * 1024;
+
+  @Transform(toNumber)
+  @IsInt()
+  @Min(2)
+  DOCUMENTS_PARSE_MAX_RATIO = 200;
+
+  @Transform(toNumber)
+  @IsInt()
+  @Min(1)
+  DOCUMENTS_PARSE_MAX_PDF_PAGES = 5_000;
+
+  @Transform(toNumber)
+  @IsInt()
+  @Min(1000)
+  DOCUMENTS_PARSE_MAX_TEXT_CHARS = 20_000_000;
+
   /** Ingestion jobs processed at once by this process; 0 leaves the queue to other processes. */
   @Transform(toNumber)
   @IsInt()
