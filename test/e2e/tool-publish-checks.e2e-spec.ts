@@ -100,4 +100,38 @@ describe(`publish checks of tool assets (${testBackend()})`, () => {
     expect((await t.request('GET', `/api/assets/${id}/versions`, { key: admin })).body.versions).toEqual([]);
     expect(t.app.get(ToolRegistry).has(tenantId, name)).toBe(false);
   });
+
+  it('treats every http method but GET as a side effect by default, and never calls it on publish', async () => {
+    const { published } = await publish('delete_item', {
+      tool_type: 'http',
+      tool_config: { method: 'DELETE', url: `${stand.url}/items/{{input.p}}` },
+      sample_input: { p: 'one' },
+    });
+    expect(published.status).toBe(200);
+    expect(published.body.dry_run).toMatchObject({
+      status: 'skipped',
+      error: expect.stringMatching(/side effects/),
+    });
+    expect(stand.requests).toHaveLength(0);
+    expect(t.app.get(ToolRegistry).definition(tenantId, 'delete_item')).toMatchObject({
+      has_side_effects: true,
+    });
+  });
+
+  it('runs a GET tool on publish and marks it (and sql tools) free of side effects', async () => {
+    const get = await publish('get_item', {
+      tool_type: 'http',
+      tool_config: { method: 'GET', url: `${stand.url}/items/{{input.p}}` },
+      sample_input: { p: 'one' },
+    });
+    expect(get.published.body.dry_run).toMatchObject({ status: 'passed' });
+    expect(stand.requests.map((r) => [r.method, r.path])).toEqual([['GET', '/items/one']]);
+    await publish('list_names', {
+      tool_type: 'sql',
+      tool_config: { query: 'SELECT name FROM configuration_items' },
+    });
+    const registry = t.app.get(ToolRegistry);
+    expect(registry.definition(tenantId, 'get_item')).toMatchObject({ has_side_effects: false });
+    expect(registry.definition(tenantId, 'list_names')).toMatchObject({ has_side_effects: false });
+  });
 });
