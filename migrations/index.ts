@@ -9,6 +9,7 @@ import { CreateChatConversations1795316928696 } from './1795316928696-CreateChat
 import { AddKeywordStatistics1795317411778 } from './1795317411778-AddKeywordStatistics';
 import { IndexChunkSourceHash1795317956897 } from './1795317956897-IndexChunkSourceHash';
 import { KeywordIndexWithoutPendingList1795318600000 } from './1795318600000-KeywordIndexWithoutPendingList';
+import { CreateToolPendingActions1795606677666 } from './1795606677666-CreateToolPendingActions';
 
 type MigrationClass = new () => MigrationInterface;
 
@@ -24,4 +25,5 @@ export const MIGRATIONS: MigrationClass[] = [
   AddKeywordStatistics1795317411778,
   IndexChunkSourceHash1795317956897,
   KeywordIndexWithoutPendingList1795318600000,
+  CreateToolPendingActions1795606677666,
 ];

@@ -82,6 +82,7 @@ export class AskService {
           traceId: request.traceId,
           deadline,
           signal: controller.signal,
+          caller: 'plan',
         },
         planning.plan.steps,
         deadline,

@@ -3,6 +3,10 @@ import { DiscoveryModule } from '@nestjs/core';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AssetRegistryModule } from '@app/asset-registry';
 import { DocumentsModule } from '@app/documents';
+import { PendingActionController } from './actions/pending-action.controller';
+import { PendingActionEntity } from './actions/pending-action.entity';
+import { PendingActionRepository } from './actions/pending-action.repository';
+import { PendingActionService } from './actions/pending-action.service';
 import { DemoController } from './api/demo.controller';
 import { StageController } from './api/stage.controller';
 import { ToolsController } from './api/tools.controller';
@@ -51,9 +55,10 @@ import { SQL_TOOL_FACTORY } from './http/dynamic-tool.factory';
       CiRelationEntity,
       StageRunEntity,
       DemoLoadEntity,
+      PendingActionEntity,
     ]),
   ],
-  controllers: [ToolsController, StageController, DemoController, McpHttpController],
+  controllers: [ToolsController, StageController, DemoController, McpHttpController, PendingActionController],
   providers: [
     ToolRegistry,
     DynamicToolLoader,
@@ -78,6 +83,8 @@ import { SQL_TOOL_FACTORY } from './http/dynamic-tool.factory';
     McpToolServer,
     McpHttpSessions,
     McpClientService,
+    PendingActionRepository,
+    PendingActionService,
   ],
   exports: [
     ToolRegistry,
@@ -87,6 +94,7 @@ import { SQL_TOOL_FACTORY } from './http/dynamic-tool.factory';
     StageExecutorService,
     McpToolServer,
     McpClientService,
+    PendingActionService,
   ],
 })
 export class ToolsModule {}

@@ -215,6 +215,13 @@ export class EnvironmentVariables {
   @Max(600_000)
   STAGE_TIMEOUT_MS = 60_000;
 
+  /** How long a side-effect tool call waits for a person to confirm it before it expires. */
+  @Transform(toNumber)
+  @IsInt()
+  @Min(10)
+  @Max(7 * 24 * 3600)
+  TOOL_ACTION_TTL_SECONDS = 900;
+
   // Documents: ingestion, embeddings and search (libs/documents)
   @Transform(toNumber)
   @IsInt()

@@ -61,6 +61,8 @@ export class ToolsController {
         traceId: request?.traceId ?? '',
         deadline: Date.now() + (body.timeout_ms ?? DEFAULT_CALL_TIMEOUT_MS),
         signal: abortOnDisconnect(response),
+        caller: 'operator',
+        confirmed: body.confirm === true,
       },
       name,
       body.input ?? {},

@@ -2,6 +2,7 @@ import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { DiscoveryService } from '@nestjs/core';
 import { ErrorKind } from '@app/platform';
 import { SchemaIssue, CompiledSchema, SchemaValidator } from './schema-validator';
+import { SideEffectGate } from './side-effect-gate';
 import { BUILTIN_TOOL } from './tool.decorator';
 import { ToolsException, ToolsExceptionCode } from './tool-exceptions';
 import {
@@ -53,6 +54,7 @@ export class ToolRegistry implements OnModuleInit {
   private readonly external = new Map<string, RegisteredTool>();
   private dynamic = new Map<string, ReadonlyMap<string, RegisteredTool>>();
   private readonly listeners = new Set<ToolSetListener>();
+  private gate: SideEffectGate | null = null;
 
   constructor(private readonly discovery: DiscoveryService) {}
 
@@ -142,6 +144,11 @@ export class ToolRegistry implements OnModuleInit {
     if (names.length) this.notify(null, names);
   }
 
+  /** Installs the store of pending actions (the pending actions service does at start-up). */
+  setSideEffectGate(gate: SideEffectGate): void {
+    this.gate = gate;
+  }
+
   /** Called on every change of a tool set (tenantId null: all tenants). Returns an unsubscribe. */
   onChange(listener: ToolSetListener): () => void {
     this.listeners.add(listener);
@@ -195,6 +202,25 @@ export class ToolRegistry implements OnModuleInit {
     if (!entry.available) return fail(ToolErrorCode.UNAVAILABLE, `Tool "${name}" is currently unavailable.`);
     const { input, issues } = this.validateInput(context.tenantId, name, rawInput);
     if (issues.length) return fail(ToolErrorCode.INVALID_INPUT, `Invalid input for ${name}.`, { issues });
+    // The one gate every caller passes: a side effect runs only once a human confirmed it.
+    if (entry.tool.definition.has_side_effects && context.confirmed !== true) {
+      if (!this.gate) {
+        return fail(
+          ToolErrorCode.CONFIRMATION_REQUIRED,
+          `${name} has side effects and no confirmation store is available, so it was not run.`,
+        );
+      }
+      const pending = await this.gate.hold(context, name, input);
+      return {
+        ...fail(
+          ToolErrorCode.CONFIRMATION_REQUIRED,
+          `${name} has side effects: it was not run and waits for a person to confirm action ${pending.action_id}.`,
+          { action_id: pending.action_id, expires_at: pending.expires_at },
+        ),
+        data: pending,
+        pending_action: pending,
+      };
+    }
 
     const budget = Math.min(entry.tool.definition.timeout_ms, context.deadline - Date.now());
     if (budget <= 0) return fail(ToolErrorCode.TIMEOUT, `No time left to run ${name}.`, { timeout_ms: 0 });
