@@ -215,6 +215,26 @@ export class EnvironmentVariables {
   @Max(600_000)
   STAGE_TIMEOUT_MS = 60_000;
 
+  // MCP over streamable HTTP: sessions are per-process memory, so one tenant may hold only its share.
+  @Transform(toNumber)
+  @IsInt()
+  @Min(1)
+  @Max(100_000)
+  MCP_MAX_SESSIONS = 1000;
+
+  @Transform(toNumber)
+  @IsInt()
+  @Min(1)
+  @Max(100_000)
+  MCP_MAX_SESSIONS_PER_TENANT = 20;
+
+  /** A session nobody used for this long is closed (its event stream too). */
+  @Transform(toNumber)
+  @IsInt()
+  @Min(1)
+  @Max(86_400)
+  MCP_SESSION_IDLE_SECONDS = 300;
+
   /** How long a side-effect tool call waits for a person to confirm it before it expires. */
   @Transform(toNumber)
   @IsInt()
