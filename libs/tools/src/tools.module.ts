@@ -15,6 +15,7 @@ import { DocumentSearchTool } from './builtin/document-search.tool';
 import { GraphAnalysisTool } from './builtin/graph-analysis.tool';
 import { HistoryQueryTool } from './builtin/history-query.tool';
 import { MetricQueryTool } from './builtin/metric-query.tool';
+import { TenantToolLimiter } from './core/tenant-tool-limiter';
 import { ToolRegistry } from './core/tool-registry';
 import { DemoDataRepository } from './demo/demo-data.repository';
 import { DemoDataScheduler } from './demo/demo-data.scheduler';
@@ -60,6 +61,7 @@ import { SQL_TOOL_FACTORY } from './http/dynamic-tool.factory';
   ],
   controllers: [ToolsController, StageController, DemoController, McpHttpController, PendingActionController],
   providers: [
+    TenantToolLimiter,
     ToolRegistry,
     DynamicToolLoader,
     ConfigurationItemRepository,

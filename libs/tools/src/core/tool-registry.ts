@@ -1,8 +1,9 @@
-import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
+import { Injectable, Logger, OnModuleInit, Optional } from '@nestjs/common';
 import { DiscoveryService } from '@nestjs/core';
 import { ErrorKind } from '@app/platform';
 import { SchemaIssue, CompiledSchema, SchemaValidator } from './schema-validator';
 import { SideEffectGate } from './side-effect-gate';
+import { TenantToolLimiter } from './tenant-tool-limiter';
 import { BUILTIN_TOOL } from './tool.decorator';
 import { ToolsException, ToolsExceptionCode } from './tool-exceptions';
 import {
@@ -56,7 +57,10 @@ export class ToolRegistry implements OnModuleInit {
   private readonly listeners = new Set<ToolSetListener>();
   private gate: SideEffectGate | null = null;
 
-  constructor(private readonly discovery: DiscoveryService) {}
+  constructor(
+    private readonly discovery: DiscoveryService,
+    @Optional() private readonly limiter?: TenantToolLimiter,
+  ) {}
 
   onModuleInit(): void {
     for (const { instance, metatype } of this.discovery.getProviders()) {
@@ -227,6 +231,35 @@ export class ToolRegistry implements OnModuleInit {
     if (context.signal.aborted)
       return fail(ToolErrorCode.CANCELLED, `${name} was cancelled before it started.`);
 
+    const release = this.limiter
+      ? await this.limiter.acquire(context.tenantId, context.signal)
+      : () => undefined;
+    if (!release) {
+      if (context.signal.aborted)
+        return fail(ToolErrorCode.CANCELLED, `${name} was cancelled before it started.`);
+      return fail(
+        ToolErrorCode.RATE_LIMITED,
+        `Too many tool runs of this tenant at once; ${name} was not run. Retry shortly.`,
+        { retry_after_seconds: this.limiter!.retryAfterSeconds },
+      );
+    }
+    try {
+      return await this.run(entry, context, name, input, fail);
+    } finally {
+      release();
+    }
+  }
+
+  private async run(
+    entry: RegisteredTool,
+    context: ToolContext,
+    name: string,
+    input: Record<string, unknown>,
+    fail: (code: string, message: string, details?: Record<string, unknown>) => ToolResult,
+  ): Promise<ToolResult> {
+    const started = performance.now();
+    const budget = Math.min(entry.tool.definition.timeout_ms, context.deadline - Date.now());
+    if (budget <= 0) return fail(ToolErrorCode.TIMEOUT, `No time left to run ${name}.`, { timeout_ms: 0 });
     const controller = new AbortController();
     const onAbort = () => controller.abort(context.signal.reason);
     context.signal.addEventListener('abort', onAbort, { once: true });

@@ -85,6 +85,7 @@ export enum ToolErrorCode {
   EXECUTION_FAILED = 'EXECUTION_FAILED',
   FORBIDDEN = 'FORBIDDEN',
   CONFIRMATION_REQUIRED = 'CONFIRMATION_REQUIRED',
+  RATE_LIMITED = 'RATE_LIMITED',
 }
 
 /** Thrown by tool implementations for an expected failure; becomes a failed ToolResult. */
