@@ -12,6 +12,7 @@ import { KeywordIndexWithoutPendingList1795318600000 } from './1795318600000-Key
 import { AddDemoLoadProgress1795318650000 } from './1795318650000-AddDemoLoadProgress';
 import { CreateTenantSecrets1795319000000 } from './1795319000000-CreateTenantSecrets';
 import { AddCancelledDocumentJobs1795605946554 } from './1795605946554-AddCancelledDocumentJobs';
+import { CreateToolPendingActions1795606677666 } from './1795606677666-CreateToolPendingActions';
 
 type MigrationClass = new () => MigrationInterface;
 
@@ -30,4 +31,5 @@ export const MIGRATIONS: MigrationClass[] = [
   AddDemoLoadProgress1795318650000,
   CreateTenantSecrets1795319000000,
   AddCancelledDocumentJobs1795605946554,
+  CreateToolPendingActions1795606677666,
 ];

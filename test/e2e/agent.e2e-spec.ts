@@ -1,3 +1,5 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { BlogToolsPublisher } from '@app/planner';
 import { ToolRegistry } from '@app/tools';
 import { FakeLlmServer, sleep, startTestApp, TestApp, testBackend } from '@test/support';
@@ -163,7 +165,7 @@ describe(`tool-calling agent over HTTP with the blog tools (${testBackend()})`, 
     expect(JSON.stringify(res.body)).not.toContain(BLOG_KEY);
   });
 
-  it('post_blog_article sends POST with the JSON article, the key and the user', async () => {
+  it('post_blog_article asked for by the model is held, not posted; an operator confirms it and it posts', async () => {
     const article = {
       title: 'K8s 1.31 upgrade notes',
       markdown: '# Notes\n- drained nodes',
@@ -171,7 +173,7 @@ describe(`tool-calling agent over HTTP with the blog tools (${testBackend()})`, 
     };
     llm.enqueue(
       FakeLlmServer.toolCall('post_blog_article', article),
-      FakeLlmServer.text('게시했습니다: https://blog.example/p/77'),
+      FakeLlmServer.text('게시 확인을 기다립니다.'),
     );
     const res = await execute({ user_id: 'u-7', prompt: '이 글을 블로그에 올려줘' });
     expect(res.status).toBe(200);
@@ -179,10 +181,42 @@ describe(`tool-calling agent over HTTP with the blog tools (${testBackend()})`, 
       expect.objectContaining({
         tool: 'post_blog_article',
         params: article,
-        success: true,
-        result: { article_id: 77, url: 'https://blog.example/p/77' },
+        success: false,
+        pending_action: {
+          status: 'pending_confirmation',
+          action_id: expect.any(String),
+          tool: 'post_blog_article',
+          input: article,
+          expires_at: expect.any(String),
+        },
       }),
     ]);
+    expect(blog.requests).toHaveLength(0);
+    const actionId: string = res.body.tool_calls[0].pending_action.action_id;
+
+    const pending = await t.request('GET', '/api/actions?status=pending', { key: operator });
+    expect(pending.status).toBe(200);
+    expect(pending.body.actions).toEqual([
+      expect.objectContaining({
+        action_id: actionId,
+        caller: 'agent',
+        requested_by: 'u-7',
+        status: 'pending',
+      }),
+    ]);
+    expect((await t.request('POST', `/api/actions/${actionId}/confirm`, { key: service })).status).toBe(403);
+    expect((await t.request('POST', `/api/actions/${actionId}/confirm`, { key: reader })).status).toBe(403);
+    expect((await t.request('POST', `/api/actions/${actionId}/confirm`, { key: t.adminKey })).status).toBe(
+      404,
+    );
+    expect(blog.requests).toHaveLength(0);
+
+    const confirmed = await t.request('POST', `/api/actions/${actionId}/confirm`, { key: operator });
+    expect(confirmed.status).toBe(200);
+    expect(confirmed.body).toMatchObject({
+      action: { action_id: actionId, status: 'confirmed', decided_by: expect.any(String) },
+      result: { success: true, data: { article_id: 77, url: 'https://blog.example/p/77' } },
+    });
     const [request] = blogRequests();
     expect(request.method).toBe('POST');
     expect(request.url.pathname).toBe('/api/v1/blog/posts');
@@ -191,6 +225,77 @@ describe(`tool-calling agent over HTTP with the blog tools (${testBackend()})`, 
     expect(request.headers['x-user-id']).toBe('u-7');
     expect(request.headers['content-type']).toBe('application/json');
     expect(JSON.parse(request.body)).toEqual(article);
+
+    const again = await t.request('POST', `/api/actions/${actionId}/confirm`, { key: operator });
+    expect(again.status).toBe(409);
+    expect(again.body).toMatchObject({ error: 'ACTION_NOT_PENDING', requestId: expect.any(String) });
+    expect(blog.requests).toHaveLength(1);
+  });
+
+  it('MCP tools/call of post_blog_article with a service key is held; reject drops it without a post', async () => {
+    const client = new Client({ name: 'e2e', version: '1.0.0' });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${t.url}/mcp`), {
+        requestInit: { headers: { authorization: `Bearer ${service}` } },
+      }),
+    );
+    try {
+      const called = await client.callTool({
+        name: 'post_blog_article',
+        arguments: { title: 'Ignore previous instructions', markdown: 'publish', tags: [] },
+      });
+      expect(called.isError).toBe(true);
+      const text = JSON.parse((called.content as Array<{ text: string }>)[0].text);
+      expect(text).toMatchObject({
+        error_details: { code: 'CONFIRMATION_REQUIRED' },
+        pending_action: { status: 'pending_confirmation', tool: 'post_blog_article' },
+      });
+      expect(blog.requests).toHaveLength(0);
+      const id: string = text.pending_action.action_id;
+      const rejected = await t.request('POST', `/api/actions/${id}/reject`, { key: admin });
+      expect(rejected.status).toBe(200);
+      expect(rejected.body).toMatchObject({ action_id: id, status: 'rejected' });
+      expect((await t.request('POST', `/api/actions/${id}/confirm`, { key: operator })).status).toBe(409);
+      expect(blog.requests).toHaveLength(0);
+
+      const second = await client.callTool({
+        name: 'post_blog_article',
+        arguments: { title: 'Fine', markdown: 'ok', tags: [] },
+      });
+      const secondId: string = JSON.parse((second.content as Array<{ text: string }>)[0].text).pending_action
+        .action_id;
+      const confirmed = await t.request('POST', `/api/actions/${secondId}/confirm`, { key: operator });
+      expect(confirmed.body.result).toMatchObject({ success: true });
+      expect(blog.requests.map((r) => r.method)).toEqual(['POST']);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('the operator run endpoint holds a side-effect tool unless the request says confirm: true', async () => {
+    const input = { title: 'Direct', markdown: 'x', tags: [] };
+    const held = await t.request('POST', '/ops/tools/post_blog_article/execute', {
+      key: operator,
+      body: { input },
+    });
+    expect(held.status).toBe(200);
+    expect(held.body).toMatchObject({
+      success: false,
+      error_details: { code: 'CONFIRMATION_REQUIRED' },
+      pending_action: { status: 'pending_confirmation' },
+    });
+    const stage = await t.request('POST', '/ops/stage/execute', {
+      key: operator,
+      body: { stage_name: 'post', tools: [{ tool_name: 'post_blog_article', input }] },
+    });
+    expect(stage.body.results[0].result).toMatchObject({ error_details: { code: 'CONFIRMATION_REQUIRED' } });
+    expect(blog.requests).toHaveLength(0);
+    const run = await t.request('POST', '/ops/tools/post_blog_article/execute', {
+      key: operator,
+      body: { input, confirm: true },
+    });
+    expect(run.body).toMatchObject({ success: true });
+    expect(blog.requests).toHaveLength(1);
   });
 
   it('falls back to keyword tool selection when the model is down, and never publishes', async () => {

@@ -8,7 +8,8 @@ const tool = {
   tags: ['metrics'],
   tool_type: 'sql',
   tool_config: {
-    query: 'SELECT server_id, cpu FROM ops_cpu WHERE environment = :environment ORDER BY cpu DESC',
+    // Only the OPS views exist for sql tools: a query over another table is refused at publish.
+    query: 'SELECT id, name FROM configuration_items WHERE environment = :environment ORDER BY name',
     row_limit: 50,
   },
   tool_input_schema: {

@@ -17,11 +17,17 @@ server.registerTool(
   }),
 );
 
-server.registerTool('pid', { description: 'The server process id' }, () => ({
-  content: [{ type: 'text', text: JSON.stringify({ pid: process.pid }) }],
-}));
+// Read-only tools say so: an external tool without readOnlyHint has side effects and waits for a
+// person's confirmation when an MCP client, agent or plan calls it.
+server.registerTool(
+  'pid',
+  { description: 'The server process id', annotations: { readOnlyHint: true } },
+  () => ({
+    content: [{ type: 'text', text: JSON.stringify({ pid: process.pid }) }],
+  }),
+);
 
-server.registerTool('fail', { description: 'Always fails' }, () => ({
+server.registerTool('fail', { description: 'Always fails', annotations: { readOnlyHint: true } }, () => ({
   content: [{ type: 'text', text: 'this tool always fails' }],
   isError: true,
 }));

@@ -167,11 +167,23 @@ export interface ToolDryRunOutcome {
   execution_time_ms?: number;
 }
 
+/** A problem with a tool asset's config found by building the tool; `path` is a JSON pointer into the spec. */
+export interface ToolConfigIssue {
+  path: string;
+  message: string;
+}
+
 /**
- * Port implemented by the tools library (it knows how to run a tool asset). The registry calls it,
- * when present, to dry-run a tool asset's `sample_input` at publish time.
+ * Port implemented by the tools library (it knows how to build and run a tool asset). The registry
+ * calls it, when present, to refuse a tool that cannot be built and to dry-run a tool asset's
+ * `sample_input` at publish time.
  */
 export abstract class ToolAssetDryRunner {
+  /** Everything that keeps the spec from becoming a working tool; empty when it builds (or cannot be checked). */
+  configIssues(_spec: ToolAssetSpec): ToolConfigIssue[] {
+    return [];
+  }
+
   abstract dryRun(
     tenantId: string,
     spec: ToolAssetSpec,

@@ -93,6 +93,7 @@ export class AskService {
           traceId: request.traceId,
           deadline,
           signal: controller.signal,
+          caller: 'plan',
         },
         planning.plan.steps,
         deadline,

@@ -13,6 +13,8 @@ export {
   type ToolOutput,
   type ToolResult,
   type ToolSource,
+  type ToolCaller,
+  type PendingAction,
 } from './core/tool.types';
 export { HttpToolsModule } from './http/http-tools.module';
 export { HttpToolFactory } from './http/http-tool.factory';
@@ -60,3 +62,5 @@ export { DEMO_DATASET_VERSION, buildDemoDataset, type DemoScale } from './demo/d
 export { DEMO_RUNBOOKS_DIR, listDemoRunbooks, type DemoRunbook } from './demo/demo-runbooks';
 export { BUILTIN_TOOL_DEFINITIONS } from './builtin/builtin-tool-definitions';
 export { DEMO_CATALOG_ASSET, DEMO_MAPPING_ASSET } from './demo/demo-knowledge.service';
+export { SideEffectGate } from './core/side-effect-gate';
+export { PendingActionService, type PendingActionView, type Decider } from './actions/pending-action.service';

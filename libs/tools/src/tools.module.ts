@@ -3,6 +3,10 @@ import { DiscoveryModule } from '@nestjs/core';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AssetRegistryModule } from '@app/asset-registry';
 import { DocumentsModule } from '@app/documents';
+import { PendingActionController } from './actions/pending-action.controller';
+import { PendingActionEntity } from './actions/pending-action.entity';
+import { PendingActionRepository } from './actions/pending-action.repository';
+import { PendingActionService } from './actions/pending-action.service';
 import { DemoController } from './api/demo.controller';
 import { StageController } from './api/stage.controller';
 import { ToolsController } from './api/tools.controller';
@@ -11,6 +15,7 @@ import { DocumentSearchTool } from './builtin/document-search.tool';
 import { GraphAnalysisTool } from './builtin/graph-analysis.tool';
 import { HistoryQueryTool } from './builtin/history-query.tool';
 import { MetricQueryTool } from './builtin/metric-query.tool';
+import { TenantToolLimiter } from './core/tenant-tool-limiter';
 import { ToolRegistry } from './core/tool-registry';
 import { DemoDataRepository } from './demo/demo-data.repository';
 import { DemoDataScheduler } from './demo/demo-data.scheduler';
@@ -52,10 +57,12 @@ import { SQL_TOOL_FACTORY } from './http/dynamic-tool.factory';
       CiRelationEntity,
       StageRunEntity,
       DemoLoadEntity,
+      PendingActionEntity,
     ]),
   ],
-  controllers: [ToolsController, StageController, DemoController, McpHttpController],
+  controllers: [ToolsController, StageController, DemoController, McpHttpController, PendingActionController],
   providers: [
+    TenantToolLimiter,
     ToolRegistry,
     DynamicToolLoader,
     ConfigurationItemRepository,
@@ -80,6 +87,8 @@ import { SQL_TOOL_FACTORY } from './http/dynamic-tool.factory';
     McpToolServer,
     McpHttpSessions,
     McpClientService,
+    PendingActionRepository,
+    PendingActionService,
   ],
   exports: [
     ToolRegistry,
@@ -90,6 +99,7 @@ import { SQL_TOOL_FACTORY } from './http/dynamic-tool.factory';
     StageExecutorService,
     McpToolServer,
     McpClientService,
+    PendingActionService,
   ],
 })
 export class ToolsModule {}

@@ -15,6 +15,9 @@ function context(overrides: Partial<ToolContext> = {}): ToolContext {
     traceId: randomUUID(),
     deadline: Date.now() + 10_000,
     signal: new AbortController().signal,
+    // These tests are about what an http tool sends, so they run side effects as a confirmed operator.
+    caller: 'operator',
+    confirmed: true,
     ...overrides,
   };
 }

@@ -112,7 +112,10 @@ class AssetSpecFieldsDto {
   @IsOptional()
   sample_input?: Record<string, unknown> | null;
 
-  @ApiPropertyOptional({ description: 'tool: whether running it changes anything' })
+  @ApiPropertyOptional({
+    description:
+      'tool: whether running it changes anything. Absent: true for http tools whose method is not GET, false for sql tools. Side-effect tools are never run by the publish dry run and need a human confirmation when an agent, chat, plan or MCP client calls them.',
+  })
   @IsOptional()
   has_side_effects?: boolean | null;
 

@@ -5,11 +5,12 @@ import {
   ASSET_FIELDS_BY_TYPE,
   type AssetSnapshot,
   type AssetSpec,
+  type ContractIssue,
   type ToolContractReport,
 } from '../asset.types';
 import { AssetRegistryException, AssetRegistryExceptionCode } from '../asset-registry.exception';
 import { toToolSpec } from '../reading/asset-content.mapper';
-import { AssetSpecValidator } from '../validation/asset-spec.validator';
+import { AssetSpecValidator, toFieldPath } from '../validation/asset-spec.validator';
 import { toolBreakingChanges } from './tool-breaking-changes.util';
 
 const DEFAULT_DRY_RUN_TIMEOUT_MS = 30_000;
@@ -71,6 +72,7 @@ export class ToolContractChecker {
     const issues = this.validator.specIssues('tool', spec);
     const inputSchema = objectOrNull(snapshot.tool_input_schema);
     const sample = objectOrNull(snapshot.sample_input);
+    if (issues.length === 0) issues.push(...this.buildIssues(snapshot));
     if (issues.length === 0 && inputSchema && sample) {
       issues.push(...this.validator.dataIssues(inputSchema, sample, 'sample_input'));
     }
@@ -106,6 +108,15 @@ export class ToolContractChecker {
       );
     }
     return report;
+  }
+
+  /** What keeps the tools library from building the tool (the loader would leave it out after publish). */
+  private buildIssues(snapshot: AssetSnapshot): ContractIssue[] {
+    const runner = this.dryRunner;
+    if (!runner) return [];
+    return runner
+      .configIssues(toToolSpec(snapshot))
+      .map((issue) => ({ field: toFieldPath(issue.path) || '(root)', message: issue.message }));
   }
 
   /** Runs the sample input once when there is one and a runner; the outcome is recorded, not enforced. */

@@ -19,7 +19,10 @@ export function toToolSpec(snapshot: AssetSnapshot): ToolAssetSpec {
     tool_input_schema: snapshot.tool_input_schema as Record<string, unknown>,
     tool_output_schema: (snapshot.tool_output_schema as Record<string, unknown> | undefined) ?? null,
     sample_input: (snapshot.sample_input as Record<string, unknown> | undefined) ?? null,
-    has_side_effects: (snapshot.has_side_effects as boolean | undefined) ?? false,
+    // Absent means "the tool kind decides": an http tool has side effects unless its method is GET.
+    ...(typeof snapshot.has_side_effects === 'boolean'
+      ? { has_side_effects: snapshot.has_side_effects }
+      : {}),
     ...(config?.timeout_ms ? { timeout_ms: config.timeout_ms } : {}),
   };
 }

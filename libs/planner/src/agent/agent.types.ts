@@ -1,3 +1,5 @@
+import type { PendingAction } from '@app/tools';
+
 /** One run of the tool-calling agent (the seed's LLMExecuteRequest), on behalf of `userId`. */
 export interface AgentRequest {
   tenantId: string;
@@ -24,6 +26,8 @@ export interface AgentToolCall {
   error: string | null;
   iteration: number;
   duration_ms: number;
+  /** The tool has side effects and was held, not run: a person confirms it at /api/actions/{id}/confirm. */
+  pending_action?: PendingAction;
 }
 
 export interface AgentLlmCall {

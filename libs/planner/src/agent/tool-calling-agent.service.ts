@@ -46,6 +46,7 @@ export class ToolCallingAgentService {
       traceId: request.traceId,
       deadline,
       signal: controller.signal,
+      caller: 'agent',
     };
     const tools = this.registry.list(request.tenantId).filter((tool) => tool.available);
     this.logger.log({
@@ -226,6 +227,7 @@ export class ToolCallingAgentService {
       error: result.error,
       iteration,
       duration_ms: Math.round(performance.now() - started),
+      ...(result.pending_action ? { pending_action: result.pending_action } : {}),
     };
   }
 

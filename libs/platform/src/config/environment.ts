@@ -240,6 +240,55 @@ export class EnvironmentVariables {
   @Max(600_000)
   STAGE_TIMEOUT_MS = 60_000;
 
+  // MCP over streamable HTTP: sessions are per-process memory, so one tenant may hold only its share.
+  @Transform(toNumber)
+  @IsInt()
+  @Min(1)
+  @Max(100_000)
+  MCP_MAX_SESSIONS = 1000;
+
+  @Transform(toNumber)
+  @IsInt()
+  @Min(1)
+  @Max(100_000)
+  MCP_MAX_SESSIONS_PER_TENANT = 20;
+
+  /** A session nobody used for this long is closed (its event stream too). */
+  @Transform(toNumber)
+  @IsInt()
+  @Min(1)
+  @Max(86_400)
+  MCP_SESSION_IDLE_SECONDS = 300;
+
+  /** Tool runs one tenant may have at once (HTTP, plans, agent, MCP together, per process). */
+  @Transform(toNumber)
+  @IsInt()
+  @Min(1)
+  @Max(1000)
+  TOOL_MAX_CONCURRENT_PER_TENANT = 4;
+
+  /** How long a tool run waits for its tenant's slot before it is refused (429 with Retry-After). */
+  @Transform(toNumber)
+  @IsInt()
+  @Min(0)
+  @Max(60_000)
+  TOOL_QUEUE_WAIT_MS = 2000;
+
+  /** sql tool queries at once per process; absent: half of DATABASE_POOL_SIZE, so search keeps connections. */
+  @Transform(toNumber)
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(200)
+  SQL_TOOL_MAX_CONCURRENT?: number;
+
+  /** How long a side-effect tool call waits for a person to confirm it before it expires. */
+  @Transform(toNumber)
+  @IsInt()
+  @Min(10)
+  @Max(7 * 24 * 3600)
+  TOOL_ACTION_TTL_SECONDS = 900;
+
   // Documents: ingestion, embeddings and search (libs/documents)
   @Transform(toNumber)
   @IsInt()

@@ -4,6 +4,7 @@ import {
   ArrayMaxSize,
   ArrayMinSize,
   IsArray,
+  IsBoolean,
   IsInt,
   IsObject,
   IsOptional,
@@ -34,6 +35,14 @@ export class ToolExecuteRequestDto {
   @Min(100)
   @Max(600_000)
   timeout_ms?: number;
+
+  @ApiPropertyOptional({
+    description:
+      'Run tools with side effects now (the caller is a person with an operator or admin key). Without it such a tool is not run: the result holds a pending action to confirm at POST /api/actions/{id}/confirm.',
+  })
+  @IsOptional()
+  @IsBoolean()
+  confirm?: boolean;
 }
 
 export class StageToolDto {
@@ -98,4 +107,12 @@ export class StageExecuteRequestDto {
   @Min(100)
   @Max(600_000)
   timeout_ms?: number;
+
+  @ApiPropertyOptional({
+    description:
+      'Run tools with side effects now (the caller is a person with an operator or admin key). Without it such a tool is not run: the result holds a pending action to confirm at POST /api/actions/{id}/confirm.',
+  })
+  @IsOptional()
+  @IsBoolean()
+  confirm?: boolean;
 }

@@ -31,6 +31,7 @@ export class StageController {
         userId: principal.userId,
         requestId: request?.requestId ?? '',
         traceId: request?.traceId ?? '',
+        confirmed: body.confirm === true,
       },
       body,
       abortOnDisconnect(response),

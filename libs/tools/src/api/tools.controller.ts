@@ -4,7 +4,7 @@ import type { Response } from 'express';
 import { CurrentPrincipal, ErrorKind, Principal, RequestContext, RequireRole } from '@app/platform';
 import { ToolListing, ToolRegistry } from '../core/tool-registry';
 import { ToolsException, ToolsExceptionCode } from '../core/tool-exceptions';
-import { ToolResult } from '../core/tool.types';
+import { ToolErrorCode, ToolResult } from '../core/tool.types';
 import { abortOnDisconnect } from './request-abort.util';
 import { ToolExecuteRequestDto } from './ops-api.dto';
 
@@ -53,7 +53,7 @@ export class ToolsController {
       );
     }
     const request = RequestContext.current();
-    return this.registry.execute(
+    const result = await this.registry.execute(
       {
         tenantId: principal.tenantId,
         userId: principal.userId,
@@ -61,9 +61,26 @@ export class ToolsController {
         traceId: request?.traceId ?? '',
         deadline: Date.now() + (body.timeout_ms ?? DEFAULT_CALL_TIMEOUT_MS),
         signal: abortOnDisconnect(response),
+        caller: 'operator',
+        confirmed: body.confirm === true,
       },
       name,
       body.input ?? {},
     );
+    if (result.error_details?.code === ToolErrorCode.RATE_LIMITED) {
+      // The tenant's tool budget stayed full for the whole queue wait: a 429 the client can retry.
+      const retryAfter = Number(result.error_details.retry_after_seconds) || 1;
+      response.setHeader('Retry-After', String(retryAfter));
+      throw new ToolsException(
+        ToolsExceptionCode.TOOLS_BUSY,
+        ErrorKind.RATE_LIMITED,
+        result.error ?? 'Busy.',
+        {
+          tool: name,
+          retry_after_seconds: retryAfter,
+        },
+      );
+    }
+    return result;
   }
 }

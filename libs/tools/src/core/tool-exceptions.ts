@@ -4,6 +4,7 @@ export enum ToolsExceptionCode {
   TOOL_NOT_FOUND = 'TOOL_NOT_FOUND',
   TOOL_INPUT_INVALID = 'TOOL_INPUT_INVALID',
   TOOL_NAME_CONFLICT = 'TOOL_NAME_CONFLICT',
+  TOOLS_BUSY = 'TOOLS_BUSY',
 }
 
 export class ToolsException extends AppException {

@@ -1,7 +1,9 @@
-import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
+import { Injectable, Logger, OnModuleInit, Optional } from '@nestjs/common';
 import { DiscoveryService } from '@nestjs/core';
 import { ErrorKind } from '@app/platform';
 import { SchemaIssue, CompiledSchema, SchemaValidator } from './schema-validator';
+import { SideEffectGate } from './side-effect-gate';
+import { TenantToolLimiter } from './tenant-tool-limiter';
 import { BUILTIN_TOOL } from './tool.decorator';
 import { ToolsException, ToolsExceptionCode } from './tool-exceptions';
 import {
@@ -53,8 +55,12 @@ export class ToolRegistry implements OnModuleInit {
   private readonly external = new Map<string, RegisteredTool>();
   private dynamic = new Map<string, ReadonlyMap<string, RegisteredTool>>();
   private readonly listeners = new Set<ToolSetListener>();
+  private gate: SideEffectGate | null = null;
 
-  constructor(private readonly discovery: DiscoveryService) {}
+  constructor(
+    private readonly discovery: DiscoveryService,
+    @Optional() private readonly limiter?: TenantToolLimiter,
+  ) {}
 
   onModuleInit(): void {
     for (const { instance, metatype } of this.discovery.getProviders()) {
@@ -142,6 +148,11 @@ export class ToolRegistry implements OnModuleInit {
     if (names.length) this.notify(null, names);
   }
 
+  /** Installs the store of pending actions (the pending actions service does at start-up). */
+  setSideEffectGate(gate: SideEffectGate): void {
+    this.gate = gate;
+  }
+
   /** Called on every change of a tool set (tenantId null: all tenants). Returns an unsubscribe. */
   onChange(listener: ToolSetListener): () => void {
     this.listeners.add(listener);
@@ -195,12 +206,60 @@ export class ToolRegistry implements OnModuleInit {
     if (!entry.available) return fail(ToolErrorCode.UNAVAILABLE, `Tool "${name}" is currently unavailable.`);
     const { input, issues } = this.validateInput(context.tenantId, name, rawInput);
     if (issues.length) return fail(ToolErrorCode.INVALID_INPUT, `Invalid input for ${name}.`, { issues });
+    // The one gate every caller passes: a side effect runs only once a human confirmed it.
+    if (entry.tool.definition.has_side_effects && context.confirmed !== true) {
+      if (!this.gate) {
+        return fail(
+          ToolErrorCode.CONFIRMATION_REQUIRED,
+          `${name} has side effects and no confirmation store is available, so it was not run.`,
+        );
+      }
+      const pending = await this.gate.hold(context, name, input);
+      return {
+        ...fail(
+          ToolErrorCode.CONFIRMATION_REQUIRED,
+          `${name} has side effects: it was not run and waits for a person to confirm action ${pending.action_id}.`,
+          { action_id: pending.action_id, expires_at: pending.expires_at },
+        ),
+        data: pending,
+        pending_action: pending,
+      };
+    }
 
     const budget = Math.min(entry.tool.definition.timeout_ms, context.deadline - Date.now());
     if (budget <= 0) return fail(ToolErrorCode.TIMEOUT, `No time left to run ${name}.`, { timeout_ms: 0 });
     if (context.signal.aborted)
       return fail(ToolErrorCode.CANCELLED, `${name} was cancelled before it started.`);
 
+    const release = this.limiter
+      ? await this.limiter.acquire(context.tenantId, context.signal)
+      : () => undefined;
+    if (!release) {
+      if (context.signal.aborted)
+        return fail(ToolErrorCode.CANCELLED, `${name} was cancelled before it started.`);
+      return fail(
+        ToolErrorCode.RATE_LIMITED,
+        `Too many tool runs of this tenant at once; ${name} was not run. Retry shortly.`,
+        { retry_after_seconds: this.limiter!.retryAfterSeconds },
+      );
+    }
+    try {
+      return await this.run(entry, context, name, input, fail);
+    } finally {
+      release();
+    }
+  }
+
+  private async run(
+    entry: RegisteredTool,
+    context: ToolContext,
+    name: string,
+    input: Record<string, unknown>,
+    fail: (code: string, message: string, details?: Record<string, unknown>) => ToolResult,
+  ): Promise<ToolResult> {
+    const started = performance.now();
+    const budget = Math.min(entry.tool.definition.timeout_ms, context.deadline - Date.now());
+    if (budget <= 0) return fail(ToolErrorCode.TIMEOUT, `No time left to run ${name}.`, { timeout_ms: 0 });
     const controller = new AbortController();
     const onAbort = () => controller.abort(context.signal.reason);
     context.signal.addEventListener('abort', onAbort, { once: true });

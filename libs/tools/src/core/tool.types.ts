@@ -18,6 +18,13 @@ export interface ToolDefinition {
   tags?: string[];
 }
 
+/**
+ * Who asked for the run. Only a human can approve a side effect: `operator` is a person with an
+ * operator or admin key on a direct run endpoint; the others relay a model's or a remote client's
+ * decision.
+ */
+export type ToolCaller = 'agent' | 'chat' | 'plan' | 'mcp' | 'operator' | 'system';
+
 /** Who runs the tool and within what limits. Tenant and user come from auth, never from tool input. */
 export interface ToolContext {
   tenantId: string;
@@ -27,6 +34,22 @@ export interface ToolContext {
   /** Epoch milliseconds after which the caller no longer wants an answer. */
   deadline: number;
   signal: AbortSignal;
+  /** Absent: treated like a caller that may not run side effects on its own. */
+  caller?: ToolCaller;
+  /**
+   * A human confirmed this run (a confirmed pending action, or an operator's `confirm: true`). Without
+   * it a tool with side effects does not run: the registry holds it as a pending action.
+   */
+  confirmed?: boolean;
+}
+
+/** A side-effect tool call waiting for a human: confirm runs it, reject drops it. */
+export interface PendingAction {
+  status: 'pending_confirmation';
+  action_id: string;
+  tool: string;
+  input: Record<string, unknown>;
+  expires_at: string;
 }
 
 /** What a tool implementation returns on success. Failures are thrown (see ToolError). */
@@ -44,6 +67,8 @@ export interface ToolResult<T = unknown> {
   error_details: Record<string, unknown> | null;
   warnings: string[];
   metadata: { tool: string; execution_time_ms: number; [key: string]: unknown };
+  /** Set when the tool has side effects and was held for confirmation instead of run. */
+  pending_action?: PendingAction;
 }
 
 export interface Tool {
@@ -59,6 +84,8 @@ export enum ToolErrorCode {
   UNAVAILABLE = 'UNAVAILABLE',
   EXECUTION_FAILED = 'EXECUTION_FAILED',
   FORBIDDEN = 'FORBIDDEN',
+  CONFIRMATION_REQUIRED = 'CONFIRMATION_REQUIRED',
+  RATE_LIMITED = 'RATE_LIMITED',
 }
 
 /** Thrown by tool implementations for an expected failure; becomes a failed ToolResult. */

@@ -32,6 +32,25 @@ describe('http tool templates', () => {
     expect(() => renderUrl('https://x.example/{{input.empty}}', scope)).toThrow(/needs a value/);
   });
 
+  it('keeps a path value inside its segment: no climbing with dot segments or slashes', () => {
+    const url = (p: string) =>
+      new URL(renderUrl('https://x.example/api/{{input.p}}/x', { ...scope, input: { p } }));
+    for (const p of ['..', '.']) {
+      expect(() => url(p)).toThrow(ToolError);
+      expect(() => url(p)).toThrow(/dot segment/);
+    }
+    expect(() => renderUrl('https://x.example/api/{{input.p}}./x', { ...scope, input: { p: '.' } })).toThrow(
+      /dot segment/,
+    );
+    expect(url('%2e%2e').pathname).toBe('/api/%252e%252e/x');
+    expect(url('a/../b').pathname).toBe('/api/a%2F..%2Fb/x');
+    expect(url('/').pathname).toBe('/api/%2F/x');
+    expect(url('..a').pathname).toBe('/api/..a/x');
+    expect(renderUrl('https://x.example/api?q={{input.p}}', { ...scope, input: { p: '..' } })).toBe(
+      'https://x.example/api?q=..',
+    );
+  });
+
   it('keeps the JSON type of a string that is exactly one placeholder', () => {
     expect(renderScalar('{{input.limit}}', scope)).toBe(5);
     expect(renderScalar('{{input.draft}}', scope)).toBe(false);

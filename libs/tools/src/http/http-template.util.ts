@@ -62,12 +62,19 @@ export function renderString(
   );
 }
 
+/** `.` and `..` in any spelling a URL parser decodes (`%2e`), which would climb or collapse path segments. */
+const DOT_SEGMENT = /^(?:\.|%2e){1,2}$/i;
+/** `scheme://host[:port]` at the start of a URL. */
+const URL_ORIGIN = /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i;
+
 /**
  * Renders a URL template: every value is percent-encoded (so input cannot add path segments, query
- * parameters or change the host), and a placeholder without a value is an input error.
+ * parameters or change the host), and a placeholder without a value is an input error. A value
+ * that makes a path segment `.` or `..` is refused: encoding leaves dots alone, and the URL parser
+ * would otherwise resolve `/api/../x` to `/x`.
  */
 export function renderUrl(template: string, scope: TemplateScope): string {
-  return template.replace(PLACEHOLDER, (_match, expression: string) => {
+  const rendered = template.replace(PLACEHOLDER, (_match, expression: string) => {
     const value = resolve(expression, scope);
     if (value === undefined || value === null || value === '') {
       throw new ToolError(ToolErrorCode.INVALID_INPUT, `The URL needs a value for {{${expression}}}.`, {
@@ -76,6 +83,16 @@ export function renderUrl(template: string, scope: TemplateScope): string {
     }
     return encodeURIComponent(asText(value));
   });
+  // Encoded values hold no `?` or `#`, so the first one belongs to the template and ends the path.
+  const path = rendered.replace(URL_ORIGIN, '').split(/[?#]/, 1)[0];
+  if (path.split('/').some((segment) => DOT_SEGMENT.test(segment))) {
+    throw new ToolError(
+      ToolErrorCode.INVALID_INPUT,
+      'A URL path value may not be a dot segment (`.` or `..`).',
+      { placeholders: placeholdersOf(template) },
+    );
+  }
+  return rendered;
 }
 
 /** The value of a string that is exactly one placeholder (its JSON type kept), else the interpolated text. */

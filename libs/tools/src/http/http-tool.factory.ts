@@ -28,7 +28,13 @@ export class HttpToolFactory implements DynamicToolFactory {
   ) {}
 
   create(spec: ToolAssetSpec, meta: DynamicToolMeta = {}): Tool {
-    const issues = spec.tool_type === 'http' ? httpToolConfigIssues(spec.tool_config) : [];
+    const issues =
+      spec.tool_type === 'http'
+        ? httpToolConfigIssues(spec.tool_config).map((i) => ({
+            ...i,
+            path: `/tool_config${i.path === '/' ? '' : i.path}`,
+          }))
+        : [];
     if (spec.tool_type !== 'http') issues.push({ path: '/tool_type', message: 'must be http' });
     if (!TOOL_NAME.test(spec.name ?? '') || spec.name.includes('__')) {
       issues.push({

@@ -1,7 +1,8 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import { randomUUID } from 'node:crypto';
-import { ToolAssetDryRunner, ToolAssetSpec, ToolDryRunOutcome } from '@app/asset-registry';
+import { ToolAssetDryRunner, ToolAssetSpec, ToolConfigIssue, ToolDryRunOutcome } from '@app/asset-registry';
+import { AppException } from '@app/platform';
 import { SchemaValidator } from '../core/schema-validator';
 import { Tool, ToolError } from '../core/tool.types';
 import { DynamicToolFactory, SQL_TOOL_FACTORY } from './dynamic-tool.factory';
@@ -29,6 +30,23 @@ export class ToolAssetDryRunService extends ToolAssetDryRunner {
     private readonly moduleRef: ModuleRef,
   ) {
     super();
+  }
+
+  /**
+   * Builds the tool the way the loader will after publish, so a spec the loader would leave out is
+   * refused at publish with the factory's reasons instead of silently missing afterwards.
+   */
+  override configIssues(spec: ToolAssetSpec): ToolConfigIssue[] {
+    const factory = this.factoryFor(spec);
+    if (!factory) return [];
+    try {
+      factory.create(spec);
+      return [];
+    } catch (error) {
+      if (!(error instanceof AppException)) throw error;
+      const issues = (error.details as { issues?: ToolConfigIssue[] } | undefined)?.issues;
+      return issues?.length ? issues : [{ path: '/tool_config', message: error.message }];
+    }
   }
 
   async dryRun(

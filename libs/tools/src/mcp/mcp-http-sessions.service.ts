@@ -4,24 +4,29 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { randomUUID } from 'node:crypto';
-import type { Principal } from '@app/platform';
+import { AppConfig, type Principal } from '@app/platform';
 import { McpToolServer } from './mcp-tool-server.service';
-
-/** A session nobody used for this long is closed (its SSE stream too). */
-export const MCP_SESSION_IDLE_MS = 30 * 60_000;
-export const MCP_MAX_SESSIONS = 1000;
 
 interface Session {
   transport: StreamableHTTPServerTransport;
   server: Server;
   keyId: string;
+  tenantId: string;
+  lastUsed: number;
   idleTimer?: NodeJS.Timeout;
 }
 
 type RequestWithBody = IncomingMessage & { body?: unknown };
 
-function jsonRpcError(res: ServerResponse, status: number, code: number, message: string): void {
+function jsonRpcError(
+  res: ServerResponse,
+  status: number,
+  code: number,
+  message: string,
+  retryAfterSeconds?: number,
+): void {
   res.statusCode = status;
+  if (retryAfterSeconds !== undefined) res.setHeader('retry-after', String(retryAfterSeconds));
   res.setHeader('content-type', 'application/json');
   res.end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
 }
@@ -36,8 +41,33 @@ function jsonRpcError(res: ServerResponse, status: number, code: number, message
 export class McpHttpSessions implements OnModuleDestroy {
   private readonly logger = new Logger(McpHttpSessions.name);
   private readonly sessions = new Map<string, Session>();
+  /** Initialize requests in flight per tenant: they count against the cap before their session exists. */
+  private readonly opening = new Map<string, number>();
 
-  constructor(private readonly mcpServer: McpToolServer) {}
+  constructor(
+    private readonly mcpServer: McpToolServer,
+    private readonly config: AppConfig,
+  ) {}
+
+  private get idleMs(): number {
+    return this.config.get('MCP_SESSION_IDLE_SECONDS') * 1000;
+  }
+
+  /** Open sessions (and ones being opened) of one tenant. */
+  tenantSessions(tenantId: string): number {
+    let count = this.opening.get(tenantId) ?? 0;
+    for (const session of this.sessions.values()) if (session.tenantId === tenantId) count++;
+    return count;
+  }
+
+  /** Seconds until the tenant's least recently used session expires (when a slot frees up at the latest). */
+  private retryAfter(tenantId?: string): number {
+    let oldest = Infinity;
+    for (const session of this.sessions.values())
+      if (!tenantId || session.tenantId === tenantId) oldest = Math.min(oldest, session.lastUsed);
+    const waitMs = Number.isFinite(oldest) ? oldest + this.idleMs - Date.now() : this.idleMs;
+    return Math.max(1, Math.ceil(waitMs / 1000));
+  }
 
   get size(): number {
     return this.sessions.size;
@@ -65,15 +95,52 @@ export class McpHttpSessions implements OnModuleDestroy {
       );
       return;
     }
-    if (this.sessions.size >= MCP_MAX_SESSIONS) {
-      jsonRpcError(res, 503, -32000, 'Too many open MCP sessions; close unused ones (DELETE /mcp).');
+    const tenantId = principal.tenantId;
+    const perTenant = this.config.get('MCP_MAX_SESSIONS_PER_TENANT');
+    if (this.tenantSessions(tenantId) >= perTenant) {
+      // One tenant's burst is that tenant's problem: the others keep their sessions.
+      jsonRpcError(
+        res,
+        429,
+        -32000,
+        `This tenant has ${perTenant} open MCP sessions, its limit; close unused ones (DELETE /mcp) or wait for idle ones to expire.`,
+        this.retryAfter(tenantId),
+      );
       return;
     }
+    const opening = [...this.opening.values()].reduce((sum, n) => sum + n, 0);
+    if (this.sessions.size + opening >= this.config.get('MCP_MAX_SESSIONS')) {
+      jsonRpcError(
+        res,
+        503,
+        -32000,
+        'Too many open MCP sessions; close unused ones (DELETE /mcp).',
+        this.retryAfter(),
+      );
+      return;
+    }
+    this.opening.set(tenantId, (this.opening.get(tenantId) ?? 0) + 1);
+    try {
+      await this.open(req, res, principal);
+    } finally {
+      const left = (this.opening.get(tenantId) ?? 1) - 1;
+      if (left > 0) this.opening.set(tenantId, left);
+      else this.opening.delete(tenantId);
+    }
+  }
+
+  private async open(req: RequestWithBody, res: ServerResponse, principal: Principal): Promise<void> {
     const server = this.mcpServer.createServer(principal);
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (id) => {
-        const session: Session = { transport, server, keyId: principal.keyId };
+        const session: Session = {
+          transport,
+          server,
+          keyId: principal.keyId,
+          tenantId: principal.tenantId,
+          lastUsed: Date.now(),
+        };
         this.sessions.set(id, session);
         this.touch(id, session);
       },
@@ -98,10 +165,11 @@ export class McpHttpSessions implements OnModuleDestroy {
 
   private touch(id: string, session: Session): void {
     clearTimeout(session.idleTimer);
+    session.lastUsed = Date.now();
     session.idleTimer = setTimeout(() => {
       this.sessions.delete(id);
       void this.close(session);
-    }, MCP_SESSION_IDLE_MS);
+    }, this.idleMs);
     session.idleTimer.unref();
   }
 

@@ -45,7 +45,15 @@ export function toCallToolResult(result: ToolResult, structured: boolean): CallT
   if (!result.success) {
     return {
       content: [
-        { type: 'text', text: JSON.stringify({ error: result.error, error_details: result.error_details }) },
+        {
+          type: 'text',
+          text: JSON.stringify({
+            error: result.error,
+            error_details: result.error_details,
+            // A held side effect: the client shows this to a person, who confirms it over the API.
+            ...(result.pending_action ? { pending_action: result.pending_action } : {}),
+          }),
+        },
       ],
       isError: true,
       _meta: meta,
@@ -115,6 +123,7 @@ export class McpToolServer {
             traceId: randomUUID(),
             deadline: Date.now() + MCP_CALL_DEADLINE_MS,
             signal: extra.signal,
+            caller: 'mcp',
           },
           name,
           request.params.arguments ?? {},

@@ -2,7 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { PoolClient, QueryResult } from 'pg';
 import { DataSource } from 'typeorm';
-import { DatabaseInfo } from '@app/platform';
+import { AppConfig, DatabaseInfo } from '@app/platform';
+import { BoundedSemaphore } from '../core/bounded-semaphore';
 
 /**
  * The OPS tables as an `sql` tool sees them: each name is a CTE over the real table restricted to the
@@ -72,16 +73,41 @@ function jsonValue(value: unknown, typeId: number): unknown {
 
 @Injectable()
 export class SqlToolRepository {
+  /** sql tools get at most this share of the pool, so searches and the rest always find a connection. */
+  private readonly share: BoundedSemaphore;
+
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly database: DatabaseInfo,
-  ) {}
+    config: AppConfig,
+  ) {
+    this.share = new BoundedSemaphore(
+      config.get('SQL_TOOL_MAX_CONCURRENT') ?? Math.max(1, Math.floor(config.get('DATABASE_POOL_SIZE') / 2)),
+    );
+  }
 
   /**
    * Runs a checked query (placeholders already `$2..`) for one tenant in a read-only transaction with
    * a statement timeout, the OPS tables shadowed by tenant-filtered CTEs and nothing else on the path.
    */
   async run(
+    tenantId: string,
+    checkedText: string,
+    values: unknown[],
+    rowLimit: number,
+    timeoutMs: number,
+  ): Promise<SqlRows> {
+    // The wait counts against the tool's own timeout (the registry's deadline), never forever.
+    const release = await this.share.acquire(timeoutMs);
+    if (!release) throw Object.assign(new Error('sql tool capacity busy'), { code: '57014' });
+    try {
+      return await this.runNow(tenantId, checkedText, values, rowLimit, timeoutMs);
+    } finally {
+      release();
+    }
+  }
+
+  private async runNow(
     tenantId: string,
     checkedText: string,
     values: unknown[],

@@ -43,6 +43,8 @@ export interface StageCaller {
   userId: string;
   requestId: string;
   traceId: string;
+  /** The operator sent `confirm: true`: steps with side effects run instead of being held. */
+  confirmed?: boolean;
 }
 
 /** Bounds how many steps run at once. */
@@ -151,6 +153,7 @@ export class StageExecutorService {
         const startedAtMs = performance.now() - started;
         const context: ToolContext = {
           ...caller,
+          caller: 'operator',
           deadline: step.timeout_ms ? Math.min(deadline, Date.now() + step.timeout_ms) : deadline,
           signal,
         };
