@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -52,6 +53,7 @@ describe(`README.md examples (${testBackend()})`, () => {
     workDir = mkdtempSync(path.join(os.tmpdir(), 'ops-test-readme-'));
     ReadmeShell.prepareWorkDir(workDir, dataDir);
     const port = await freePort();
+    const secretsKey = randomBytes(32).toString('base64');
     startServer = async () => {
       // No ADMIN_API_KEY: the first start writes data/admin-key, which the quick start reads.
       const started = runNode(MAIN, {
@@ -60,6 +62,8 @@ describe(`README.md examples (${testBackend()})`, () => {
         LOG_LEVEL: 'warn',
         DEMO_DATA: 'on',
         DEMO_DATA_SCALE: 'small',
+        // With DATABASE_URL the operator sets the secrets key (README "Secrets"); embedded generates one.
+        ...(database.env.DATABASE_URL ? { SECRETS_KEY: secretsKey } : {}),
       });
       await started.waitForOutput(/listening on/);
       return started;
