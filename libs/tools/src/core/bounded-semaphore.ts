@@ -1,4 +1,7 @@
-/** A counting semaphore whose waiters give up after a bound (or when their signal aborts). */
+/**
+ * A counting semaphore whose waiters give up after a bound (or when their signal aborts). A released slot goes
+ * straight to the first waiter, so a caller arriving in between cannot push the count past the limit.
+ */
 export class BoundedSemaphore {
   private active = 0;
   private readonly waiting: Array<() => void> = [];
@@ -35,14 +38,17 @@ export class BoundedSemaphore {
         signal?.addEventListener('abort', giveUp, { once: true });
       });
       if (!got) return null;
+      // The releasing holder handed its slot over (active was not decremented), so nobody can take it between.
+    } else {
+      this.active++;
     }
-    this.active++;
     let released = false;
     return () => {
       if (released) return;
       released = true;
-      this.active--;
-      this.waiting.shift()?.();
+      const next = this.waiting.shift();
+      if (next) next();
+      else this.active--;
     };
   }
 }
