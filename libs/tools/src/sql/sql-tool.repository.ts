@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { PoolClient, QueryResult } from 'pg';
 import { DataSource } from 'typeorm';
-import { DatabaseInfo } from '@app/platform';
+import { DatabaseInfo, SQL_TOOL_ROLE } from '@app/platform';
 
 /**
  * The OPS tables as an `sql` tool sees them: each name is a CTE over the real table restricted to the
@@ -98,6 +98,8 @@ export class SqlToolRepository {
       await runner.query('SET LOCAL search_path = pg_catalog');
       // The guard parsed the text with standard-conforming strings; the server must read it the same way.
       await runner.query('SET LOCAL standard_conforming_strings = on');
+      // Second wall under the guard: a role that can read only the four OPS tables, under row-level security.
+      await runner.query(`SET LOCAL ROLE ${SQL_TOOL_ROLE}`);
       const params = [tenantId, ...values];
       const plan: QueryResult<{ 'QUERY PLAN': Array<{ Plan: { 'Total Cost': number } }> }> =
         await client.query({

@@ -1,0 +1,108 @@
+import { MigrationInterface, QueryRunner } from 'typeorm';
+
+/** The role the application connects as (native) or switches to (embedded). */
+export const APP_ROLE = 'ops_app';
+/** The role an sql tool's transaction switches to: it reads the four OPS tables, nothing else. */
+export const SQL_TOOL_ROLE = 'ops_sql_tool';
+/** The tables an sql tool's CTEs read (see SQL_TOOL_RELATIONS in the tools lib). */
+export const SQL_TOOL_TABLES = [
+  'ops_configuration_items',
+  'ops_metric_samples',
+  'ops_history_events',
+  'ops_ci_relations',
+];
+
+const TENANT_MATCH = `nullif(current_setting('app.tenant_id', true), '')::uuid`;
+const BYPASS = `current_setting('app.rls_bypass', true) = 'on'`;
+
+/**
+ * Row-level security on every tenant-owned table (every table with a `tenant_id`, found in the
+ * catalog so none is forgotten) and on `tenants`. The tenant comes from `app.tenant_id`, which the
+ * application sets on each pooled connection from the request context. Two permissive policies:
+ * `tenant_isolation` for every role, and `system_bypass` (`app.rls_bypass = on`) for the application
+ * role only, so the sql tool role can never use the bypass even if a query of its own set the flag.
+ * FORCE applies the policies to the owner too; superusers still bypass them, so migrations do.
+ *
+ * The roles are cluster-wide: they are created NOLOGIN here when missing (an operator grants LOGIN
+ * and a password, see docs), so the grants below always have a grantee.
+ */
+export class EnableRowLevelSecurity1795319000000 implements MigrationInterface {
+  name = 'EnableRowLevelSecurity1795319000000';
+
+  public async up(queryRunner: QueryRunner): Promise<void> {
+    for (const role of [APP_ROLE, SQL_TOOL_ROLE]) {
+      await queryRunner.query(
+        `DO $$ BEGIN
+           IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = '${role}') THEN
+             CREATE ROLE ${role} NOLOGIN NOSUPERUSER NOBYPASSRLS NOCREATEDB NOCREATEROLE;
+           END IF;
+         EXCEPTION WHEN duplicate_object THEN NULL; -- created concurrently by another database's migration
+         END $$`,
+      );
+    }
+    // ops_app may switch to the sql tool role (SET LOCAL ROLE needs membership on the native server).
+    await queryRunner.query(`GRANT ${SQL_TOOL_ROLE} TO ${APP_ROLE}`);
+    await queryRunner.query(`GRANT USAGE ON SCHEMA public TO ${APP_ROLE}, ${SQL_TOOL_ROLE}`);
+    await queryRunner.query(
+      `GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public TO ${APP_ROLE}`,
+    );
+    // The application may see which migrations ran, never change them.
+    await queryRunner.query(`REVOKE ALL ON TABLE public.migrations FROM ${APP_ROLE}`);
+    await queryRunner.query(`GRANT SELECT ON TABLE public.migrations TO ${APP_ROLE}`);
+    await queryRunner.query(`GRANT USAGE, SELECT ON ALL SEQUENCES IN SCHEMA public TO ${APP_ROLE}`);
+    // Tables created by later migrations (run by the same owner) are granted the same way.
+    await queryRunner.query(
+      `ALTER DEFAULT PRIVILEGES IN SCHEMA public GRANT SELECT, INSERT, UPDATE, DELETE ON TABLES TO ${APP_ROLE}`,
+    );
+    await queryRunner.query(
+      `ALTER DEFAULT PRIVILEGES IN SCHEMA public GRANT USAGE, SELECT ON SEQUENCES TO ${APP_ROLE}`,
+    );
+    await queryRunner.query(
+      `GRANT SELECT ON ${SQL_TOOL_TABLES.map((t) => `public.${t}`).join(', ')} TO ${SQL_TOOL_ROLE}`,
+    );
+
+    for (const table of await tenantOwnedTables(queryRunner)) {
+      await enableTableSecurity(queryRunner, table, `tenant_id = ${TENANT_MATCH}`);
+    }
+    await enableTableSecurity(queryRunner, 'tenants', `id = ${TENANT_MATCH}`);
+  }
+
+  public async down(queryRunner: QueryRunner): Promise<void> {
+    for (const table of [...(await tenantOwnedTables(queryRunner)), 'tenants']) {
+      await queryRunner.query(`DROP POLICY IF EXISTS tenant_isolation ON "${table}"`);
+      await queryRunner.query(`DROP POLICY IF EXISTS system_bypass ON "${table}"`);
+      await queryRunner.query(`ALTER TABLE "${table}" NO FORCE ROW LEVEL SECURITY`);
+      await queryRunner.query(`ALTER TABLE "${table}" DISABLE ROW LEVEL SECURITY`);
+    }
+    await queryRunner.query(
+      `ALTER DEFAULT PRIVILEGES IN SCHEMA public REVOKE SELECT, INSERT, UPDATE, DELETE ON TABLES FROM ${APP_ROLE}`,
+    );
+    await queryRunner.query(
+      `ALTER DEFAULT PRIVILEGES IN SCHEMA public REVOKE USAGE, SELECT ON SEQUENCES FROM ${APP_ROLE}`,
+    );
+    await queryRunner.query(`REVOKE ALL ON ALL TABLES IN SCHEMA public FROM ${APP_ROLE}, ${SQL_TOOL_ROLE}`);
+    await queryRunner.query(`REVOKE ALL ON ALL SEQUENCES IN SCHEMA public FROM ${APP_ROLE}`);
+    // The roles stay: they are cluster-wide and other databases may use them.
+  }
+}
+
+async function tenantOwnedTables(queryRunner: QueryRunner): Promise<string[]> {
+  const rows = (await queryRunner.query(
+    `SELECT c.table_name FROM information_schema.columns c
+       JOIN information_schema.tables t USING (table_schema, table_name)
+      WHERE c.table_schema = 'public' AND c.column_name = 'tenant_id' AND t.table_type = 'BASE TABLE'
+      ORDER BY c.table_name`,
+  )) as Array<{ table_name: string }>;
+  return rows.map((row) => row.table_name);
+}
+
+async function enableTableSecurity(queryRunner: QueryRunner, table: string, match: string): Promise<void> {
+  await queryRunner.query(`ALTER TABLE "${table}" ENABLE ROW LEVEL SECURITY`);
+  await queryRunner.query(`ALTER TABLE "${table}" FORCE ROW LEVEL SECURITY`);
+  await queryRunner.query(
+    `CREATE POLICY tenant_isolation ON "${table}" AS PERMISSIVE FOR ALL TO PUBLIC USING (${match}) WITH CHECK (${match})`,
+  );
+  await queryRunner.query(
+    `CREATE POLICY system_bypass ON "${table}" AS PERMISSIVE FOR ALL TO ${APP_ROLE} USING (${BYPASS}) WITH CHECK (${BYPASS})`,
+  );
+}
