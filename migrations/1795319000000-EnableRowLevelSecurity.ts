@@ -61,6 +61,8 @@ export class EnableRowLevelSecurity1795319000000 implements MigrationInterface {
       `GRANT SELECT ON ${SQL_TOOL_TABLES.map((t) => `public.${t}`).join(', ')} TO ${SQL_TOOL_ROLE}`,
     );
 
+    await createMaintenanceFunctions(queryRunner);
+
     for (const table of await tenantOwnedTables(queryRunner)) {
       await enableTableSecurity(queryRunner, table, `tenant_id = ${TENANT_MATCH}`);
     }
@@ -82,7 +84,44 @@ export class EnableRowLevelSecurity1795319000000 implements MigrationInterface {
     );
     await queryRunner.query(`REVOKE ALL ON ALL TABLES IN SCHEMA public FROM ${APP_ROLE}, ${SQL_TOOL_ROLE}`);
     await queryRunner.query(`REVOKE ALL ON ALL SEQUENCES IN SCHEMA public FROM ${APP_ROLE}`);
+    await queryRunner.query(`DROP FUNCTION IF EXISTS ops_ensure_model_index(text, text, integer)`);
+    await queryRunner.query(`DROP FUNCTION IF EXISTS ops_analyze_ops_tables()`);
     // The roles stay: they are cluster-wide and other databases may use them.
+  }
+}
+
+/**
+ * The two pieces of DDL/maintenance the application runs after migrations, as the owner: a partial
+ * HNSW index per embedding model met at run time, and ANALYZE after a demo load (a non-owner's
+ * ANALYZE is skipped). SECURITY DEFINER with fixed bodies and validated arguments, executable by the
+ * application role only.
+ */
+async function createMaintenanceFunctions(queryRunner: QueryRunner): Promise<void> {
+  await queryRunner.query(
+    `CREATE OR REPLACE FUNCTION ops_ensure_model_index(index_name text, model text, dimensions integer)
+     RETURNS void LANGUAGE plpgsql SECURITY DEFINER SET search_path = public, pg_catalog AS $fn$
+     BEGIN
+       IF index_name !~ '^IDX_chunk_embeddings_hnsw_[a-z0-9_]{0,30}_[0-9a-f]{8}$' THEN
+         RAISE EXCEPTION 'invalid index name %', index_name;
+       END IF;
+       IF dimensions IS NULL OR dimensions < 1 OR dimensions > 2000 THEN
+         RAISE EXCEPTION 'HNSW indexes support 1-2000 dimensions, got %', dimensions;
+       END IF;
+       EXECUTE format(
+         'CREATE INDEX IF NOT EXISTS %I ON chunk_embeddings USING hnsw ((embedding::vector(%s)) vector_cosine_ops) WHERE model = %L',
+         index_name, dimensions, model);
+     END $fn$`,
+  );
+  await queryRunner.query(
+    `CREATE OR REPLACE FUNCTION ops_analyze_ops_tables()
+     RETURNS void LANGUAGE plpgsql SECURITY DEFINER SET search_path = public, pg_catalog AS $fn$
+     BEGIN
+       ANALYZE ops_configuration_items, ops_metric_samples, ops_history_events, ops_ci_relations;
+     END $fn$`,
+  );
+  for (const fn of ['ops_ensure_model_index(text, text, integer)', 'ops_analyze_ops_tables()']) {
+    await queryRunner.query(`REVOKE ALL ON FUNCTION ${fn} FROM PUBLIC`);
+    await queryRunner.query(`GRANT EXECUTE ON FUNCTION ${fn} TO ${APP_ROLE}`);
   }
 }
 

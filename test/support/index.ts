@@ -10,3 +10,4 @@ export * from './planner-fixtures';
 export * from './embeddings-server';
 export * from './document-fixtures';
 export * from './chat-script';
+export * from './test-scope';

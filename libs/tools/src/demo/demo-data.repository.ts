@@ -116,9 +116,8 @@ export class DemoDataRepository {
 
   /** Fresh planner statistics after a bulk load (sql tools refuse queries by estimated cost). */
   async analyze(): Promise<void> {
-    await this.dataSource.query(
-      'ANALYZE ops_configuration_items, ops_metric_samples, ops_history_events, ops_ci_relations',
-    );
+    // Only the owner may ANALYZE: the migration's SECURITY DEFINER function runs it.
+    await this.dataSource.query('SELECT ops_analyze_ops_tables()');
   }
 
   async counts(tenantId: string): Promise<Record<string, number>> {
