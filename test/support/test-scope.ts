@@ -1,3 +1,5 @@
+import { Client } from 'pg';
+import type { DataSource } from 'typeorm';
 import { runAsSystem, runAsTenant } from '@app/platform';
 
 const UUID = /^[\da-f]{8}-[\da-f]{4}-[\da-f]{4}-[\da-f]{4}-[\da-f]{12}$/i;
@@ -36,4 +38,32 @@ export function scopedForTests<T>(instance: T): T {
       };
     },
   });
+}
+
+/**
+ * Runs DDL as the schema owner, as a migration would: the application role may not (native: the
+ * owner's URL, DATABASE_MIGRATION_URL; embedded: the superuser, for this transaction only).
+ */
+export async function queryAsOwner(
+  database: { env: Record<string, string> },
+  dataSource: DataSource,
+  sql: string,
+): Promise<void> {
+  const ownerUrl = database.env.DATABASE_MIGRATION_URL;
+  if (ownerUrl) {
+    const client = new Client({ connectionString: ownerUrl });
+    await client.connect();
+    try {
+      await client.query(sql);
+    } finally {
+      await client.end();
+    }
+    return;
+  }
+  await runAsSystem('test: owner DDL', () =>
+    dataSource.transaction(async (em) => {
+      await em.query('SET LOCAL ROLE postgres');
+      await em.query(sql);
+    }),
+  );
 }
