@@ -12,8 +12,10 @@ export const SQL_TOOL_TABLES = [
   'ops_ci_relations',
 ];
 
-const TENANT_MATCH = `nullif(current_setting('app.tenant_id', true), '')::uuid`;
-const BYPASS = `current_setting('app.rls_bypass', true) = 'on'`;
+// Scalar subqueries, so each becomes an InitPlan evaluated once per statement instead of a
+// current_setting() call per row (measured: 50k-row aggregate 33 ms -> see docs/notes/rls.md).
+const TENANT_MATCH = `(SELECT nullif(current_setting('app.tenant_id', true), '')::uuid)`;
+const BYPASS = `(SELECT current_setting('app.rls_bypass', true)) = 'on'`;
 
 /**
  * Row-level security on every tenant-owned table (every table with a `tenant_id`, found in the
