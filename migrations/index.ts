@@ -9,7 +9,7 @@ import { CreateChatConversations1795316928696 } from './1795316928696-CreateChat
 import { AddKeywordStatistics1795317411778 } from './1795317411778-AddKeywordStatistics';
 import { IndexChunkSourceHash1795317956897 } from './1795317956897-IndexChunkSourceHash';
 import { KeywordIndexWithoutPendingList1795318600000 } from './1795318600000-KeywordIndexWithoutPendingList';
-import { EnableRowLevelSecurity1795319000000 } from './1795319000000-EnableRowLevelSecurity';
+import { EnableRowLevelSecurity1795607000000 } from './1795607000000-EnableRowLevelSecurity';
 
 type MigrationClass = new () => MigrationInterface;
 
@@ -25,8 +25,8 @@ export const MIGRATIONS: MigrationClass[] = [
   AddKeywordStatistics1795317411778,
   IndexChunkSourceHash1795317956897,
   KeywordIndexWithoutPendingList1795318600000,
-  EnableRowLevelSecurity1795319000000,
+  EnableRowLevelSecurity1795607000000,
 ];
 
 /** The database roles row-level security is written for (see docs/notes/rls.md). */
-export { APP_ROLE, SQL_TOOL_ROLE } from './1795319000000-EnableRowLevelSecurity';
+export { APP_ROLE, SQL_TOOL_ROLE } from './1795607000000-EnableRowLevelSecurity';

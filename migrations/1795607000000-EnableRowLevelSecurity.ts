@@ -28,8 +28,8 @@ const BYPASS = `(SELECT current_setting('app.rls_bypass', true)) = 'on'`;
  * The roles are cluster-wide: they are created NOLOGIN here when missing (an operator grants LOGIN
  * and a password, see docs), so the grants below always have a grantee.
  */
-export class EnableRowLevelSecurity1795319000000 implements MigrationInterface {
-  name = 'EnableRowLevelSecurity1795319000000';
+export class EnableRowLevelSecurity1795607000000 implements MigrationInterface {
+  name = 'EnableRowLevelSecurity1795607000000';
 
   public async up(queryRunner: QueryRunner): Promise<void> {
     for (const role of [APP_ROLE, SQL_TOOL_ROLE]) {
