@@ -13,6 +13,7 @@ import { AddDemoLoadProgress1795318650000 } from './1795318650000-AddDemoLoadPro
 import { CreateTenantSecrets1795319000000 } from './1795319000000-CreateTenantSecrets';
 import { AddCancelledDocumentJobs1795605946554 } from './1795605946554-AddCancelledDocumentJobs';
 import { CreateToolPendingActions1795606677666 } from './1795606677666-CreateToolPendingActions';
+import { EnableRowLevelSecurity1795607000000 } from './1795607000000-EnableRowLevelSecurity';
 
 type MigrationClass = new () => MigrationInterface;
 
@@ -32,4 +33,8 @@ export const MIGRATIONS: MigrationClass[] = [
   CreateTenantSecrets1795319000000,
   AddCancelledDocumentJobs1795605946554,
   CreateToolPendingActions1795606677666,
+  EnableRowLevelSecurity1795607000000,
 ];
+
+/** The database roles row-level security is written for (see docs/notes/rls.md). */
+export { APP_ROLE, SQL_TOOL_ROLE } from './1795607000000-EnableRowLevelSecurity';

@@ -1,5 +1,5 @@
 import { DataSource } from 'typeorm';
-import { startTestApp, TestApp, testBackend } from '@test/support';
+import { queryAsOwner, startTestApp, TestApp, testBackend } from '@test/support';
 
 const tool = {
   asset_type: 'tool',
@@ -219,11 +219,16 @@ describe(`asset registry over HTTP (${testBackend()})`, () => {
   });
 
   it('refuses a tenant admin a sync of the service database (403) and lets a system admin sync and publish it', async () => {
-    await t.app.get(DataSource).query(`
+    // Created by the owner, as a migration would (the application role may not create tables).
+    await queryAsOwner(
+      t.database,
+      t.app.get(DataSource),
+      `
       CREATE TABLE ops_cpu (server_id text PRIMARY KEY, environment text NOT NULL, cpu numeric);
       COMMENT ON TABLE ops_cpu IS 'CPU 사용률';
       INSERT INTO ops_cpu SELECT 'sys-' || i, (ARRAY['prod', 'staging', 'dev'])[1 + i % 3], i FROM generate_series(1, 9) i;
-    `);
+    `,
+    );
     for (const body of [
       { name: 'ops' },
       { name: 'ops', tables: ['api_keys'] },

@@ -12,9 +12,10 @@ import {
   QUIET_TEST_ENV,
   ROOT,
   runNode,
+  scopedForTests,
   sleep,
-  TestDatabase,
   testBackend,
+  TestDatabase,
 } from '@test/support';
 import { AppModule } from '../../apps/api/src/app.module';
 
@@ -34,7 +35,7 @@ describe(`MCP over stdio: npm run mcp (${testBackend()})`, () => {
       logger: false,
     });
     try {
-      const auth = app.get(AuthService);
+      const auth = scopedForTests(app.get(AuthService));
       await auth.createTenant('alpha', 'Alpha', undefined);
       operatorKey = (
         await auth.createKey('alpha', { name: 'mcp', role: 'operator', userId: 'ops-bot' }, undefined)

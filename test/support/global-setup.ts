@@ -4,7 +4,13 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
-import { buildDataSourceOptions, EmbeddedPostgres, prepareDatabase } from '@app/platform';
+import {
+  APP_ROLE,
+  buildDataSourceOptions,
+  EmbeddedPostgres,
+  prepareDatabase,
+  SQL_TOOL_ROLE,
+} from '@app/platform';
 import {
   assertTestTarget,
   embeddedTemplateDir,
@@ -30,6 +36,7 @@ async function prepareNativeTemplate(): Promise<void> {
   const admin = new Client({ connectionString: NATIVE_ADMIN_URL });
   await admin.connect();
   try {
+    await ensureRoles(admin);
     await admin.query(`CREATE DATABASE "${template}"`);
   } finally {
     await admin.end();
@@ -43,6 +50,25 @@ async function prepareNativeTemplate(): Promise<void> {
   );
   await prepareDatabase(dataSource);
   await dataSource.destroy();
+}
+
+/**
+ * The row-level-security roles are cluster-wide: created once (tests connect as ops_app with trust
+ * authentication), tolerating a concurrent run creating them at the same moment.
+ */
+async function ensureRoles(admin: Client): Promise<void> {
+  for (const statement of [
+    `CREATE ROLE ${APP_ROLE} LOGIN NOSUPERUSER NOBYPASSRLS NOCREATEDB NOCREATEROLE`,
+    `CREATE ROLE ${SQL_TOOL_ROLE} NOLOGIN NOSUPERUSER NOBYPASSRLS`,
+  ]) {
+    try {
+      await admin.query(statement);
+    } catch (error) {
+      const code = (error as { code?: string }).code;
+      if (code !== '42710' && code !== '23505') throw error; // exists already (or created concurrently)
+    }
+  }
+  await admin.query(`ALTER ROLE ${APP_ROLE} LOGIN`);
 }
 
 async function prepareEmbeddedTemplate(): Promise<void> {

@@ -11,3 +11,4 @@ export * from './embeddings-server';
 export * from './document-fixtures';
 export * from './chat-script';
 export * from './bomb-fixtures';
+export * from './test-scope';

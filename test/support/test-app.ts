@@ -5,6 +5,7 @@ import { validateEnvironment } from '@app/platform';
 import { createApp, ensureBootstrapAdmin } from '../../apps/api/src/bootstrap';
 import { createTestDatabase, TestDatabase } from './test-database';
 import { applyEnv, QUIET_TEST_ENV } from './test-env';
+import { scopedForTests } from './test-scope';
 
 export interface HttpResult<T = any> {
   status: number;
@@ -27,6 +28,21 @@ export interface TestApp {
   adminKey: string;
   request<T = any>(method: string, route: string, options?: RequestOptions): Promise<HttpResult<T>>;
   close(): Promise<void>;
+}
+
+/**
+ * The app, whose `get()` hands out services scoped like TestContext's (see scopedForTests): tests
+ * calling services directly stand in for the request layer that sets the database scope.
+ */
+function scopedApp(app: NestExpressApplication): NestExpressApplication {
+  return new Proxy(app, {
+    get(target, property) {
+      if (property === 'get')
+        return (token: Parameters<NestExpressApplication['get']>[0]) => scopedForTests(target.get(token));
+      const value: unknown = Reflect.get(target, property, target);
+      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+    },
+  });
 }
 
 /** Boots the real application on a fresh test database and serves it on a random local port. */
@@ -82,7 +98,7 @@ export async function startTestApp(extraEnv: Record<string, string> = {}): Promi
   };
 
   return {
-    app: started,
+    app: scopedApp(started),
     url,
     database,
     adminKey,

@@ -12,6 +12,17 @@ export function testBackend(): TestBackend {
 
 export const NATIVE_ADMIN_URL =
   process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+/** The application role tests connect as (row-level security applies to it); created by global setup. */
+export const TEST_APP_ROLE = 'ops_app';
+
+/** The native admin URL with the application role as user (trust authentication on the test server). */
+export function asAppRole(url: string): string {
+  const parsed = new URL(url);
+  parsed.username = TEST_APP_ROLE;
+  parsed.password = '';
+  return parsed.toString();
+}
+
 export const TEST_REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 
 /** One id per `jest` invocation (set by global setup, inherited by workers). */

@@ -2,6 +2,7 @@ import { DynamicModule, ForwardReference, INestApplicationContext, Type } from '
 import { Test } from '@nestjs/testing';
 import { JsonLogger, PlatformModule } from '@app/platform';
 import { createTestDatabase, TestDatabase } from './test-database';
+import { scopedForTests } from './test-scope';
 import { applyEnv, QUIET_TEST_ENV } from './test-env';
 
 export interface TestContext {
@@ -36,7 +37,7 @@ export async function startTestContext(
     return {
       app,
       database,
-      get: (token) => app.get(token as never),
+      get: (token) => scopedForTests(app.get(token as never)),
       close: async () => {
         await app.close();
         restoreEnv();

@@ -3,6 +3,7 @@ import { cpSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { Client } from 'pg';
 import {
+  asAppRole,
   assertTestTarget,
   embeddedTemplateDir,
   NATIVE_ADMIN_URL,
@@ -51,7 +52,9 @@ async function createNative(suffix: string): Promise<TestDatabase> {
   return {
     backend: 'native',
     env: {
-      DATABASE_URL: withDatabase(NATIVE_ADMIN_URL, name),
+      // The application connects as the row-level-security role, migrations run as the owner.
+      DATABASE_URL: asAppRole(withDatabase(NATIVE_ADMIN_URL, name)),
+      DATABASE_MIGRATION_URL: withDatabase(NATIVE_ADMIN_URL, name),
       REDIS_URL: TEST_REDIS_URL,
       CACHE_KEY_PREFIX: `test:${suffix}:`,
       DATA_DIR: path.join(testRunDir(), suffix),
@@ -70,7 +73,7 @@ function createEmbedded(suffix: string): Promise<TestDatabase> {
   rmSync(path.join(dir, 'ops.lock'), { force: true });
   return Promise.resolve({
     backend: 'embedded',
-    env: { DATA_DIR: dir, DATABASE_URL: '', REDIS_URL: '' },
+    env: { DATA_DIR: dir, DATABASE_URL: '', DATABASE_MIGRATION_URL: '', REDIS_URL: '' },
     drop: () => Promise.resolve(rmSync(dir, { recursive: true, force: true })),
   });
 }

@@ -17,8 +17,21 @@ export { MemoryCacheStore } from './cache/memory-cache.store';
 export { RedisCacheStore, type RedisCacheOptions } from './cache/redis-cache.store';
 export { DatabaseInfo } from './database/database.module';
 export { buildDataSourceOptions, type DatabaseBackend } from './database/data-source-options';
-export { prepareDatabase, ensureVectorExtension, runMigrationsLocked } from './database/database-preparation';
+export {
+  prepareDatabase,
+  ensureVectorExtension,
+  runMigrationsLocked,
+  type DatabasePreparation,
+} from './database/database-preparation';
 export { EmbeddedPostgres } from './database/embedded-postgres';
+export {
+  currentDatabaseScope,
+  runAsSystem,
+  runAsTenant,
+  type DatabaseScope,
+} from './database/database-scope';
+export { applyConnectionScope } from './database/connection-scope';
+export { APP_ROLE, SQL_TOOL_ROLE } from '@app/migrations';
 export { SnakeNamingStrategy } from './database/snake-naming.strategy';
 export {
   AuthService,

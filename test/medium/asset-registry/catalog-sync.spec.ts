@@ -7,8 +7,8 @@ import {
   CatalogSyncService,
   PublishedAssetReader,
 } from '@app/asset-registry';
-import { AuthService } from '@app/platform';
-import { NATIVE_ADMIN_URL, startTestContext, TestContext, testBackend } from '@test/support';
+import { APP_ROLE, AuthService } from '@app/platform';
+import { NATIVE_ADMIN_URL, queryAsOwner, startTestContext, TestContext, testBackend } from '@test/support';
 
 const OPS_TABLES = `
   CREATE SCHEMA ops;
@@ -61,7 +61,12 @@ describe(`catalog sync (${testBackend()})`, () => {
     const tenant = await ctx.get(AuthService).createTenant('ops', 'Ops', undefined);
     actor = { tenantId: tenant.tenant.id, userId: 'admin' };
     systemAdmin = { ...actor, isSystemAdmin: true };
-    await ctx.get(DataSource).query(OPS_TABLES);
+    // The tables are created by their owner; the application role is granted read access to them.
+    await queryAsOwner(
+      ctx.database,
+      ctx.app.get(DataSource),
+      `${OPS_TABLES}; GRANT USAGE ON SCHEMA ops TO ${APP_ROLE}; GRANT SELECT ON ALL TABLES IN SCHEMA ops TO ${APP_ROLE};`,
+    );
   });
   afterAll(() => ctx.close());
 
@@ -180,7 +185,11 @@ describe(`catalog sync (${testBackend()})`, () => {
     await assets.update(actor, first.asset.id, { spec: { content } });
     await assets.publish(actor, first.asset.id);
 
-    await ctx.get(DataSource).query(`ALTER TABLE ops.servers ADD COLUMN owner text`);
+    await queryAsOwner(
+      ctx.database,
+      ctx.app.get(DataSource),
+      `ALTER TABLE ops.servers ADD COLUMN owner text`,
+    );
     const again = await sync.sync(systemAdmin, { name: 'edited', schema: 'ops', tables: ['servers'] });
     expect(again.created).toBe(false);
     expect(again.asset).toMatchObject({ status: 'draft', published_version: 1 });

@@ -2,7 +2,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { DataSource } from 'typeorm';
-import { AuthService, buildDataSourceOptions, EmbeddedPostgres, prepareDatabase } from '@app/platform';
+import {
+  AuthService,
+  buildDataSourceOptions,
+  EmbeddedPostgres,
+  prepareDatabase,
+  runAsSystem,
+} from '@app/platform';
 import { startTestContext, TestContext, testBackend } from '@test/support';
 import { pendingSchemaChanges } from '../../../apps/api/src/cli/schema-diff';
 import { AppModule } from '../../../apps/api/src/app.module';
@@ -34,8 +40,11 @@ describe(`database (${testBackend()})`, () => {
 
   it('applies migrations once even when several processes boot at the same time', async () => {
     const options = ctx.get(DataSource).options;
+    // Migrations run as the owner (DATABASE_MIGRATION_URL), the application role cannot create tables.
+    const owner = ctx.database.env.DATABASE_MIGRATION_URL || undefined;
+    const migration = { ...options, entities: [], ...(owner ? { url: owner } : {}) } as typeof options;
     const concurrent = await Promise.all(
-      [1, 2, 3].map(() => prepareDatabase(new DataSource({ ...options, entities: [] }))),
+      [1, 2, 3].map(() => prepareDatabase(new DataSource({ ...options, entities: [] }), { migration })),
     );
     for (const dataSource of concurrent) await dataSource.destroy();
     const rows = await ctx.get(DataSource).query('SELECT name FROM migrations');
@@ -50,7 +59,7 @@ describe(`database (${testBackend()})`, () => {
       auth.bootstrapFirstAdmin(),
     ]);
     expect(results.filter((r) => r.created)).toHaveLength(1);
-    const keys = await auth.listKeys(undefined);
+    const keys = await runAsSystem('test: every key', () => auth.listKeys(undefined));
     expect(keys).toHaveLength(1);
     expect(keys[0]).toMatchObject({ role: 'admin', is_system_admin: true, tenant_slug: 'default' });
     expect((await auth.bootstrapFirstAdmin()).created).toBe(false);

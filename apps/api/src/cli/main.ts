@@ -94,7 +94,9 @@ async function main(args: ParsedArgs): Promise<void> {
     process.exitCode = 2;
     return;
   }
-  await run(args);
+  // A CLI command holds the database credentials: it acts as the operator, across tenants (audited).
+  const { runAsSystem } = await import('@app/platform');
+  await runAsSystem(`cli: ${command}`, () => run(args));
 }
 
 const cliArgs = parseArgs(process.argv.slice(2));

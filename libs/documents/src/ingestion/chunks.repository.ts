@@ -91,10 +91,12 @@ export class ChunksRepository {
         await em.query(`SELECT pg_advisory_xact_lock(hashtext('chunk_embeddings_hnsw'), hashtext($1))`, [
           model,
         ]);
-        await em.query(
-          `CREATE INDEX IF NOT EXISTS "${modelIndexName(model)}" ON chunk_embeddings
-           USING hnsw ((embedding::vector(${dimensions})) vector_cosine_ops) WHERE model = ${sqlLiteral(model)}`,
-        );
+        // The application role does not own the table: the owner's function creates the index.
+        await em.query(`SELECT ops_ensure_model_index($1, $2, $3)`, [
+          modelIndexName(model),
+          model,
+          dimensions,
+        ]);
       });
       this.indexedModels.set(model, created);
       created.catch(() => this.indexedModels.delete(model));

@@ -1,7 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { AppConfig, EventBus } from '@app/platform';
+import { AppConfig, EventBus, runAsSystem } from '@app/platform';
 import { EmbeddingProviders } from '../embedding/embedding-provider';
 import { DocumentWorker } from './document-worker.service';
 import { DocumentsRepository } from './documents.repository';
@@ -28,7 +28,11 @@ export class DocumentMaintenanceService {
    * Jobs whose worker died: out of attempts -> failed (and their document), otherwise back in the
    * queue. Also queues a re-embed for every tenant not yet on the configured model.
    */
-  async recover(): Promise<{ requeued: number; failed: number; reembeds: number }> {
+  recover(): Promise<{ requeued: number; failed: number; reembeds: number }> {
+    return runAsSystem('documents: recover expired jobs', () => this.recoverAll(), { quiet: true });
+  }
+
+  private async recoverAll(): Promise<{ requeued: number; failed: number; reembeds: number }> {
     const exhausted = await this.jobs.failExhaustedExpired();
     for (const job of exhausted) {
       if (!job.documentId || job.revision === null) continue;
@@ -51,7 +55,11 @@ export class DocumentMaintenanceService {
     return { requeued, failed: exhausted.length, reembeds };
   }
 
-  async scheduleReembeds(): Promise<number> {
+  scheduleReembeds(): Promise<number> {
+    return runAsSystem('documents: schedule re-embeds', () => this.scheduleReembedsAll(), { quiet: true });
+  }
+
+  private async scheduleReembedsAll(): Promise<number> {
     const model = this.providers.configured.model;
     let queued = 0;
     for (const tenantId of await this.documents.tenantsNotOnModel(model)) {
@@ -62,7 +70,11 @@ export class DocumentMaintenanceService {
   }
 
   /** Finished jobs past their retention, and soft-deleted documents past theirs. */
-  async cleanup(now = new Date()): Promise<{ jobs: number; documents: number }> {
+  cleanup(now = new Date()): Promise<{ jobs: number; documents: number }> {
+    return runAsSystem('documents: purge expired jobs and deleted documents', () => this.cleanupAll(now));
+  }
+
+  private async cleanupAll(now: Date): Promise<{ jobs: number; documents: number }> {
     const jobs = await this.jobs.deleteFinishedBefore(
       new Date(now.getTime() - this.config.get('DOCUMENTS_JOB_RETENTION_DAYS') * DAY_MS),
     );

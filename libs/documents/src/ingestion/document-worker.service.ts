@@ -4,7 +4,7 @@ import { SchedulerRegistry } from '@nestjs/schedule';
 import { randomUUID } from 'node:crypto';
 import os from 'node:os';
 import { DataSource } from 'typeorm';
-import { AppConfig } from '@app/platform';
+import { AppConfig, runAsSystem, runAsTenant } from '@app/platform';
 import { EmbeddingRequestError } from '../embedding/openai-embedding.provider';
 import { DocumentBudgetError, DocumentProcessingError, DocumentsExceptionCode } from '../documents.exception';
 import type { DocumentErrorDetails } from '../documents.types';
@@ -93,7 +93,7 @@ export class DocumentWorker implements OnApplicationBootstrap, OnApplicationShut
     if (this.stopped) return;
     try {
       while (this.running < this.concurrency && !this.stopped) {
-        const job = await this.jobs.claim(this.workerId, this.config.get('DOCUMENTS_JOB_LEASE_SECONDS'));
+        const job = await this.claim();
         if (!job) break;
         this.running++;
         const work = this.execute(job).finally(() => {
@@ -107,7 +107,9 @@ export class DocumentWorker implements OnApplicationBootstrap, OnApplicationShut
       this.logger.warn({ msg: 'claiming a job failed', error: (error as Error).message });
     }
     if (!this.stopped) {
-      const due = await this.jobs.nextDueInMs().catch(() => null);
+      const due = await runAsSystem('document worker: next due job', () => this.jobs.nextDueInMs(), {
+        quiet: true,
+      }).catch(() => null);
       this.schedule(Math.min(IDLE_POLL_MS, Math.max(50, due ?? IDLE_POLL_MS)));
     }
   }
@@ -122,7 +124,7 @@ export class DocumentWorker implements OnApplicationBootstrap, OnApplicationShut
     let claimed = 0;
     const loop = async () => {
       while (claimed < maxJobs) {
-        const job = await this.jobs.claim(this.workerId, this.config.get('DOCUMENTS_JOB_LEASE_SECONDS'));
+        const job = await this.claim();
         if (!job) return;
         claimed++;
         await this.execute(job);
@@ -132,7 +134,20 @@ export class DocumentWorker implements OnApplicationBootstrap, OnApplicationShut
     return claimed;
   }
 
-  private async execute(job: ClaimedJob): Promise<void> {
+  /** The queue is shared by all tenants: claiming reads across them; the job then runs as its tenant. */
+  private claim(): Promise<ClaimedJob | null> {
+    return runAsSystem(
+      'document worker: claim a job',
+      () => this.jobs.claim(this.workerId, this.config.get('DOCUMENTS_JOB_LEASE_SECONDS')),
+      { quiet: true },
+    );
+  }
+
+  private execute(job: ClaimedJob): Promise<void> {
+    return runAsTenant(job.tenantId, () => this.executeAsTenant(job));
+  }
+
+  private async executeAsTenant(job: ClaimedJob): Promise<void> {
     const leaseSeconds = this.config.get('DOCUMENTS_JOB_LEASE_SECONDS');
     let held = true;
     const beat = setInterval(

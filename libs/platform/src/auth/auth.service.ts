@@ -2,6 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { QueryFailedError } from 'typeorm';
 import { AppConfig } from '../config/app-config';
 import { retryReadOnce } from '../database/database-errors';
+import { runAsSystem, runAsTenant } from '../database/database-scope';
 import { AppException, ErrorKind, PlatformException, PlatformExceptionCode } from '../errors/app.exception';
 import { ApiKeyEntity } from './api-key.entity';
 import { displayPrefix, generateApiKey, hashApiKey } from './api-key.util';
@@ -85,13 +86,16 @@ export class AuthService {
   async authenticate(rawKey: string | undefined): Promise<Principal> {
     if (!rawKey)
       throw unauthenticated('An API key is required: send "Authorization: Bearer <key>" or "X-Api-Key".');
-    // Every request starts with this read, before any interceptor could retry it: retry it here.
-    const key = await retryReadOnce(() => this.repository.findKeyByHash(hashApiKey(rawKey)));
+    // The tenant is not known before the key is: the lookup by hash reads across tenants. Every request starts
+    // with this read, before any interceptor could retry it: retry it here.
+    const key = await retryReadOnce(() =>
+      runAsSystem('api key lookup', () => this.repository.findKeyByHash(hashApiKey(rawKey)), { quiet: true }),
+    );
     const now = new Date();
     if (!key || !key.tenant) throw unauthenticated('The API key is not valid.');
     if (key.revokedAt) throw unauthenticated('The API key has been revoked.');
     if (key.expiresAt && key.expiresAt <= now) throw unauthenticated('The API key has expired.');
-    this.touch(key.id, now);
+    this.touch(key.id, key.tenantId, now);
     return {
       tenantId: key.tenantId,
       tenantSlug: key.tenant.slug,
@@ -177,27 +181,29 @@ export class AuthService {
   ): Promise<{ secret?: string; created: boolean }> {
     const supplied = this.config.get('ADMIN_API_KEY');
     const secret = supplied ?? generateApiKey();
-    const created = await this.repository.whenNoKeys(async (manager) => {
-      // A generated key reaches the operator only through the key file; without it nobody could ever log in.
-      if (!supplied && !options.canHandOver) {
-        throw new PlatformException(
-          PlatformExceptionCode.BOOTSTRAP_KEY_UNDELIVERABLE,
-          ErrorKind.INVALID_INPUT,
-          'First start needs a way to hand over the admin key: set ADMIN_API_KEY, or allow WRITE_ADMIN_KEY_FILE.',
-        );
-      }
-      const tenant = await this.repository.ensureTenant(manager, DEFAULT_TENANT_SLUG, 'Default tenant');
-      await this.repository.insertKey(manager, {
-        ...this.newKey(
-          secret,
-          { name: 'bootstrap admin key', role: 'admin', userId: 'admin' },
-          undefined,
-          true,
-        ),
-        tenantId: tenant.id,
-      });
-      return true;
-    });
+    const created = await runAsSystem('bootstrap admin key', () =>
+      this.repository.whenNoKeys(async (manager) => {
+        // A generated key reaches the operator only through the key file; without it nobody could ever log in.
+        if (!supplied && !options.canHandOver) {
+          throw new PlatformException(
+            PlatformExceptionCode.BOOTSTRAP_KEY_UNDELIVERABLE,
+            ErrorKind.INVALID_INPUT,
+            'First start needs a way to hand over the admin key: set ADMIN_API_KEY, or allow WRITE_ADMIN_KEY_FILE.',
+          );
+        }
+        const tenant = await this.repository.ensureTenant(manager, DEFAULT_TENANT_SLUG, 'Default tenant');
+        await this.repository.insertKey(manager, {
+          ...this.newKey(
+            secret,
+            { name: 'bootstrap admin key', role: 'admin', userId: 'admin' },
+            undefined,
+            true,
+          ),
+          tenantId: tenant.id,
+        });
+        return true;
+      }),
+    );
     if (!created) return { created: false };
     this.logger.log({
       msg: 'created the bootstrap admin key',
@@ -225,12 +231,12 @@ export class AuthService {
     };
   }
 
-  private touch(id: string, now: Date): void {
+  private touch(id: string, tenantId: string, now: Date): void {
     const last = this.lastTouched.get(id) ?? 0;
     if (now.getTime() - last < TOUCH_INTERVAL_MS) return;
     this.lastTouched.set(id, now.getTime());
-    this.repository
-      .touchKey(id, now)
-      .catch((error: Error) => this.logger.warn({ msg: 'could not record key use', error: error.message }));
+    runAsTenant(tenantId, () => this.repository.touchKey(id, now)).catch((error: Error) =>
+      this.logger.warn({ msg: 'could not record key use', error: error.message }),
+    );
   }
 }

@@ -64,6 +64,16 @@ export class EnvironmentVariables {
   @Matches(/^postgres(ql)?:\/\//, { message: 'must be a postgres:// or postgresql:// URL' })
   DATABASE_URL?: string;
 
+  /**
+   * The owner role that runs migrations (native). The application itself connects with DATABASE_URL,
+   * which should be a role that is neither owner, superuser nor BYPASSRLS (row-level security).
+   * Defaults to DATABASE_URL.
+   */
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @Matches(/^postgres(ql)?:\/\//, { message: 'must be a postgres:// or postgresql:// URL' })
+  DATABASE_MIGRATION_URL?: string;
+
   @Transform(toNumber)
   @IsInt()
   @Min(1)

@@ -1,7 +1,9 @@
 import { Logger } from '@nestjs/common';
-import { DataSource } from 'typeorm';
+import { DataSource, DataSourceOptions } from 'typeorm';
 import { MigrationExecutor } from 'typeorm/migration/MigrationExecutor';
 import { ErrorKind, PlatformException, PlatformExceptionCode } from '../errors/app.exception';
+import { applyConnectionScope } from './connection-scope';
+import { runAsSystem } from './database-scope';
 
 /** Arbitrary but fixed: every process migrating this database serialises on it. */
 export const MIGRATION_LOCK_KEY = 7_316_402_911;
@@ -61,15 +63,59 @@ export async function runMigrationsLocked(dataSource: DataSource): Promise<strin
   }
 }
 
-export async function prepareDatabase(dataSource: DataSource): Promise<DataSource> {
-  if (!dataSource.isInitialized) await dataSource.initialize();
+/** How the application's own connections relate to the migrating owner (row-level security). */
+export interface DatabasePreparation {
+  /** Options of the owner connection that runs migrations; unset: the application's connection does. */
+  migration?: DataSourceOptions;
+  /** Embedded: the role each application connection switches to (PGlite has a single superuser). */
+  appRole?: string | null;
+}
+
+/**
+ * Migrates (as the owner, on a separate short-lived pool when `migration` is given), then opens the
+ * application's pool with the row-level-security scope applied to every connection it hands out.
+ */
+export async function prepareDatabase(
+  dataSource: DataSource,
+  preparation: DatabasePreparation = {},
+): Promise<DataSource> {
+  const migrator = preparation.migration ? new DataSource(preparation.migration) : dataSource;
   try {
-    const version = await ensureVectorExtension(dataSource);
-    logger.log({ msg: 'pgvector available', version });
-    await runMigrationsLocked(dataSource);
+    await runAsSystem('migrations', async () => {
+      if (!migrator.isInitialized) await migrator.initialize();
+      const version = await ensureVectorExtension(migrator);
+      logger.log({ msg: 'pgvector available', version });
+      await runMigrationsLocked(migrator);
+    });
+    if (migrator !== dataSource) await migrator.destroy();
+    if (!dataSource.isInitialized) {
+      applyConnectionScope(dataSource, preparation.appRole ?? null);
+      await dataSource.initialize();
+    }
+    await warnWhenRowSecurityIsBypassed(dataSource);
     return dataSource;
   } catch (error) {
+    if (migrator.isInitialized) await migrator.destroy().catch(() => undefined);
     await dataSource.destroy().catch(() => undefined);
     throw error;
+  }
+}
+
+/** Row-level security does not apply to superusers, BYPASSRLS roles or (without FORCE) owners. */
+async function warnWhenRowSecurityIsBypassed(dataSource: DataSource): Promise<void> {
+  const [role]: Array<{ name: string; rolsuper: boolean; rolbypassrls: boolean; owns: boolean }> =
+    await dataSource.query(
+      `SELECT r.rolname AS name, r.rolsuper, r.rolbypassrls,
+              EXISTS (SELECT 1 FROM pg_class c WHERE c.relowner = r.oid AND c.relname = 'documents') AS owns
+         FROM pg_roles r WHERE r.rolname = current_user`,
+    );
+  if (role && (role.rolsuper || role.rolbypassrls || role.owns)) {
+    logger.warn({
+      msg:
+        'the application connects as a role that bypasses row-level security (superuser, BYPASSRLS or ' +
+        'table owner): tenant isolation is enforced by the application only. Connect DATABASE_URL as ' +
+        'ops_app and set DATABASE_MIGRATION_URL to the owner (see docs).',
+      role: role.name,
+    });
   }
 }

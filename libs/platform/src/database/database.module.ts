@@ -1,9 +1,10 @@
 import { Global, Inject, Injectable, Logger, Module, OnApplicationShutdown, Optional } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
+import { DataSource, DataSourceOptions } from 'typeorm';
+import { APP_ROLE } from '@app/migrations';
 import { AppConfig } from '../config/app-config';
 import { buildDataSourceOptions, DatabaseBackend } from './data-source-options';
-import { prepareDatabase } from './database-preparation';
+import { DatabasePreparation, prepareDatabase } from './database-preparation';
 import { EmbeddedPostgres } from './embedded-postgres';
 
 export const EMBEDDED_POSTGRES = Symbol('EMBEDDED_POSTGRES');
@@ -84,17 +85,33 @@ class EmbeddedPostgresModule {}
     TypeOrmModule.forRootAsync({
       imports: [EmbeddedPostgresModule],
       inject: [AppConfig, EMBEDDED_POSTGRES],
-      useFactory: async (config: AppConfig, embedded: EmbeddedPostgres | null) => ({
-        ...buildDataSourceOptions({
+      useFactory: async (config: AppConfig, embedded: EmbeddedPostgres | null) => {
+        const connection = embedded ? await embedded.start() : undefined;
+        const settings = {
           databaseUrl: config.databaseUrl,
-          embedded: embedded ? await embedded.start() : undefined,
+          embedded: connection,
           poolSize: config.get('DATABASE_POOL_SIZE'),
           statementTimeoutMs: config.get('DATABASE_STATEMENT_TIMEOUT_MS'),
-        }),
-        autoLoadEntities: true,
-        retryAttempts: 0,
-      }),
-      dataSourceFactory: async (options) => prepareDatabase(new DataSource(options!)),
+        };
+        const preparation: DatabasePreparation = {
+          // Migrations run as the owner on a pool of their own; the application's pool never can.
+          migration: buildDataSourceOptions({
+            ...settings,
+            databaseUrl: config.get('DATABASE_MIGRATION_URL') ?? config.databaseUrl,
+            poolSize: 1,
+            statementTimeoutMs: 0,
+            applicationName: 'ops-api-migrate',
+          }),
+          appRole: embedded ? APP_ROLE : null,
+        };
+        return { ...buildDataSourceOptions(settings), autoLoadEntities: true, retryAttempts: 0, preparation };
+      },
+      dataSourceFactory: async (options) => {
+        const { preparation, ...dataSourceOptions } = options as DataSourceOptions & {
+          preparation: DatabasePreparation;
+        };
+        return prepareDatabase(new DataSource(dataSourceOptions), preparation);
+      },
     }),
   ],
   providers: [

@@ -117,13 +117,8 @@ export class DemoDataRepository {
   /** Fresh planner statistics after a bulk load (sql tools refuse queries by estimated cost). */
   /** One statement per table, so requests interleave on the single-threaded embedded database. */
   async analyze(): Promise<void> {
-    for (const table of [
-      'ops_configuration_items',
-      'ops_metric_samples',
-      'ops_history_events',
-      'ops_ci_relations',
-    ])
-      await this.dataSource.query(`ANALYZE ${table}`);
+    // Only the owner may ANALYZE: the migration's SECURITY DEFINER function runs it.
+    await this.dataSource.query('SELECT ops_analyze_ops_tables()');
   }
 
   async counts(tenantId: string): Promise<Record<string, number>> {

@@ -1,5 +1,13 @@
 import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
-import { AppConfig, AuthService, DatabaseInfo, DEFAULT_TENANT_SLUG, HealthRegistry } from '@app/platform';
+import {
+  AppConfig,
+  AuthService,
+  DatabaseInfo,
+  DEFAULT_TENANT_SLUG,
+  HealthRegistry,
+  runAsSystem,
+  runAsTenant,
+} from '@app/platform';
 import { METRIC_STEPS } from '../ops/ops-vocabulary';
 import { buildDemoDataset, DEMO_DATASET_VERSION, DemoScale } from './demo-dataset';
 import { DEMO_METRIC_EXPRESSIONS, DemoDataRepository } from './demo-data.repository';
@@ -160,15 +168,17 @@ export class DemoDataService implements OnModuleInit {
   async autoLoad(): Promise<void> {
     if (!this.autoLoadWanted()) return;
     const mode = this.config.get('DEMO_DATA');
-    const tenantId = await this.waitForDefaultTenant();
+    const tenantId = await runAsSystem('demo: find the default tenant', () => this.waitForDefaultTenant());
     if (!tenantId) return;
     this.autoTenantId = tenantId;
-    const load = await this.repository.findLoad(tenantId);
-    if (load?.state === 'ready' && load.datasetVersion === DEMO_DATASET_VERSION) return;
-    if (mode === 'auto' && load?.state === 'ready') return;
-    await this.start(tenantId, {
-      scale: this.config.get('DEMO_DATA_SCALE'),
-      takeOver: this.database.backend === 'embedded',
+    await runAsTenant(tenantId, async () => {
+      const load = await this.repository.findLoad(tenantId);
+      if (load?.state === 'ready' && load.datasetVersion === DEMO_DATASET_VERSION) return;
+      if (mode === 'auto' && load?.state === 'ready') return;
+      await this.start(tenantId, {
+        scale: this.config.get('DEMO_DATA_SCALE'),
+        takeOver: this.database.backend === 'embedded',
+      });
     });
   }
 
@@ -273,7 +283,8 @@ export class DemoDataService implements OnModuleInit {
         ? { status: 'ok' as const, mode, state: 'pending' as const }
         : { status: 'disabled' as const, mode };
     }
-    const status = await this.status(this.autoTenantId);
+    const tenantId = this.autoTenantId;
+    const status = await runAsTenant(tenantId, () => this.status(tenantId));
     return {
       status: status.state === 'failed' ? ('degraded' as const) : ('ok' as const),
       mode,

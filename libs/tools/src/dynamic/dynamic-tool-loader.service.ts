@@ -2,7 +2,7 @@ import { Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import { OnEvent } from '@nestjs/event-emitter';
 import { PublishedAssetReader, PublishedContent, ToolAssetSpec } from '@app/asset-registry';
-import { APP_EVENTS, AssetLifecycleEvent } from '@app/platform';
+import { APP_EVENTS, AssetLifecycleEvent, runAsSystem, runAsTenant } from '@app/platform';
 import { ToolRegistry } from '../core/tool-registry';
 import { Tool } from '../core/tool.types';
 import { DynamicToolFactory, SQL_TOOL_FACTORY } from '../http/dynamic-tool.factory';
@@ -26,7 +26,9 @@ export class DynamicToolLoader implements OnApplicationBootstrap {
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
-    const published = await this.reader.listPublishedToolsAcrossTenants();
+    const published = await runAsSystem("tools: load every tenant's published tools at boot", () =>
+      this.reader.listPublishedToolsAcrossTenants(),
+    );
     const byTenant = new Map<string, Tool[]>();
     for (const asset of published) {
       const tool = this.build(asset);
@@ -42,7 +44,9 @@ export class DynamicToolLoader implements OnApplicationBootstrap {
   @OnEvent(APP_EVENTS.ASSET_ROLLED_BACK)
   async onPublished(event: AssetLifecycleEvent): Promise<void> {
     if (event.assetType !== 'tool') return;
-    const asset = await this.reader.getPublishedTool(event.tenantId, event.name);
+    const asset = await runAsTenant(event.tenantId, () =>
+      this.reader.getPublishedTool(event.tenantId, event.name),
+    );
     const previousName = this.names.get(event.tenantId)?.get(event.assetId);
     if (previousName && previousName !== event.name)
       this.registry.removeDynamicTool(event.tenantId, previousName);

@@ -9,7 +9,7 @@ import {
   Tool as McpTool,
 } from '@modelcontextprotocol/sdk/types.js';
 import { randomUUID } from 'node:crypto';
-import { Principal, roleSatisfiesAny, TOOL_RUNNER_ROLES } from '@app/platform';
+import { Principal, roleSatisfiesAny, runAsTenant, TOOL_RUNNER_ROLES } from '@app/platform';
 import { ToolListing, ToolRegistry } from '../core/tool-registry';
 import { ToolsException } from '../core/tool-exceptions';
 import { JsonSchema, ToolErrorCode, ToolResult } from '../core/tool.types';
@@ -115,18 +115,21 @@ export class McpToolServer {
         );
       }
       try {
-        const result = await this.registry.execute(
-          {
-            tenantId: principal.tenantId,
-            userId: principal.userId,
-            requestId: randomUUID(),
-            traceId: randomUUID(),
-            deadline: Date.now() + MCP_CALL_DEADLINE_MS,
-            signal: extra.signal,
-            caller: 'mcp',
-          },
-          name,
-          request.params.arguments ?? {},
+        // Over stdio no request context carries the key's tenant: the database scope is set here.
+        const result = await runAsTenant(principal.tenantId, () =>
+          this.registry.execute(
+            {
+              tenantId: principal.tenantId,
+              userId: principal.userId,
+              requestId: randomUUID(),
+              traceId: randomUUID(),
+              deadline: Date.now() + MCP_CALL_DEADLINE_MS,
+              signal: extra.signal,
+              caller: 'mcp',
+            },
+            name,
+            request.params.arguments ?? {},
+          ),
         );
         return toCallToolResult(result, hasObjectOutput(listing));
       } catch (error) {

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { PoolClient, QueryResult } from 'pg';
 import { DataSource } from 'typeorm';
-import { AppConfig, DatabaseInfo } from '@app/platform';
+import { AppConfig, currentDatabaseScope, DatabaseInfo, SQL_TOOL_ROLE } from '@app/platform';
 import { BoundedSemaphore } from '../core/bounded-semaphore';
 
 /**
@@ -114,6 +114,9 @@ export class SqlToolRepository {
     rowLimit: number,
     timeoutMs: number,
   ): Promise<SqlRows> {
+    const scope = currentDatabaseScope();
+    if (scope.tenantId && scope.tenantId !== tenantId)
+      throw new Error('an sql tool may only run for the tenant of the current request');
     const text = `WITH ${TENANT_SCOPE}\nSELECT * FROM (\n${checkedText}\n) AS sql_tool_result LIMIT ${Math.floor(rowLimit) + 1}`;
     const runner = this.dataSource.createQueryRunner();
     const client = (await runner.connect()) as PoolClient;
@@ -124,6 +127,13 @@ export class SqlToolRepository {
       await runner.query('SET LOCAL search_path = pg_catalog');
       // The guard parsed the text with standard-conforming strings; the server must read it the same way.
       await runner.query('SET LOCAL standard_conforming_strings = on');
+      // Second wall under the guard: a role that can read only the four OPS tables, under row-level
+      // security for exactly this tenant (the role cannot use the system bypass).
+      await runner.query(
+        `SELECT set_config('app.tenant_id', $1, true), set_config('app.rls_bypass', 'off', true)`,
+        [tenantId],
+      );
+      await runner.query(`SET LOCAL ROLE ${SQL_TOOL_ROLE}`);
       const params = [tenantId, ...values];
       const plan: QueryResult<{ 'QUERY PLAN': Array<{ Plan: { 'Total Cost': number } }> }> =
         await client.query({
