@@ -59,6 +59,17 @@ describe(`row-level security (${testBackend()})`, () => {
          VALUES ($1, 's', 'succeeded', 'u', '{}', now())`,
         [tenantA],
       );
+      // A stored secret and a pending side-effect action (their services have their own tests).
+      await db.query(
+        `INSERT INTO tenant_secrets (tenant_id, name, ciphertext, iv, auth_tag, key_id, created_by)
+         VALUES ($1, 'S', '\\x00', '\\x00', '\\x00', 'k', 'u')`,
+        [tenantA],
+      );
+      await db.query(
+        `INSERT INTO tool_pending_actions (tenant_id, tool, input, status, caller, requested_by, expires_at)
+         VALUES ($1, 'post_blog_article', '{}', 'pending', 'agent', 'u', now() + interval '1 hour')`,
+        [tenantA],
+      );
     });
     tables = (
       await asSystem(() =>
@@ -81,6 +92,8 @@ describe(`row-level security (${testBackend()})`, () => {
         'chunk_embeddings',
         'api_keys',
         'ops_stage_runs',
+        'tenant_secrets',
+        'tool_pending_actions',
       ]),
     );
     for (const table of tables) {
