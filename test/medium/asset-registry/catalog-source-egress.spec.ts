@@ -6,7 +6,7 @@ import {
   CatalogSyncService,
 } from '@app/asset-registry';
 import { AuthService } from '@app/platform';
-import { NATIVE_ADMIN_URL, startTestContext, TestContext, testBackend } from '@test/support';
+import { NATIVE_ADMIN_URL, queryAsOwner, startTestContext, TestContext, testBackend } from '@test/support';
 
 const UNIFORM = { code: 'CATALOG_SOURCE_UNAVAILABLE', message: 'Could not connect to the source database.' };
 
@@ -76,7 +76,12 @@ describe(`catalog source hosts go through the egress policy (${testBackend()})`,
       actor = await tenantActor(ctx);
       database = (ctx.get(DataSource).options as { database?: string }).database ?? '';
       if (!database) database = new URL(process.env.DATABASE_URL ?? NATIVE_ADMIN_URL).pathname.slice(1);
-      await ctx.get(DataSource).query(`CREATE TABLE egress_probe (id int PRIMARY KEY)`);
+      // Created by the owner, as a migration would (the application role may not create tables).
+      await queryAsOwner(
+        ctx.database,
+        ctx.app.get(DataSource),
+        `CREATE TABLE egress_probe (id int PRIMARY KEY)`,
+      );
     });
     afterAll(() => ctx.close());
 
