@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { InvalidEnvironmentError, validateEnvironment } from './environment';
 
 describe('validateEnvironment', () => {
@@ -65,5 +67,20 @@ describe('validateEnvironment', () => {
 
   it('rejects a too-short ADMIN_API_KEY', () => {
     expect(() => validateEnvironment({ ADMIN_API_KEY: 'short' })).toThrow(/ADMIN_API_KEY=short/);
+  });
+});
+
+describe('.env.example', () => {
+  it('documents every configuration key', () => {
+    const source = readFileSync(path.join(__dirname, 'environment.ts'), 'utf8');
+    const body = source.slice(
+      source.indexOf('export class EnvironmentVariables'),
+      source.indexOf('export class InvalidEnvironmentError'),
+    );
+    const keys = [...body.matchAll(/^ {2}([A-Z][A-Z0-9_]+)[?!]?\s*[:=;]/gm)].map((m) => m[1]);
+    expect(keys.length).toBeGreaterThan(50);
+    const example = readFileSync(path.join(__dirname, '../../../../.env.example'), 'utf8');
+    const missing = keys.filter((key) => !new RegExp(`^#? ?${key}=`, 'm').test(example));
+    expect(missing).toEqual([]);
   });
 });
