@@ -80,6 +80,29 @@ function renderStep(step: StepExecution, lang: Lang): string {
   return `${step.tool_type}: ${json.length > 400 ? `${json.slice(0, 400)}...` : json}`;
 }
 
+/**
+ * Steps that scope another step rather than answer the question: those a later step depends on, and an item
+ * lookup beside a metric or history step (the seed's "top 5 prod servers by CPU" looks the servers up and
+ * ranks them by the metric). Their lists would read as an unrelated answer; they get one line.
+ */
+function contextSteps(plan: Plan): Set<string> {
+  const context = new Set(plan.steps.flatMap((step) => step.depends_on ?? []));
+  const ranks = plan.steps.some(
+    (step) => step.tool_type === 'metric_query' || step.tool_type === 'history_query',
+  );
+  if (ranks) for (const step of plan.steps) if (step.tool_type === 'ci_lookup') context.add(step.id);
+  return context;
+}
+
+function summarizeStep(step: StepExecution, lang: Lang): string {
+  const data = (step.result.data ?? {}) as Row;
+  const count = Object.values(data).find((value): value is unknown[] => Array.isArray(value))?.length ?? 0;
+  const total = typeof data.total === 'number' ? data.total : count;
+  return lang === 'ko'
+    ? `${step.tool_type}: 대상 ${total}건을 기준으로 조회했습니다.`
+    : `${step.tool_type}: scoped to ${total} matching item(s).`;
+}
+
 /** A readable answer without a language model: each step's results, in the question's language. */
 export function templateAnswer(
   plan: Plan,
@@ -88,5 +111,12 @@ export function templateAnswer(
 ): string {
   const lang: Lang = plan.language ?? 'en';
   if (!plan.steps.length || !execution) return TEXT[lang].noTool(toolNames.join(', '));
-  return execution.steps.map((step) => renderStep(step, lang)).join('\n\n');
+  const context = contextSteps(plan);
+  return execution.steps
+    .map((step) =>
+      context.has(step.step_id) && step.status === 'succeeded' && step.result.success
+        ? summarizeStep(step, lang)
+        : renderStep(step, lang),
+    )
+    .join('\n\n');
 }
