@@ -95,7 +95,12 @@ async function main(args: ParsedArgs): Promise<void> {
     return;
   }
   // A CLI command holds the database credentials: it acts as the operator, across tenants (audited).
-  const { runAsSystem } = await import('@app/platform');
+  const [{ runAsSystem }, { Logger }] = await Promise.all([
+    import('@app/platform'),
+    import('@nestjs/common'),
+  ]);
+  // Log lines (the system-access audit line included) only with --verbose: the output is the command's own.
+  if (!args.flags.verbose) Logger.overrideLogger(false);
   await runAsSystem(`cli: ${command}`, () => run(args));
 }
 
