@@ -1,6 +1,10 @@
 // `npm test`: unit tests, then the medium and e2e tiers against the native PostgreSQL + Redis and
 // against the embedded PGlite backend. Extra arguments go to every jest run (e.g. a path filter).
-import { spawnSync } from 'node:child_process';
+// The backend tiers run side by side (each spec has its own database, so they do not collide); their
+// output is kept in test-results/<tier>.log and printed when the tier ends. TEST_PARALLEL_TIERS=0 runs
+// them one after the other with live output.
+import { spawn, spawnSync } from 'node:child_process';
+import { createWriteStream, mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -8,31 +12,56 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const jest = path.join(root, 'node_modules', 'jest', 'bin', 'jest.js');
 const extra = process.argv.slice(2);
 const backends = (process.env.TEST_BACKENDS ?? 'native,embedded').split(',').filter(Boolean);
+const parallel = process.env.TEST_PARALLEL_TIERS !== '0' && backends.length > 1;
+const resultsDir = path.join(root, 'test-results');
 
 const outcomes = [];
 
-/** Runs one tier; a failing tier does not stop the others, so both backends always report. */
+function environment(env) {
+  return {
+    ...process.env,
+    ...env,
+    OPS_TEST_DIST_BUILT: '1',
+    // PGlite loads its WASM through dynamic import(), which jest's VM allows only with this flag.
+    NODE_OPTIONS: [process.env.NODE_OPTIONS, '--experimental-vm-modules', '--no-warnings=ExperimentalWarning']
+      .filter(Boolean)
+      .join(' '),
+  };
+}
+
+/** Runs one tier with live output; a failing tier does not stop the others, so every tier reports. */
 function run(label, args, env = {}) {
   process.stderr.write(`\n=== ${label} ===\n`);
   const started = Date.now();
   const result = spawnSync(process.execPath, [jest, ...args, ...extra], {
     cwd: root,
     stdio: 'inherit',
-    env: {
-      ...process.env,
-      ...env,
-      OPS_TEST_DIST_BUILT: '1',
-      // PGlite loads its WASM through dynamic import(), which jest's VM allows only with this flag.
-      NODE_OPTIONS: [
-        process.env.NODE_OPTIONS,
-        '--experimental-vm-modules',
-        '--no-warnings=ExperimentalWarning',
-      ]
-        .filter(Boolean)
-        .join(' '),
-    },
+    env: environment(env),
   });
-  const passed = result.status === 0;
+  record(label, result.status === 0, started);
+}
+
+/** Runs one tier in the background, its output in a log file printed when it ends. */
+function runLogged(label, args, env = {}) {
+  const started = Date.now();
+  const file = path.join(resultsDir, `${label.replace(/[^a-z0-9]+/gi, '-')}.log`);
+  const log = createWriteStream(file);
+  process.stderr.write(`=== ${label}: started (output in ${path.relative(root, file)}) ===\n`);
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [jest, ...args, ...extra], { cwd: root, env: environment(env) });
+    child.stdout.pipe(log);
+    child.stderr.pipe(log);
+    child.on('close', (code) => {
+      log.end(() => {
+        process.stderr.write(`\n=== ${label} ===\n${readFileSync(file, 'utf8')}`);
+        record(label, code === 0, started);
+        resolve();
+      });
+    });
+  });
+}
+
+function record(label, passed, started) {
   outcomes.push({ label, passed, seconds: Math.round((Date.now() - started) / 1000) });
   if (!passed) process.stderr.write(`\n${label}: FAILED\n`);
 }
@@ -44,10 +73,16 @@ const build = spawnSync(process.execPath, [path.join(root, 'scripts', 'build.mjs
 if (build.status !== 0) process.exit(build.status ?? 1);
 
 run('unit', ['--selectProjects', 'unit', '--passWithNoTests']);
-for (const backend of backends) {
-  run(`medium + e2e on ${backend}`, ['--selectProjects', 'medium', 'e2e', '--passWithNoTests'], {
-    TEST_DB_BACKEND: backend,
-  });
+const tier = (backend) => [
+  `medium + e2e on ${backend}`,
+  ['--selectProjects', 'medium', 'e2e', '--passWithNoTests'],
+  { TEST_DB_BACKEND: backend },
+];
+if (parallel) {
+  mkdirSync(resultsDir, { recursive: true });
+  await Promise.all(backends.map((backend) => runLogged(...tier(backend))));
+} else {
+  for (const backend of backends) run(...tier(backend));
 }
 process.stderr.write('\n=== summary ===\n');
 for (const { label, passed, seconds } of outcomes)
