@@ -58,6 +58,7 @@ export {
   type StageRunView,
   type StageStepResult,
 } from './stage/stage-executor.service';
+export { type StageRunStatus } from './stage/stage-run.entity';
 export { StageException, StageExceptionCode } from './stage/stage.exception';
 export { REF_KEY, type StageStepRequest } from './stage/stage-plan.util';
 export { DEMO_DATASET_VERSION, buildDemoDataset, type DemoScale } from './demo/demo-dataset';
