@@ -174,9 +174,9 @@ export interface ToolConfigIssue {
 }
 
 /**
- * Port implemented by the tools library (it knows how to build and run a tool asset). The registry
- * calls it, when present, to refuse a tool that cannot be built and to dry-run a tool asset's
- * `sample_input` at publish time.
+ * Port implemented by the tools library (it knows how to build and run a tool asset) and registered
+ * with `ToolDryRunnerPort` on init. The registry calls it, when registered, to refuse a tool that
+ * cannot be built and to dry-run a tool asset's `sample_input` at publish time.
  */
 export abstract class ToolAssetDryRunner {
   /** Everything that keeps the spec from becoming a working tool; empty when it builds (or cannot be checked). */

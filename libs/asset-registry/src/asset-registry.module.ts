@@ -6,6 +6,7 @@ import { SourceConnector } from './catalog/source-connector';
 import { AssetController } from './http/asset.controller';
 import { AssetRegistryService } from './lifecycle/asset-registry.service';
 import { ToolContractChecker } from './lifecycle/tool-contract.checker';
+import { ToolDryRunnerPort } from './lifecycle/tool-dry-runner.port';
 import { AssetEntity } from './persistence/asset.entity';
 import { AssetRepository } from './persistence/asset.repository';
 import { AssetVersionEntity } from './persistence/asset-version.entity';
@@ -18,6 +19,7 @@ import { AssetSpecValidator } from './validation/asset-spec.validator';
   providers: [
     AssetRepository,
     AssetSpecValidator,
+    ToolDryRunnerPort,
     ToolContractChecker,
     PublishedAssetReader,
     AssetRegistryService,
@@ -25,6 +27,6 @@ import { AssetSpecValidator } from './validation/asset-spec.validator';
     CatalogSyncService,
     SourceConnector,
   ],
-  exports: [AssetRegistryService, PublishedAssetReader, CatalogSyncService],
+  exports: [AssetRegistryService, PublishedAssetReader, CatalogSyncService, ToolDryRunnerPort],
 })
 export class AssetRegistryModule {}

@@ -24,6 +24,7 @@ export {
   type UpdateAssetInput,
   type PublishOptions,
 } from './lifecycle/asset-registry.service';
+export { ToolDryRunnerPort } from './lifecycle/tool-dry-runner.port';
 export { PublishedAssetReader } from './reading/published-asset.reader';
 export {
   CatalogSyncService,

@@ -115,7 +115,7 @@ export interface DocumentSearchRequest {
   query: string;
   search_type?: SearchType;
   top_k?: number;
-  /** See README "min_relevance": a floor on each branch's own score, never on the fused RRF score. */
+  /** See README "min_relevance": a floor on each branch's own score, never on the fused score. */
   min_relevance?: number;
   filters?: DocumentSearchFilters;
   /** Hybrid fusion (default from config): `rrf` (ranks) or `convex` (normalised scores). */

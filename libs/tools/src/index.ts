@@ -18,7 +18,9 @@ export {
 } from './core/tool.types';
 export { HttpToolsModule } from './http/http-tools.module';
 export { HttpToolFactory } from './http/http-tool.factory';
-export { SQL_TOOL_FACTORY, type DynamicToolFactory, type DynamicToolMeta } from './http/dynamic-tool.factory';
+export { type DynamicToolFactory, type DynamicToolMeta } from './http/dynamic-tool.factory';
+export { ToolKindsModule } from './kinds/tool-kinds.module';
+export { ToolKindRegistry, type ToolKind } from './kinds/tool-kind.registry';
 export { DynamicToolException, DynamicToolExceptionCode } from './http/http-tool.exception';
 export { ToolAssetDryRunService } from './http/tool-asset-dry-run.service';
 export { OutboundHttpClient, OutboundErrorCode } from './http/outbound-http.client';
@@ -56,6 +58,7 @@ export {
   type StageRunView,
   type StageStepResult,
 } from './stage/stage-executor.service';
+export { type StageRunStatus } from './stage/stage-run.entity';
 export { StageException, StageExceptionCode } from './stage/stage.exception';
 export { REF_KEY, type StageStepRequest } from './stage/stage-plan.util';
 export { DEMO_DATASET_VERSION, buildDemoDataset, type DemoScale } from './demo/demo-dataset';

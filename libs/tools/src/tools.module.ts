@@ -1,4 +1,4 @@
-import { Module } from '@nestjs/common';
+import { Module, OnModuleInit } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AssetRegistryModule } from '@app/asset-registry';
@@ -24,6 +24,8 @@ import { DemoKnowledgeService } from './demo/demo-knowledge.service';
 import { DemoLoadEntity } from './demo/demo-load.entity';
 import { DynamicToolLoader } from './dynamic/dynamic-tool-loader.service';
 import { HttpToolsModule } from './http/http-tools.module';
+import { ToolKindRegistry } from './kinds/tool-kind.registry';
+import { ToolKindsModule } from './kinds/tool-kinds.module';
 import { McpClientService } from './mcp/mcp-client.service';
 import { McpHttpController } from './mcp/mcp-http.controller';
 import { McpHttpSessions } from './mcp/mcp-http-sessions.service';
@@ -42,11 +44,11 @@ import { SqlToolRepository } from './sql/sql-tool.repository';
 import { StageExecutorService } from './stage/stage-executor.service';
 import { StageRunEntity } from './stage/stage-run.entity';
 import { StageRunRepository } from './stage/stage-run.repository';
-import { SQL_TOOL_FACTORY } from './http/dynamic-tool.factory';
 
 @Module({
   imports: [
     DiscoveryModule,
+    ToolKindsModule,
     HttpToolsModule,
     AssetRegistryModule,
     DocumentsModule,
@@ -81,7 +83,6 @@ import { SQL_TOOL_FACTORY } from './http/dynamic-tool.factory';
     DemoDataScheduler,
     SqlToolRepository,
     SqlToolFactory,
-    { provide: SQL_TOOL_FACTORY, useExisting: SqlToolFactory },
     StageRunRepository,
     StageExecutorService,
     McpToolServer,
@@ -95,11 +96,20 @@ import { SQL_TOOL_FACTORY } from './http/dynamic-tool.factory';
     DemoDataService,
     OpsDataPresence,
     SqlToolFactory,
-    SQL_TOOL_FACTORY,
     StageExecutorService,
     McpToolServer,
     McpClientService,
     PendingActionService,
   ],
 })
-export class ToolsModule {}
+export class ToolsModule implements OnModuleInit {
+  constructor(
+    private readonly kinds: ToolKindRegistry,
+    private readonly sqlFactory: SqlToolFactory,
+  ) {}
+
+  /** The `sql` tool kind lives with the OPS data it reads, so this module registers it. */
+  onModuleInit(): void {
+    this.kinds.register('sql', this.sqlFactory);
+  }
+}

@@ -1,4 +1,4 @@
-import { Global, Injectable, Module } from '@nestjs/common';
+import { Injectable, Module, OnModuleInit } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import { OnEvent } from '@nestjs/event-emitter';
 import { DataSource } from 'typeorm';
@@ -9,6 +9,7 @@ import {
   PublishedAssetReader,
   ToolAssetDryRunner,
   type ToolAssetSpec,
+  ToolDryRunnerPort,
   type ToolDryRunOutcome,
 } from '@app/asset-registry';
 import { type AssetLifecycleEvent, AuthService, CacheStore } from '@app/platform';
@@ -54,16 +55,22 @@ class EventRecorder {
   }
 }
 
-@Global()
+/** Plugs the recording runner into the registry the way the tools library plugs in its own. */
 @Module({
-  providers: [
-    RecordingDryRunner,
-    { provide: ToolAssetDryRunner, useExisting: RecordingDryRunner },
-    EventRecorder,
-  ],
-  exports: [ToolAssetDryRunner, RecordingDryRunner, EventRecorder],
+  imports: [AssetRegistryModule],
+  providers: [RecordingDryRunner, EventRecorder],
+  exports: [RecordingDryRunner, EventRecorder],
 })
-class TestDoublesModule {}
+class TestDoublesModule implements OnModuleInit {
+  constructor(
+    private readonly port: ToolDryRunnerPort,
+    private readonly runner: RecordingDryRunner,
+  ) {}
+
+  onModuleInit(): void {
+    this.port.register(this.runner);
+  }
+}
 
 const statusTool = {
   asset_type: 'tool' as const,

@@ -1,19 +1,9 @@
-import { Injectable, Module, Optional } from '@nestjs/common';
 import type { ToolAssetSpec } from '@app/asset-registry';
-import { ToolAssetDryRunner } from '@app/asset-registry';
+import { ToolAssetDryRunner, ToolDryRunnerPort } from '@app/asset-registry';
 import { AuthService } from '@app/platform';
-import { HttpToolsModule, ToolsModule } from '@app/tools';
+import { HttpToolsModule, ToolKindRegistry, ToolsModule } from '@app/tools';
 import { startTestContext, TestContext, testBackend } from '@test/support';
 import { sendJson, StandInServer, startStandIn } from '../../support/http-stand-in';
-
-/** Stands for a module of another library that may or may not have the dry runner. */
-@Injectable()
-class PublishingService {
-  constructor(@Optional() readonly dryRunner?: ToolAssetDryRunner) {}
-}
-
-@Module({ providers: [PublishingService], exports: [PublishingService] })
-class PublishingModule {}
 
 const httpSpec = (url: string, extra: Partial<ToolAssetSpec> = {}): ToolAssetSpec => ({
   name: 'list_posts',
@@ -49,7 +39,7 @@ describe(`tool asset dry runs (${testBackend()})`, () => {
         ? sendJson(res, 200, { posts: [1, 2] })
         : sendJson(res, 200, { other: true }),
     );
-    ctx = await startTestContext([ToolsModule, PublishingModule], {
+    ctx = await startTestContext([ToolsModule], {
       HTTP_TOOL_ALLOWLIST: `127.0.0.1:${stand.port}`,
     });
   });
@@ -58,8 +48,10 @@ describe(`tool asset dry runs (${testBackend()})`, () => {
     await stand?.close();
   });
 
-  it('is injectable (optionally) from another module through the global provider', () => {
-    expect(ctx.get(PublishingService).dryRunner).toBeInstanceOf(ToolAssetDryRunner);
+  it('plugs its dry runner into the asset registry and registers the http and sql kinds on init', () => {
+    // The raw instances: ctx.get wraps each in a tenant-scoping proxy, which identity checks cannot see through.
+    expect(ctx.app.get(ToolDryRunnerPort).runner === ctx.app.get(ToolAssetDryRunner)).toBe(true);
+    expect(ctx.get(ToolKindRegistry).kinds().sort()).toEqual(['http', 'sql']);
   });
 
   it('runs an http spec with its sample input and checks the output schema', async () => {
@@ -116,7 +108,8 @@ describe(`tool asset dry runs (${testBackend()})`, () => {
     });
     afterAll(() => httpOnly?.close());
 
-    it('skips sql specs', async () => {
+    it('registers only the http kind and skips sql specs', async () => {
+      expect(httpOnly.get(ToolKindRegistry).kinds()).toEqual(['http']);
       expect(
         await httpOnly.get(ToolAssetDryRunner).dryRun('tenant-b', sqlSpec, { env: 'prod' }),
       ).toMatchObject({

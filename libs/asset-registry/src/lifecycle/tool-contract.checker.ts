@@ -1,6 +1,5 @@
-import { Injectable, Logger, Optional } from '@nestjs/common';
-import { ModuleRef } from '@nestjs/core';
-import { ToolAssetDryRunner, type ToolDryRunOutcome } from '../asset-contents';
+import { Injectable, Logger } from '@nestjs/common';
+import type { ToolDryRunOutcome } from '../asset-contents';
 import {
   ASSET_FIELDS_BY_TYPE,
   type AssetSnapshot,
@@ -12,6 +11,7 @@ import { AssetRegistryException, AssetRegistryExceptionCode } from '../asset-reg
 import { toToolSpec } from '../reading/asset-content.mapper';
 import { AssetSpecValidator, toFieldPath } from '../validation/asset-spec.validator';
 import { toolBreakingChanges } from './tool-breaking-changes.util';
+import { ToolDryRunnerPort } from './tool-dry-runner.port';
 
 const DEFAULT_DRY_RUN_TIMEOUT_MS = 30_000;
 
@@ -43,22 +43,8 @@ export class ToolContractChecker {
 
   constructor(
     private readonly validator: AssetSpecValidator,
-    private readonly moduleRef: ModuleRef,
-    @Optional() private readonly injectedRunner?: ToolAssetDryRunner,
+    private readonly dryRunners: ToolDryRunnerPort,
   ) {}
-
-  /**
-   * The tools library provides the runner and depends on this library, so it cannot be imported here:
-   * besides a globally exported runner, look it up anywhere in the application.
-   */
-  private get dryRunner(): ToolAssetDryRunner | undefined {
-    if (this.injectedRunner) return this.injectedRunner;
-    try {
-      return this.moduleRef.get(ToolAssetDryRunner, { strict: false });
-    } catch {
-      return undefined;
-    }
-  }
 
   /** Throws when the tool cannot be published; returns the report to store with the version. */
   check(
@@ -112,7 +98,7 @@ export class ToolContractChecker {
 
   /** What keeps the tools library from building the tool (the loader would leave it out after publish). */
   private buildIssues(snapshot: AssetSnapshot): ContractIssue[] {
-    const runner = this.dryRunner;
+    const runner = this.dryRunners.runner;
     if (!runner) return [];
     return runner
       .configIssues(toToolSpec(snapshot))
@@ -123,7 +109,7 @@ export class ToolContractChecker {
   async dryRun(tenantId: string, snapshot: AssetSnapshot): Promise<ToolDryRunOutcome> {
     const sample = objectOrNull(snapshot.sample_input);
     if (!sample) return { status: 'skipped', error: 'no sample_input' };
-    const runner = this.dryRunner;
+    const runner = this.dryRunners.runner;
     if (!runner) return { status: 'skipped', error: 'no tool dry runner is available' };
     const spec = toToolSpec(snapshot);
     const timeoutMs = (spec.timeout_ms ?? DEFAULT_DRY_RUN_TIMEOUT_MS) + 1_000;

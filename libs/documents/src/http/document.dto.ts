@@ -191,7 +191,7 @@ export class DocumentSearchRequestDto {
   top_k?: number;
 
   @ApiPropertyOptional({
-    description: 'Floor on each branch score (see README), never on the fused RRF score.',
+    description: 'Floor on each branch score (see README), never on the fused score.',
   })
   @IsOptional()
   @IsNumber()

@@ -92,7 +92,9 @@ export class DocumentsController {
   @RequireRole('reader')
   @IdempotentRead()
   @HttpCode(200)
-  @ApiOperation({ summary: 'Search chunks: text, vector or hybrid (RRF)' })
+  @ApiOperation({
+    summary: 'Search chunks: text, vector or hybrid (convex fusion of normalised scores by default, or RRF)',
+  })
   search(
     @Body() body: DocumentSearchRequestDto,
     @CurrentPrincipal() principal: Principal,

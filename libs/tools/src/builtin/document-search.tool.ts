@@ -40,7 +40,8 @@ export const DOCUMENT_SEARCH_TOOL: ToolDefinition = {
   tool_type: 'document_search',
   description:
     'Search the operational documents (문서 검색: 매뉴얼, 런북, 대응 절차, 가이드, 정책 문서) by keywords and meaning ' +
-    '(hybrid full-text + vector search fused with RRF). Use it for "how do I ..." and procedure questions; returns the ' +
+    '(hybrid: full-text and vector search, fused by a weighted sum of their normalised scores unless the ' +
+    'deployment configures rank fusion). Use it for "how do I ..." and procedure questions; returns the ' +
     'matching passages with their document names and relevance scores.',
   input_schema: {
     type: 'object',

@@ -1,12 +1,10 @@
 import { Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
-import { ModuleRef } from '@nestjs/core';
 import { OnEvent } from '@nestjs/event-emitter';
 import { PublishedAssetReader, PublishedContent, ToolAssetSpec } from '@app/asset-registry';
 import { APP_EVENTS, AssetLifecycleEvent, runAsSystem, runAsTenant } from '@app/platform';
 import { ToolRegistry } from '../core/tool-registry';
 import { Tool } from '../core/tool.types';
-import { DynamicToolFactory, SQL_TOOL_FACTORY } from '../http/dynamic-tool.factory';
-import { HttpToolFactory } from '../http/http-tool.factory';
+import { ToolKindRegistry } from '../kinds/tool-kind.registry';
 
 /**
  * Keeps each tenant's dynamic tools equal to its published tool assets: all of them at start-up,
@@ -21,8 +19,7 @@ export class DynamicToolLoader implements OnApplicationBootstrap {
   constructor(
     private readonly registry: ToolRegistry,
     private readonly reader: PublishedAssetReader,
-    private readonly httpFactory: HttpToolFactory,
-    private readonly moduleRef: ModuleRef,
+    private readonly kinds: ToolKindRegistry,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
@@ -70,7 +67,7 @@ export class DynamicToolLoader implements OnApplicationBootstrap {
   }
 
   private build(asset: PublishedContent<ToolAssetSpec>): Tool | undefined {
-    const factory = this.factoryFor(asset.content.tool_type);
+    const factory = this.kinds.factoryFor(asset.content.tool_type);
     if (!factory) {
       this.logger.warn({
         msg: 'no factory for tool type, tool not loaded',
@@ -89,18 +86,6 @@ export class DynamicToolLoader implements OnApplicationBootstrap {
       });
       return undefined;
     }
-  }
-
-  private factoryFor(toolType: string): DynamicToolFactory | undefined {
-    if (toolType === 'http') return this.httpFactory;
-    if (toolType === 'sql') {
-      try {
-        return this.moduleRef.get<DynamicToolFactory>(SQL_TOOL_FACTORY, { strict: false });
-      } catch {
-        return undefined;
-      }
-    }
-    return undefined;
   }
 
   private remember(tenantId: string, assetId: string, name: string): void {

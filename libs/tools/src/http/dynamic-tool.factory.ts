@@ -7,13 +7,10 @@ export interface DynamicToolMeta {
   tags?: string[];
 }
 
-/** Builds a runnable tool from a tool asset spec of one `tool_type`; throws a coded 4xx when the spec is unusable. */
+/**
+ * Builds a runnable tool from a tool asset spec of one `tool_type`; throws a coded 4xx when the spec
+ * is unusable. Each kind's module registers its factory with `ToolKindRegistry`.
+ */
 export interface DynamicToolFactory {
   create(spec: ToolAssetSpec, meta?: DynamicToolMeta): Tool;
 }
-
-/**
- * DI token of the `sql` tool factory (provided by the OPS data side of the tools library). The dry
- * runner resolves it when present and reports `skipped` for sql specs otherwise.
- */
-export const SQL_TOOL_FACTORY = 'SQL_TOOL_FACTORY';

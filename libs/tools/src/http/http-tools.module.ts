@@ -1,16 +1,13 @@
-import { Global, Module } from '@nestjs/common';
-import { ToolAssetDryRunner } from '@app/asset-registry';
+import { Module, OnModuleInit } from '@nestjs/common';
 import { AppConfig, EgressPolicy } from '@app/platform';
+import { ToolKindRegistry } from '../kinds/tool-kind.registry';
+import { ToolKindsModule } from '../kinds/tool-kinds.module';
 import { HttpToolFactory } from './http-tool.factory';
 import { OutboundHttpClient } from './outbound-http.client';
-import { ToolAssetDryRunService } from './tool-asset-dry-run.service';
 
-/**
- * Global so the asset registry can inject `ToolAssetDryRunner` (optionally) without importing the
- * tools library, which depends on it.
- */
-@Global()
+/** The `http` tool kind: the egress-checked outbound client and the factory, registered on init. */
 @Module({
+  imports: [ToolKindsModule],
   providers: [
     {
       provide: OutboundHttpClient,
@@ -19,9 +16,16 @@ import { ToolAssetDryRunService } from './tool-asset-dry-run.service';
       inject: [AppConfig],
     },
     HttpToolFactory,
-    ToolAssetDryRunService,
-    { provide: ToolAssetDryRunner, useExisting: ToolAssetDryRunService },
   ],
-  exports: [OutboundHttpClient, HttpToolFactory, ToolAssetDryRunner],
+  exports: [OutboundHttpClient, HttpToolFactory],
 })
-export class HttpToolsModule {}
+export class HttpToolsModule implements OnModuleInit {
+  constructor(
+    private readonly kinds: ToolKindRegistry,
+    private readonly factory: HttpToolFactory,
+  ) {}
+
+  onModuleInit(): void {
+    this.kinds.register('http', this.factory);
+  }
+}

@@ -1,12 +1,11 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { ModuleRef } from '@nestjs/core';
 import { randomUUID } from 'node:crypto';
 import { ToolAssetDryRunner, ToolAssetSpec, ToolConfigIssue, ToolDryRunOutcome } from '@app/asset-registry';
 import { AppException } from '@app/platform';
 import { SchemaValidator } from '../core/schema-validator';
 import { Tool, ToolError } from '../core/tool.types';
-import { DynamicToolFactory, SQL_TOOL_FACTORY } from './dynamic-tool.factory';
-import { HttpToolFactory } from './http-tool.factory';
+import { ToolKindRegistry } from '../kinds/tool-kind.registry';
+import { DynamicToolFactory } from './dynamic-tool.factory';
 
 /** A dry run never waits longer than this, whatever the tool's own timeout. */
 export const DRY_RUN_DEADLINE_MS = 5000;
@@ -16,8 +15,8 @@ function elapsed(started: number): number {
 }
 
 /**
- * Runs a tool asset's sample input once at publish time: builds the tool with the factory of its
- * kind, validates the sample against the input schema, runs it under a short deadline and checks the
+ * Runs a tool asset's sample input once at publish time: builds the tool with the factory its kind
+ * registered, validates the sample against the input schema, runs it under a short deadline and checks the
  * output schema. A tool with side effects is not run (publishing must not post a blog article).
  */
 @Injectable()
@@ -25,10 +24,7 @@ export class ToolAssetDryRunService extends ToolAssetDryRunner {
   private readonly logger = new Logger(ToolAssetDryRunService.name);
   private readonly validator = new SchemaValidator();
 
-  constructor(
-    private readonly httpFactory: HttpToolFactory,
-    private readonly moduleRef: ModuleRef,
-  ) {
+  constructor(private readonly kinds: ToolKindRegistry) {
     super();
   }
 
@@ -122,14 +118,6 @@ export class ToolAssetDryRunService extends ToolAssetDryRunner {
   }
 
   private factoryFor(spec: ToolAssetSpec): DynamicToolFactory | undefined {
-    if (spec.tool_type === 'http') return this.httpFactory;
-    if (spec.tool_type === 'sql') {
-      try {
-        return this.moduleRef.get<DynamicToolFactory>(SQL_TOOL_FACTORY, { strict: false });
-      } catch {
-        return undefined;
-      }
-    }
-    return undefined;
+    return this.kinds.factoryFor(spec.tool_type);
   }
 }

@@ -30,7 +30,8 @@ export interface StageStepResult {
 export interface StageRunView {
   run_id: string;
   stage_name: string;
-  status: Exclude<StageRunStatus, 'running'> | 'running';
+  /** `running` while the stage runs (a stored run read back early); then ok, partial or failed. */
+  status: StageRunStatus;
   started_at: string;
   finished_at: string | null;
   duration_ms: number | null;

@@ -1,0 +1,29 @@
+import { Module, OnModuleInit } from '@nestjs/common';
+import { AssetRegistryModule, ToolAssetDryRunner, ToolDryRunnerPort } from '@app/asset-registry';
+import { ToolAssetDryRunService } from '../http/tool-asset-dry-run.service';
+import { ToolKindRegistry } from './tool-kind.registry';
+
+/**
+ * The tool-kind registration port and the publish-time dry run built on it. Modules that implement
+ * a kind import this module and register their factory on init; this module plugs the dry runner
+ * into the asset registry (which sits below the tools library and so cannot import it).
+ */
+@Module({
+  imports: [AssetRegistryModule],
+  providers: [
+    ToolKindRegistry,
+    ToolAssetDryRunService,
+    { provide: ToolAssetDryRunner, useExisting: ToolAssetDryRunService },
+  ],
+  exports: [ToolKindRegistry, ToolAssetDryRunner],
+})
+export class ToolKindsModule implements OnModuleInit {
+  constructor(
+    private readonly dryRunners: ToolDryRunnerPort,
+    private readonly dryRunner: ToolAssetDryRunService,
+  ) {}
+
+  onModuleInit(): void {
+    this.dryRunners.register(this.dryRunner);
+  }
+}
