@@ -101,3 +101,4 @@ export {
   sqlState,
 } from './database/database-errors';
 export { IDEMPOTENT_READ, IdempotentRead } from './database/idempotent-read.decorator';
+export { abortableSleep, retry, type RetryOptions } from './util/retry.util';
