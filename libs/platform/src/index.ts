@@ -101,3 +101,5 @@ export {
   sqlState,
 } from './database/database-errors';
 export { IDEMPOTENT_READ, IdempotentRead } from './database/idempotent-read.decorator';
+export { abortableSleep, retry, type RetryOptions } from './util/retry.util';
+export { startOfUtcDay, startOfUtcMonth, startOfUtcWeek } from './util/calendar.util';

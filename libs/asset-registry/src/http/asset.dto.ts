@@ -134,32 +134,8 @@ class AssetSpecFieldsDto {
   content?: Record<string, unknown> | null;
 }
 
-export class CreateAssetRequestDto extends AssetSpecFieldsDto {
-  @ApiProperty({ enum: ASSET_TYPES })
-  @IsIn(ASSET_TYPES)
-  asset_type!: AssetType;
-
-  @ApiProperty({ example: 'server_inventory', description: 'Unique per tenant and type' })
-  @IsString()
-  @Length(1, 200)
-  name!: string;
-
-  @ApiPropertyOptional()
-  @IsOptional()
-  @IsString()
-  @MaxLength(5000)
-  description?: string | null;
-
-  @ApiPropertyOptional({ type: [String] })
-  @IsOptional()
-  @IsArray()
-  @ArrayMaxSize(50)
-  @IsString({ each: true })
-  @Length(1, 64, { each: true })
-  tags?: string[];
-}
-
-export class UpdateAssetRequestDto extends AssetSpecFieldsDto {
+/** What a create and an update both accept: the spec fields, the description and the tags. */
+class AssetEditableFieldsDto extends AssetSpecFieldsDto {
   @ApiPropertyOptional({ nullable: true })
   @IsOptional()
   @IsString()
@@ -174,6 +150,19 @@ export class UpdateAssetRequestDto extends AssetSpecFieldsDto {
   @Length(1, 64, { each: true })
   tags?: string[];
 }
+
+export class CreateAssetRequestDto extends AssetEditableFieldsDto {
+  @ApiProperty({ enum: ASSET_TYPES })
+  @IsIn(ASSET_TYPES)
+  asset_type!: AssetType;
+
+  @ApiProperty({ example: 'server_inventory', description: 'Unique per tenant and type' })
+  @IsString()
+  @Length(1, 200)
+  name!: string;
+}
+
+export class UpdateAssetRequestDto extends AssetEditableFieldsDto {}
 
 export class PublishAssetRequestDto {
   @ApiPropertyOptional({ description: 'Publish a tool despite breaking changes to its contract' })

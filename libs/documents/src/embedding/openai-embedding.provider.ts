@@ -1,4 +1,5 @@
 import { Logger } from '@nestjs/common';
+import { retry } from '@app/platform';
 import { EmbeddingProvider } from './embedding-provider';
 
 export interface OpenAiEmbeddingOptions {
@@ -27,8 +28,6 @@ export class EmbeddingRequestError extends Error {
 interface EmbeddingsResponse {
   data?: Array<{ index?: number; embedding?: unknown }>;
 }
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 function retryAfterMs(header: string | null): number | undefined {
   if (!header) return undefined;
@@ -77,26 +76,28 @@ export class OpenAiEmbeddingProvider extends EmbeddingProvider {
     return vectors;
   }
 
-  private async request(input: string[]): Promise<number[][]> {
-    for (let attempt = 0; ; attempt++) {
-      try {
-        return await this.send(input);
-      } catch (error) {
-        const failure =
-          error instanceof EmbeddingRequestError
+  private request(input: string[]): Promise<number[][]> {
+    return retry(
+      () =>
+        this.send(input).catch((error: unknown) => {
+          throw error instanceof EmbeddingRequestError
             ? error
             : new EmbeddingRequestError((error as Error).message, null, true);
-        if (!failure.retryable || attempt >= this.options.maxRetries) throw failure;
-        const backoff = this.options.retryBaseMs * 2 ** attempt;
-        const wait = (failure as EmbeddingRequestError & { waitMs?: number }).waitMs ?? backoff;
-        this.logger.warn({
-          msg: 'embeddings request failed, retrying',
-          attempt: attempt + 1,
-          error: failure.message,
-        });
-        await sleep(wait + Math.random() * this.options.retryBaseMs * 0.25);
-      }
-    }
+        }),
+      {
+        retries: this.options.maxRetries,
+        baseDelayMs: this.options.retryBaseMs,
+        jitter: 0.25,
+        isRetryable: (failure) => (failure as EmbeddingRequestError).retryable,
+        waitOf: (failure) => (failure as EmbeddingRequestError & { waitMs?: number }).waitMs,
+        onRetry: ({ error, attempt }) =>
+          this.logger.warn({
+            msg: 'embeddings request failed, retrying',
+            attempt,
+            error: (error as Error).message,
+          }),
+      },
+    );
   }
 
   private async send(input: string[]): Promise<number[][]> {

@@ -1,4 +1,5 @@
 import type { PendingAction } from '@app/tools';
+import type { LlmCallRecord } from '../llm/traced-llm-call';
 
 /** One run of the tool-calling agent (the seed's LLMExecuteRequest), on behalf of `userId`. */
 export interface AgentRequest {
@@ -30,13 +31,8 @@ export interface AgentToolCall {
   pending_action?: PendingAction;
 }
 
-export interface AgentLlmCall {
+export interface AgentLlmCall extends LlmCallRecord {
   purpose: 'tools' | 'final_response';
-  model: string | null;
-  ok: boolean;
-  latency_ms: number;
-  attempts: number | null;
-  error: string | null;
 }
 
 /** The seed's LLMExecuteResult, extended with warnings, iterations and timings. */

@@ -1,6 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { ToolContext, ToolListing, ToolRegistry } from '@app/tools';
 import { LlmChatResponse, LlmClient, LlmMessage, LlmToolCall } from '../llm/llm-client';
+import { tracedLlmCall } from '../llm/traced-llm-call';
 import { AgentFallbackService } from './agent-fallback.service';
 import { AgentOptions } from './agent-options';
 import { bindUserId, parseArguments, toLlmToolSpec, toolMessageContent } from './agent-tools.util';
@@ -236,31 +237,11 @@ export class ToolCallingAgentService {
     purpose: AgentLlmCall['purpose'],
     chat: Parameters<LlmClient['chat']>[0],
   ): Promise<LlmChatResponse | Error> {
-    const started = performance.now();
-    try {
-      const response = await this.llm.chat(chat);
-      state.llmCalls.push({
-        purpose,
-        model: response.model,
-        ok: true,
-        latency_ms: response.latencyMs,
-        attempts: response.attempts,
-        error: null,
-      });
-      return response;
-    } catch (error) {
-      const message = (error as Error).message;
-      this.logger.warn({ msg: 'agent LLM call failed', purpose, error: message });
-      state.llmCalls.push({
-        purpose,
-        model: chat.model ?? this.llm.defaultModel,
-        ok: false,
-        latency_ms: Math.round(performance.now() - started),
-        attempts: (error as { details?: { attempts?: number } }).details?.attempts ?? null,
-        error: message,
-      });
-      return error as Error;
-    }
+    const { outcome, record } = await tracedLlmCall(this.llm, chat);
+    state.llmCalls.push({ purpose, ...record });
+    if (outcome instanceof Error)
+      this.logger.warn({ msg: 'agent LLM call failed', purpose, error: outcome.message });
+    return outcome;
   }
 
   private finish(

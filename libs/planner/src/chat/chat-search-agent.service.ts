@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { AppException, ErrorKind } from '@app/platform';
+import { AppException, ErrorKind, retry } from '@app/platform';
 import type { LlmMessage, LlmToolSpec } from '../llm/llm-client';
 import { ChatOptions } from './chat-options';
 import { numberedPassages, SEARCH_AGENT_PROMPT } from './chat-prompts';
@@ -8,7 +8,6 @@ import type { ChatRoute, ChatToolCall } from './chat.types';
 import { DocumentRetriever } from './search/document-retriever';
 import { Passage, passageKey } from './search/passage';
 import { WebSearchProvider } from './search/web-search.provider';
-import { RetriesExhausted, withRetries } from './retry.util';
 
 /** Tool calls left for one question (the seed's MAX_TOOL_CALLS). */
 export class ToolBudget {
@@ -149,24 +148,25 @@ export class ChatSearchAgentService {
     };
     trace.toolCalls.push(call);
     try {
-      const { value, attempts } = await withRetries<Passage[]>(
-        () =>
-          route === 'WEB_SEARCH'
+      const passages = await retry<Passage[]>(
+        (attempt) => {
+          call.attempts = attempt;
+          return route === 'WEB_SEARCH'
             ? this.web.search(query, this.options.topK, trace.signal)
-            : this.documents.search(tenantId, query, this.options.topK),
+            : this.documents.search(tenantId, query, this.options.topK);
+        },
         {
           retries: 2,
           baseDelayMs: this.options.retryBaseDelayMs,
-          retryable: (error) => !(error instanceof AppException && error.kind === ErrorKind.INVALID_INPUT),
+          isRetryable: (error) => !(error instanceof AppException && error.kind === ErrorKind.INVALID_INPUT),
         },
       );
-      Object.assign(call, { success: true, result_count: value.length, attempts });
-      return { passages: value, error: null };
+      Object.assign(call, { success: true, result_count: passages.length });
+      return { passages, error: null };
     } catch (error) {
-      const failure = error as RetriesExhausted;
-      Object.assign(call, { error: failure.message, attempts: failure.attempts ?? 1 });
-      trace.warnings.push(`${call.tool} failed after ${call.attempts} attempt(s): ${failure.message}`);
-      return { passages: [], error: failure.message };
+      call.error = (error as Error).message;
+      trace.warnings.push(`${call.tool} failed after ${call.attempts} attempt(s): ${call.error}`);
+      return { passages: [], error: call.error };
     } finally {
       call.duration_ms = Math.round(performance.now() - started);
       trace.searchMs += call.duration_ms;

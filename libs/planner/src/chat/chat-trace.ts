@@ -1,5 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { LlmChatRequest, LlmChatResponse, LlmClient } from '../llm/llm-client';
+import { tracedLlmCall } from '../llm/traced-llm-call';
 import type { ChatLlmCall, ChatStep, ChatToolCall } from './chat.types';
 
 /** What one question cost: every model call and tool call, and the warnings met on the way. */
@@ -25,30 +26,14 @@ export class ChatTrace {
     step: ChatStep,
     request: Omit<LlmChatRequest, 'model' | 'signal'>,
   ): Promise<LlmChatResponse | Error> {
-    const started = performance.now();
-    try {
-      const response = await this.llm.chat({ ...request, model: this.model, signal: this.signal });
-      this.llmCalls.push({
-        step,
-        model: response.model,
-        ok: true,
-        latency_ms: response.latencyMs,
-        attempts: response.attempts,
-        error: null,
-      });
-      return response;
-    } catch (error) {
-      const message = (error as Error).message;
-      ChatTrace.logger.warn({ msg: 'chat LLM call failed', step, error: message });
-      this.llmCalls.push({
-        step,
-        model: this.model ?? this.llm.defaultModel,
-        ok: false,
-        latency_ms: Math.round(performance.now() - started),
-        attempts: (error as { details?: { attempts?: number } }).details?.attempts ?? null,
-        error: message,
-      });
-      return error as Error;
-    }
+    const { outcome, record } = await tracedLlmCall(this.llm, {
+      ...request,
+      model: this.model,
+      signal: this.signal,
+    });
+    this.llmCalls.push({ step, ...record });
+    if (outcome instanceof Error)
+      ChatTrace.logger.warn({ msg: 'chat LLM call failed', step, error: outcome.message });
+    return outcome;
   }
 }

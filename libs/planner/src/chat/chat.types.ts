@@ -1,4 +1,5 @@
 import type { Passage } from './search/passage';
+import type { LlmCallRecord } from '../llm/traced-llm-call';
 
 export const CHAT_ROUTES = ['INTERNAL_SEARCH', 'WEB_SEARCH', 'CHITCHAT'] as const;
 export type ChatRoute = (typeof CHAT_ROUTES)[number];
@@ -7,13 +8,8 @@ export type Grade = 'PASS' | 'FAIL';
 export type DecisionSource = 'llm' | 'rules' | 'fallback';
 export type ChatStep = 'router' | 'agent' | 'grader' | 'rewriter' | 'answer' | 'chitchat';
 
-export interface ChatLlmCall {
+export interface ChatLlmCall extends LlmCallRecord {
   step: ChatStep;
-  model: string | null;
-  ok: boolean;
-  latency_ms: number;
-  attempts: number | null;
-  error: string | null;
 }
 
 export interface ChatToolCall {

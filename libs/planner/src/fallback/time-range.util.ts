@@ -1,3 +1,5 @@
+import { startOfUtcDay, startOfUtcMonth, startOfUtcWeek } from '@app/platform';
+
 export interface ResolvedTimeRange {
   start: string;
   end: string;
@@ -24,20 +26,6 @@ const KOREAN_UNITS: Record<string, string> = {
   개월: 'month',
   달: 'month',
 };
-
-function startOfDay(date: Date): Date {
-  return new Date(Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), date.getUTCDate()));
-}
-
-function startOfWeek(date: Date): Date {
-  const day = startOfDay(date);
-  const offset = (day.getUTCDay() + 6) % 7;
-  return new Date(day.getTime() - offset * DAY);
-}
-
-function startOfMonth(date: Date, monthsBack = 0): Date {
-  return new Date(Date.UTC(date.getUTCFullYear(), date.getUTCMonth() - monthsBack, 1));
-}
 
 function range(start: Date, end: Date, label: string): ResolvedTimeRange {
   return { start: start.toISOString(), end: end.toISOString(), label };
@@ -103,13 +91,13 @@ export function parseTimeRange(query: string, now: Date): (ResolvedTimeRange & {
   const hourAgo = /(?:last|past)\s+hour\b|최근\s*한\s*시간/.exec(text);
   if (hourAgo) return { ...range(new Date(now.getTime() - HOUR), now, hourAgo[0]), span: hourAgo[0] };
 
-  const today = startOfDay(now);
+  const today = startOfUtcDay(now);
   const calendar: Array<[RegExp, () => ResolvedTimeRange]> = [
     [
       /지난\s*주|저번\s*주|전주|last\s+week|previous\s+week|past\s+week/,
-      () => range(new Date(startOfWeek(now).getTime() - 7 * DAY), startOfWeek(now), 'last week'),
+      () => range(new Date(startOfUtcWeek(now).getTime() - 7 * DAY), startOfUtcWeek(now), 'last week'),
     ],
-    [/이번\s*주|금주|this\s+week/, () => range(startOfWeek(now), now, 'this week')],
+    [/이번\s*주|금주|this\s+week/, () => range(startOfUtcWeek(now), now, 'this week')],
     [
       /그저께|그제|day\s+before\s+yesterday/,
       () =>
@@ -123,9 +111,9 @@ export function parseTimeRange(query: string, now: Date): (ResolvedTimeRange & {
     [/오늘|today/, () => range(today, now, 'today')],
     [
       /지난\s*달|저번\s*달|전월|last\s+month|previous\s+month/,
-      () => range(startOfMonth(now, 1), startOfMonth(now), 'last month'),
+      () => range(startOfUtcMonth(now, 1), startOfUtcMonth(now), 'last month'),
     ],
-    [/이번\s*달|금월|this\s+month/, () => range(startOfMonth(now), now, 'this month')],
+    [/이번\s*달|금월|this\s+month/, () => range(startOfUtcMonth(now), now, 'this month')],
   ];
   for (const [pattern, build] of calendar) {
     const match = pattern.exec(text);

@@ -4,7 +4,7 @@ import type {
   ChatCompletionCreateParamsNonStreaming,
   ChatCompletionMessageParam,
 } from 'openai/resources/chat/completions';
-import { DependencyHealth } from '@app/platform';
+import { DependencyHealth, retry } from '@app/platform';
 import { LlmException, PlannerExceptionCode } from '../planner.exception';
 import { LlmChatRequest, LlmChatResponse, LlmClient, LlmMessage } from './llm-client';
 
@@ -19,12 +19,6 @@ export interface OpenAiLlmOptions {
   /** First backoff delay; doubles per retry (the seed's 1 s, 2 s). */
   retryBaseDelayMs: number;
 }
-
-const sleep = (ms: number, signal?: AbortSignal) =>
-  new Promise<void>((resolve) => {
-    const timer = setTimeout(resolve, ms);
-    signal?.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
-  });
 
 function toOpenAiMessage(message: LlmMessage): ChatCompletionMessageParam {
   switch (message.role) {
@@ -78,57 +72,68 @@ export class OpenAiLlmClient extends LlmClient {
     const started = performance.now();
     const body = this.buildBody(request);
     const timeout = request.timeoutMs ?? this.options.timeoutMs;
-    let attempt = 0;
-    for (;;) {
-      attempt += 1;
-      const attemptStarted = performance.now();
-      try {
-        const completion = await this.client.chat.completions.create(body, {
-          timeout,
-          signal: request.signal,
-          maxRetries: 0,
-        });
-        const choice = completion.choices?.[0];
-        if (!choice?.message) {
-          throw new LlmException(
-            PlannerExceptionCode.LLM_BAD_RESPONSE,
-            'The model returned no choices.',
-            false,
-          );
+    return retry(
+      async (attempt) => {
+        const attemptStarted = performance.now();
+        try {
+          return await this.complete(body, request, timeout, attempt, started);
+        } catch (error) {
+          throw this.classify(error, timeout, attempt, performance.now() - attemptStarted);
         }
-        const toolCalls = (choice.message.tool_calls ?? []).flatMap((call) =>
-          call.type === 'function'
-            ? [{ id: call.id, name: call.function.name, arguments: call.function.arguments }]
-            : [],
-        );
-        return {
-          content: choice.message.content ?? null,
-          toolCalls,
-          model: completion.model || body.model,
-          finishReason: choice.finish_reason ?? null,
-          usage: completion.usage
-            ? {
-                prompt_tokens: completion.usage.prompt_tokens,
-                completion_tokens: completion.usage.completion_tokens,
-                total_tokens: completion.usage.total_tokens,
-              }
-            : null,
-          attempts: attempt,
-          latencyMs: Math.round(performance.now() - started),
-        };
-      } catch (error) {
-        const failure = this.classify(error, timeout, attempt, performance.now() - attemptStarted);
-        if (!failure.transient || attempt > this.options.maxRetries || request.signal?.aborted) throw failure;
-        const delay = this.options.retryBaseDelayMs * 2 ** (attempt - 1) * (0.8 + Math.random() * 0.4);
-        this.logger.warn({
-          msg: 'LLM call failed, retrying',
-          attempt,
-          delay_ms: Math.round(delay),
-          error: failure.message,
-        });
-        await sleep(delay, request.signal);
-      }
+      },
+      {
+        retries: this.options.maxRetries,
+        baseDelayMs: this.options.retryBaseDelayMs,
+        jitter: 0.2,
+        isRetryable: (failure) => (failure as LlmException).transient,
+        signal: request.signal,
+        onRetry: ({ error, attempt, delayMs }) =>
+          this.logger.warn({
+            msg: 'LLM call failed, retrying',
+            attempt,
+            delay_ms: Math.round(delayMs),
+            error: (error as Error).message,
+          }),
+      },
+    );
+  }
+
+  private async complete(
+    body: ChatCompletionCreateParamsNonStreaming,
+    request: LlmChatRequest,
+    timeout: number,
+    attempt: number,
+    started: number,
+  ): Promise<LlmChatResponse> {
+    const completion = await this.client.chat.completions.create(body, {
+      timeout,
+      signal: request.signal,
+      maxRetries: 0,
+    });
+    const choice = completion.choices?.[0];
+    if (!choice?.message) {
+      throw new LlmException(PlannerExceptionCode.LLM_BAD_RESPONSE, 'The model returned no choices.', false);
     }
+    const toolCalls = (choice.message.tool_calls ?? []).flatMap((call) =>
+      call.type === 'function'
+        ? [{ id: call.id, name: call.function.name, arguments: call.function.arguments }]
+        : [],
+    );
+    return {
+      content: choice.message.content ?? null,
+      toolCalls,
+      model: completion.model || body.model,
+      finishReason: choice.finish_reason ?? null,
+      usage: completion.usage
+        ? {
+            prompt_tokens: completion.usage.prompt_tokens,
+            completion_tokens: completion.usage.completion_tokens,
+            total_tokens: completion.usage.total_tokens,
+          }
+        : null,
+      attempts: attempt,
+      latencyMs: Math.round(performance.now() - started),
+    };
   }
 
   async health(): Promise<DependencyHealth> {

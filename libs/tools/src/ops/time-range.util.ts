@@ -1,3 +1,4 @@
+import { startOfUtcDay, startOfUtcMonth, startOfUtcWeek } from '@app/platform';
 import { ToolError, ToolErrorCode } from '../core/tool.types';
 
 export const RELATIVE_RANGES = [
@@ -42,16 +43,6 @@ export const TIME_RANGE_SCHEMA = {
 
 const UNIT_MS: Record<string, number> = { m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 };
 
-function startOfUtcDay(date: Date): Date {
-  return new Date(Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), date.getUTCDate()));
-}
-
-function startOfUtcWeek(date: Date): Date {
-  const day = startOfUtcDay(date);
-  const sinceMonday = (day.getUTCDay() + 6) % 7;
-  return new Date(day.getTime() - sinceMonday * UNIT_MS.d);
-}
-
 function invalid(message: string): ToolError {
   return new ToolError(ToolErrorCode.INVALID_INPUT, message, { field: 'time_range' });
 }
@@ -87,12 +78,9 @@ export function resolveTimeRange(
       return { start: new Date(thisWeek.getTime() - UNIT_MS.w), end: thisWeek };
     }
     case 'this_month':
-      return { start: new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1)), end: now };
+      return { start: startOfUtcMonth(now), end: now };
     case 'last_month':
-      return {
-        start: new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - 1, 1)),
-        end: new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1)),
-      };
+      return { start: startOfUtcMonth(now, 1), end: startOfUtcMonth(now) };
     default:
       throw invalid(`Unknown relative time range "${relative}".`);
   }
