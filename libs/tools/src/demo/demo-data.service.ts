@@ -189,12 +189,15 @@ export class DemoDataService implements OnModuleInit {
     const total = 6 + Object.keys(DEMO_METRIC_EXPRESSIONS).length * windows.length;
     let done = 0;
     const counts: Record<string, number> = {};
-    const phase = (name: string) =>
-      this.repository.updateLoad(tenantId, {
-        phase: name,
-        counts: { ...counts },
-        progressPercent: Math.min(99, Math.floor((done / total) * 100)),
-      });
+    let written = '';
+    // Written only when what a reader sees changes (phase, percent, counts): most metric chunks change none.
+    const phase = async (name: string) => {
+      const progressPercent = Math.min(99, Math.floor((done / total) * 100));
+      const state = JSON.stringify([name, progressPercent, counts]);
+      if (state === written) return;
+      written = state;
+      await this.repository.updateLoad(tenantId, { phase: name, counts: { ...counts }, progressPercent });
+    };
     const step = async <T>(name: string, work: () => Promise<T>): Promise<T> => {
       await phase(name);
       const t0 = performance.now();
