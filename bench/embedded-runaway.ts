@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { DataSource } from 'typeorm';
-import { AuthService, validateEnvironment } from '@app/platform';
+import { AuthService, runAsSystem, runAsTenant, validateEnvironment } from '@app/platform';
 import { SqlToolFactory, ToolRegistry } from '@app/tools';
 import { createApp } from '../apps/api/src/bootstrap';
 import { flag, prepareBackend } from './support/bench-app';
@@ -38,11 +38,15 @@ async function main(): Promise<void> {
   await app.listen(0, '127.0.0.1');
   const base = `http://127.0.0.1:${(app.getHttpServer().address() as AddressInfo).port}`;
   try {
-    const { tenant } = await app.get(AuthService).createTenant('runaway', 'runaway', undefined);
-    await app.get(DataSource).query(
-      `INSERT INTO ops_configuration_items (tenant_id, name, ci_type, environment, status)
-       SELECT $1, 'ci-' || i, 'server', 'prod', 'running' FROM generate_series(1, 120) AS i`,
-      [tenant.id],
+    const { tenant } = await runAsSystem('bench: create the runaway tenant', () =>
+      app.get(AuthService).createTenant('runaway', 'runaway', undefined),
+    );
+    await runAsTenant(tenant.id, () =>
+      app.get(DataSource).query(
+        `INSERT INTO ops_configuration_items (tenant_id, name, ci_type, environment, status)
+         SELECT $1, 'ci-' || i, 'server', 'prod', 'running' FROM generate_series(1, 120) AS i`,
+        [tenant.id],
+      ),
     );
     const registry = app.get(ToolRegistry);
     registry.setDynamicTool(
@@ -60,17 +64,19 @@ async function main(): Promise<void> {
     const live = poll(`${base}/health/live`, () => done);
     const ready = poll(`${base}/health/ready`, () => done);
     const started = performance.now();
-    const result = await registry.execute(
-      {
-        tenantId: tenant.id,
-        userId: 'bench',
-        requestId: randomUUID(),
-        traceId: 'bench',
-        deadline: Date.now() + 60_000,
-        signal: new AbortController().signal,
-      },
-      'burn',
-      {},
+    const result = await runAsTenant(tenant.id, () =>
+      registry.execute(
+        {
+          tenantId: tenant.id,
+          userId: 'bench',
+          requestId: randomUUID(),
+          traceId: 'bench',
+          deadline: Date.now() + 60_000,
+          signal: new AbortController().signal,
+        },
+        'burn',
+        {},
+      ),
     );
     const toolMs = performance.now() - started;
     const back = performance.now();

@@ -1,4 +1,5 @@
 import { DataSource } from 'typeorm';
+import { runAsTenant } from '@app/platform';
 import {
   DocumentIngestionService,
   EmbeddingProviders,
@@ -111,30 +112,32 @@ async function measureRun(
   const original = { DATABASE_URL: process.env.DATABASE_URL, DATA_DIR: process.env.DATA_DIR };
   const bench = await startBenchApp(backend, `profile_${chunks}`);
   try {
-    const ingestion = bench.app.get(DocumentIngestionService);
-    const ds = bench.app.get(DataSource);
-    const sentences = sentencePool().sentences;
-    // The first document creates the model's index; with `hnsw: false` it is dropped before the run
-    // (the process remembers it created it and does not recreate it).
-    await ingestion.create(bench.tenantId, { filename: 'warm-up.txt', content: 'warm up' });
-    await ingestion.processQueue();
-    if (!options.hnsw) {
-      const indexes: Array<{ indexname: string }> = await ds.query(
-        `SELECT indexname FROM pg_indexes WHERE tablename = 'chunk_embeddings' AND indexdef ILIKE '%hnsw%'`,
-      );
-      for (const { indexname } of indexes) await ds.query(`DROP INDEX "${indexname}"`);
-    }
-    const texts = syntheticChunks(chunks, sentences, 7);
-    const run = await ingestOnce(ingestion, bench.tenantId, texts, label, options.concurrency);
+    return await runAsTenant(bench.tenantId, async () => {
+      const ingestion = bench.app.get(DocumentIngestionService);
+      const ds = bench.app.get(DataSource);
+      const sentences = sentencePool().sentences;
+      // The first document creates the model's index; with `hnsw: false` it is dropped before the run
+      // (the process remembers it created it and does not recreate it).
+      await ingestion.create(bench.tenantId, { filename: 'warm-up.txt', content: 'warm up' });
+      await ingestion.processQueue();
+      if (!options.hnsw) {
+        const indexes: Array<{ indexname: string }> = await ds.query(
+          `SELECT indexname FROM pg_indexes WHERE tablename = 'chunk_embeddings' AND indexdef ILIKE '%hnsw%'`,
+        );
+        for (const { indexname } of indexes) await ds.query(`DROP INDEX "${indexname}"`);
+      }
+      const texts = syntheticChunks(chunks, sentences, 7);
+      const run = await ingestOnce(ingestion, bench.tenantId, texts, label, options.concurrency);
 
-    const provider = bench.app.get(EmbeddingProviders).configured;
-    const embedStarted = performance.now();
-    const vectors: number[][] = [];
-    for (let i = 0; i < texts.length; i += 64)
-      vectors.push(...(await provider.embed(texts.slice(i, i + 64))));
-    const embedderAlone = texts.length / ((performance.now() - embedStarted) / 1000);
-    const transfer = options.hnsw ? undefined : await vectorTransfer(ds, vectors);
-    return { ...run, embedderAlone, transfer };
+      const provider = bench.app.get(EmbeddingProviders).configured;
+      const embedStarted = performance.now();
+      const vectors: number[][] = [];
+      for (let i = 0; i < texts.length; i += 64)
+        vectors.push(...(await provider.embed(texts.slice(i, i + 64))));
+      const embedderAlone = texts.length / ((performance.now() - embedStarted) / 1000);
+      const transfer = options.hnsw ? undefined : await vectorTransfer(ds, vectors);
+      return { ...run, embedderAlone, transfer };
+    });
   } finally {
     await bench.close();
     for (const [key, value] of Object.entries(original)) {

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { DataSource } from 'typeorm';
 import { DocumentIngestionService, DocumentSearchService, type SearchType } from '@app/documents';
+import { runAsTenant } from '@app/platform';
 import { Backend, flag, loadAverage, startBenchApp } from '../support/bench-app';
 import { Dataset, EvaluationDataMissing, loadDataset, Query, scoreRanking } from './datasets';
 
@@ -208,37 +209,44 @@ async function main() {
   );
   const bench = await startBenchApp(backend, `eval_${name}`);
   try {
-    const ingestion = bench.app.get(DocumentIngestionService);
-    const search = bench.app.get(DocumentSearchService);
-    const { seconds, queued, failed } = bench.reused
-      ? { seconds: NaN, queued: NaN, failed: 0 }
-      : await ingest(bench.app.get(DataSource), ingestion, bench.tenantId, dataset);
-    console.log(
-      `ingested ${dataset.passages.length} passages in ${seconds.toFixed(1)} s (${(dataset.passages.length / seconds).toFixed(0)} docs/s; enqueueing took ${queued.toFixed(1)} s), failed=${failed}`,
-    );
-    if (argv.includes('--calibrate-floor')) {
-      const count = Number(queryLimit ?? 100);
-      await calibrateFloor(
-        search,
-        bench.tenantId,
-        dataset.tune.slice(0, count),
-        offTopicQueries(dataset.name === 'korquad' ? 'ko' : 'en'),
-      );
-      return;
-    }
-    if (argv.includes('--sweep')) {
-      await sweep(search, bench.tenantId, dataset.tune.slice(0, Number(flag(argv, 'sweep-queries') ?? 1e9)));
-      return;
-    }
-    const fusion = fusionFromArgs(argv);
-    console.log('| mode | nDCG@10 | Recall@100 | MRR@10 | queries | ms/query |');
-    console.log('|---|---|---|---|---|---|');
-    for (const mode of modes) {
-      const f = await evaluate(search, bench.tenantId, queries, mode, fusion);
+    // Everything below acts as the bench tenant, as its API requests would (row-level security).
+    await runAsTenant(bench.tenantId, async () => {
+      const ingestion = bench.app.get(DocumentIngestionService);
+      const search = bench.app.get(DocumentSearchService);
+      const { seconds, queued, failed } = bench.reused
+        ? { seconds: NaN, queued: NaN, failed: 0 }
+        : await ingest(bench.app.get(DataSource), ingestion, bench.tenantId, dataset);
       console.log(
-        `| ${mode} | ${fmt(f.ndcg10)} | ${fmt(f.recall100)} | ${fmt(f.mrr10)} | ${f.queries} | ${f.msPerQuery.toFixed(1)} |`,
+        `ingested ${dataset.passages.length} passages in ${seconds.toFixed(1)} s (${(dataset.passages.length / seconds).toFixed(0)} docs/s; enqueueing took ${queued.toFixed(1)} s), failed=${failed}`,
       );
-    }
+      if (argv.includes('--calibrate-floor')) {
+        const count = Number(queryLimit ?? 100);
+        await calibrateFloor(
+          search,
+          bench.tenantId,
+          dataset.tune.slice(0, count),
+          offTopicQueries(dataset.name === 'korquad' ? 'ko' : 'en'),
+        );
+        return;
+      }
+      if (argv.includes('--sweep')) {
+        await sweep(
+          search,
+          bench.tenantId,
+          dataset.tune.slice(0, Number(flag(argv, 'sweep-queries') ?? 1e9)),
+        );
+        return;
+      }
+      const fusion = fusionFromArgs(argv);
+      console.log('| mode | nDCG@10 | Recall@100 | MRR@10 | queries | ms/query |');
+      console.log('|---|---|---|---|---|---|');
+      for (const mode of modes) {
+        const f = await evaluate(search, bench.tenantId, queries, mode, fusion);
+        console.log(
+          `| ${mode} | ${fmt(f.ndcg10)} | ${fmt(f.recall100)} | ${fmt(f.mrr10)} | ${f.queries} | ${f.msPerQuery.toFixed(1)} |`,
+        );
+      }
+    });
   } finally {
     await bench.close();
   }

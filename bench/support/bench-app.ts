@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Client } from 'pg';
-import { AuthService, JsonLogger } from '@app/platform';
+import { AuthService, JsonLogger, runAsSystem } from '@app/platform';
 import { AppModule } from '../../apps/api/src/app.module';
 
 export type Backend = 'embedded' | 'native';
@@ -74,13 +74,17 @@ export async function startBenchApp(backend: Backend, label: string): Promise<Be
     logger: new JsonLogger({ level: 'warn', format: 'pretty', stream: process.stderr }),
     abortOnError: false,
   });
+  const auth = app.get(AuthService);
   const reused = process.env.BENCH_REUSE_DATABASE
-    ? (await app.get(AuthService).listTenants()).find((t) => t.slug.startsWith(label.replace(/_/g, '-')))
+    ? (await runAsSystem('bench: find a kept tenant', () => auth.listTenants())).find((t) =>
+        t.slug.startsWith(label.replace(/_/g, '-')),
+      )
     : undefined;
   const slug = `${label.replace(/_/g, '-')}-${Date.now().toString(36)}`;
   const tenantId = reused
     ? reused.id
-    : (await app.get(AuthService).createTenant(slug, slug, undefined)).tenant.id;
+    : (await runAsSystem('bench: create the bench tenant', () => auth.createTenant(slug, slug, undefined)))
+        .tenant.id;
   return {
     app,
     backend,

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { DataSource } from 'typeorm';
+import { DataSource, EntityManager } from 'typeorm';
 import { DocumentIngestionService, EmbeddingProviders } from '@app/documents';
 import { loadDataset } from '../retrieval/datasets';
 
@@ -68,7 +68,7 @@ export async function seedSyntheticChunks(
   const [index]: Array<{ indexname: string; indexdef: string } | undefined> = await ds.query(
     `SELECT indexname, indexdef FROM pg_indexes WHERE tablename = 'chunk_embeddings' AND indexdef ILIKE '%hnsw%'`,
   );
-  if (index) await ds.query(`DROP INDEX "${index.indexname}"`);
+  if (index) await asOwner(ds, (em) => em.query(`DROP INDEX "${index.indexname}"`));
   let embedSeconds = 0;
   // The real document above holds texts[0], so the tenant ends with exactly texts.length chunks.
   const rest = texts.slice(1);
@@ -115,7 +115,7 @@ export async function seedSyntheticChunks(
     // Building the HNSW index over a large corpus takes far longer than the app's statement timeout.
     // And an HNSW graph that does not fit in maintenance_work_mem (64 MB by default) is built on
     // disk, an order of magnitude slower: 100k 1,024-dim vectors need about 600 MB.
-    await ds.transaction(async (em) => {
+    await asOwner(ds, async (em) => {
       await em.query(`SET LOCAL statement_timeout = 0`);
       await em.query(`SET LOCAL maintenance_work_mem = '${process.env.BENCH_MAINTENANCE_WORK_MEM ?? '1GB'}'`);
       await em.query(index.indexdef);
@@ -143,9 +143,25 @@ export async function seedSyntheticChunks(
   );
   // Every table the seed wrote: with stale statistics on `documents` (one row per tenant) the
   // planner turns the vector branch into a brute-force nested loop instead of the HNSW scan.
-  await ds.query(`ANALYZE documents`);
-  await ds.query(`ANALYZE document_chunks`);
-  await ds.query(`ANALYZE chunk_embeddings`);
-  await ds.query(`ANALYZE document_term_stats`);
+  await asOwner(ds, async (em) => {
+    for (const table of ['documents', 'document_chunks', 'chunk_embeddings', 'document_term_stats'])
+      await em.query(`ANALYZE ${table}`);
+  });
   return { seconds: (performance.now() - started) / 1000, embedSeconds };
+}
+
+/**
+ * Runs `fn` in a transaction as the owner of the schema's tables: the bulk seed drops and rebuilds
+ * the HNSW index and analyzes, which only the owner may do. The application role (ops_app, or the
+ * role an embedded connection switches to) is not the owner; the session user is a superuser in the
+ * bench setups (embedded PGlite, the native bench's postgres URL), so it may switch.
+ */
+async function asOwner(ds: DataSource, fn: (em: EntityManager) => Promise<unknown>): Promise<void> {
+  await ds.transaction(async (em) => {
+    const [{ owner }]: Array<{ owner: string }> = await em.query(
+      `SELECT tableowner AS owner FROM pg_tables WHERE schemaname = current_schema() AND tablename = 'chunk_embeddings'`,
+    );
+    await em.query(`SET LOCAL ROLE "${owner.replace(/"/g, '""')}"`);
+    await fn(em);
+  });
 }
