@@ -5,7 +5,7 @@ const { swcOptions } = require('./scripts/swc-options.cjs');
 const transform = { '^.+\\.ts$': ['@swc/jest', { ...swcOptions(), swcrc: false }] };
 const moduleNameMapper = {
   '^@app/migrations$': '<rootDir>/migrations',
-  '^@app/(platform|documents|asset-registry|tools|planner)$': '<rootDir>/libs/$1/src',
+  '^@app/(platform|documents|asset-registry|tools|ops|planner)$': '<rootDir>/libs/$1/src',
   '^@test/support$': '<rootDir>/test/support',
 };
 const common = { rootDir: __dirname, transform, moduleNameMapper, testEnvironment: 'node' };

@@ -8,7 +8,8 @@ import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { DataSource } from 'typeorm';
 import { AuthService, runAsSystem, runAsTenant, validateEnvironment } from '@app/platform';
-import { SqlToolFactory, ToolRegistry } from '@app/tools';
+import { ToolRegistry } from '@app/tools';
+import { SqlToolFactory } from '@app/ops';
 import { createApp } from '../apps/api/src/bootstrap';
 import { flag, prepareBackend } from './support/bench-app';
 

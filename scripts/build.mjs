@@ -1,6 +1,7 @@
-// Compiles apps/, libs/, migrations/ and bench/ to dist/ with swc (type checking is `npm run typecheck`).
+// Compiles apps/, libs/, migrations/ and bench/ to dist/ with swc (type checking is `npm run typecheck`),
+// and copies the non-TypeScript files the code reads at run time (isAsset), so dist/ runs on its own.
 import { transformFile } from '@swc/core';
-import { mkdir, readdir, rm, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, readdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 
@@ -8,6 +9,9 @@ const require = createRequire(import.meta.url);
 const { swcOptions, root } = require('./swc-options.cjs');
 const SOURCE_DIRS = ['apps', 'libs', 'migrations', 'bench'];
 const outDir = path.join(root, 'dist');
+
+/** Files the code reads at run time that are not TypeScript: the demo runbooks. Copied as they are. */
+const isAsset = (file) => file.endsWith('.md') && path.basename(path.dirname(file)) === 'runbooks';
 
 async function* typescriptFiles(dir) {
   let entries;
@@ -20,6 +24,8 @@ async function* typescriptFiles(dir) {
     const full = path.join(dir, entry.name);
     if (entry.isDirectory()) {
       if (entry.name !== 'node_modules' && entry.name !== 'test') yield* typescriptFiles(full);
+    } else if (isAsset(full)) {
+      yield full;
     } else if (
       entry.name.endsWith('.ts') &&
       !entry.name.endsWith('.spec.ts') &&
@@ -38,6 +44,11 @@ for (const dir of SOURCE_DIRS) {
     jobs.push(
       (async () => {
         const rel = path.relative(root, file);
+        if (isAsset(file)) {
+          const copy = path.join(outDir, rel);
+          await mkdir(path.dirname(copy), { recursive: true });
+          return copyFile(file, copy);
+        }
         const target = path.join(outDir, rel.replace(/\.ts$/, '.js'));
         const output = await transformFile(file, {
           ...swcOptions(),

@@ -11,15 +11,8 @@ import {
   type PlanOutcome,
 } from '@app/planner';
 import { AppConfig, validateEnvironment } from '@app/platform';
-import {
-  BUILTIN_TOOL_DEFINITIONS,
-  OPS_CATALOG,
-  OPS_KEYWORD_MAPPINGS,
-  ToolRegistry,
-  type Tool,
-  type ToolDefinition,
-  type ToolOutput,
-} from '@app/tools';
+import { ToolRegistry, type Tool, type ToolDefinition, type ToolOutput } from '@app/tools';
+import { BUILTIN_TOOL_DEFINITIONS, OPS_CATALOG, OPS_KEYWORD_MAPPINGS } from '@app/ops';
 
 interface LabelledQuestion {
   id: string;

@@ -1,6 +1,6 @@
 import { DataSource } from 'typeorm';
 import { NO_OPS_DATA_WARNING } from '@app/planner';
-import { DemoDataService } from '@app/tools';
+import { DemoDataService } from '@app/ops';
 import {
   lastWeekOf,
   SEED_QUERY,

@@ -3,6 +3,7 @@ import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
 import { AssetRegistryModule } from '@app/asset-registry';
 import { DocumentsModule } from '@app/documents';
 import { PlannerModule } from '@app/planner';
+import { OpsModule } from '@app/ops';
 import { ApiKeyGuard, PlatformModule, PlatformModuleOptions } from '@app/platform';
 import { ToolsModule } from '@app/tools';
 import { KeysController } from './admin/keys.controller';
@@ -23,6 +24,7 @@ export class AppModule {
         DocumentsModule,
         AssetRegistryModule,
         ToolsModule,
+        OpsModule,
         PlannerModule,
       ],
       controllers: [HealthController, TenantsController, KeysController, SecretsController],

@@ -7,7 +7,7 @@ import {
   InvalidEnvironmentError,
   validateEnvironment,
 } from '@app/platform';
-import { DemoDataService } from '@app/tools';
+import { DemoDataService } from '@app/ops';
 import { createApp, ensureBootstrapAdmin } from './bootstrap';
 
 async function main(): Promise<void> {

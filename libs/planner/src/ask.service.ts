@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { OPS_DATA_TOOLS, OpsDataPresence, ToolRegistry } from '@app/tools';
+import { ToolRegistry } from '@app/tools';
+import { OPS_DATA_TOOLS, OpsDataPresence } from '@app/ops';
 import { AnswerWriter } from './answer/answer-writer';
 import { PlanExecutor } from './execution/plan-executor';
 import type { PlanExecutionResult, PlanOutcome } from './plan/plan.types';

@@ -3,6 +3,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { AppConfig, HealthRegistry } from '@app/platform';
 import { AssetRegistryModule } from '@app/asset-registry';
 import { DocumentsModule } from '@app/documents';
+import { OpsModule } from '@app/ops';
 import { ToolsModule } from '@app/tools';
 import { AgentController } from './agent/agent.controller';
 import { AgentFallbackService } from './agent/agent-fallback.service';
@@ -58,6 +59,7 @@ export function createLlmClient(config: AppConfig): LlmClient {
 @Module({
   imports: [
     ToolsModule,
+    OpsModule,
     AssetRegistryModule,
     DocumentsModule,
     TypeOrmModule.forFeature([ChatConversationEntity, ChatMessageEntity]),

@@ -7,7 +7,8 @@ import {
   PlannerModule,
   PlannerService,
 } from '@app/planner';
-import { OPS_CATALOG, OPS_KEYWORD_MAPPINGS, ToolRegistry } from '@app/tools';
+import { ToolRegistry } from '@app/tools';
+import { OPS_CATALOG, OPS_KEYWORD_MAPPINGS } from '@app/ops';
 import { FakeLlmServer, SEED_QUERY, startTestContext, TestContext, testBackend } from '@test/support';
 
 const NOW = new Date('2026-11-22T09:00:00Z');

@@ -3,7 +3,8 @@ import { APP_ROLE, AuthService, runAsSystem, runAsTenant, SQL_TOOL_ROLE } from '
 import { AssetRegistryModule } from '@app/asset-registry';
 import { DocumentSearchService, DocumentsModule } from '@app/documents';
 import { PlannerModule } from '@app/planner';
-import { DemoDataService, ToolsModule } from '@app/tools';
+import { ToolsModule } from '@app/tools';
+import { DemoDataService } from '@app/ops';
 import { startTestContext, TestContext, testBackend } from '@test/support';
 
 const NOW = new Date('2026-03-02T12:00:00Z');

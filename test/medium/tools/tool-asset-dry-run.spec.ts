@@ -2,6 +2,7 @@ import type { ToolAssetSpec } from '@app/asset-registry';
 import { ToolAssetDryRunner, ToolDryRunnerPort } from '@app/asset-registry';
 import { AuthService } from '@app/platform';
 import { HttpToolsModule, ToolKindRegistry, ToolsModule } from '@app/tools';
+import { OpsModule } from '@app/ops';
 import { startTestContext, TestContext, testBackend } from '@test/support';
 import { sendJson, StandInServer, startStandIn } from '../../support/http-stand-in';
 
@@ -39,7 +40,7 @@ describe(`tool asset dry runs (${testBackend()})`, () => {
         ? sendJson(res, 200, { posts: [1, 2] })
         : sendJson(res, 200, { other: true }),
     );
-    ctx = await startTestContext([ToolsModule], {
+    ctx = await startTestContext([ToolsModule, OpsModule], {
       HTTP_TOOL_ALLOWLIST: `127.0.0.1:${stand.port}`,
     });
   });

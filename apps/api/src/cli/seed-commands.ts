@@ -4,7 +4,7 @@ import {
   DEMO_RUNBOOKS_DIR,
   DemoDataService,
   type DemoScale,
-} from '@app/tools';
+} from '@app/ops';
 import { cliTenant, openCliApp } from './cli-app';
 import { ParsedArgs, stringFlag } from './cli-args';
 

@@ -1,4 +1,4 @@
-import { BUILTIN_TOOL_DEFINITIONS, OPS_CATALOG, OPS_KEYWORD_MAPPINGS } from '@app/tools';
+import { BUILTIN_TOOL_DEFINITIONS, OPS_CATALOG, OPS_KEYWORD_MAPPINGS } from '@app/ops';
 import { CatalogIndex } from '../knowledge/catalog-index';
 import { PlanValidator } from '../plan/plan-validator';
 import { FallbackPlanner } from './fallback-planner';

@@ -1,4 +1,4 @@
-import { BUILTIN_TOOL_DEFINITIONS, OPS_CATALOG } from '@app/tools';
+import { BUILTIN_TOOL_DEFINITIONS, OPS_CATALOG } from '@app/ops';
 import { CatalogIndex } from '../knowledge/catalog-index';
 import { PlanValidator } from './plan-validator';
 

@@ -1,5 +1,5 @@
 import type { CatalogTable } from '@app/asset-registry';
-import { BUILTIN_TOOL_DEFINITIONS, OPS_CATALOG, OPS_KEYWORD_MAPPINGS } from '@app/tools';
+import { BUILTIN_TOOL_DEFINITIONS, OPS_CATALOG, OPS_KEYWORD_MAPPINGS } from '@app/ops';
 import { FallbackPlanner } from '../fallback/fallback-planner';
 import { CatalogIndex } from '../knowledge/catalog-index';
 import { estimateTokens } from '../knowledge/text-match.util';

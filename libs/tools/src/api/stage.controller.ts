@@ -4,7 +4,7 @@ import type { Response } from 'express';
 import { CurrentPrincipal, Principal, RequestContext, RequireRole } from '@app/platform';
 import { StageExecutorService, StageRunView } from '../stage/stage-executor.service';
 import { abortOnDisconnect } from './request-abort.util';
-import { StageExecuteRequestDto } from './ops-api.dto';
+import { StageExecuteRequestDto } from './tools-api.dto';
 
 @ApiTags('ops')
 @ApiBearerAuth()

@@ -6,7 +6,7 @@ import { ToolListing, ToolRegistry } from '../core/tool-registry';
 import { ToolsException, ToolsExceptionCode } from '../core/tool-exceptions';
 import { ToolErrorCode, ToolResult } from '../core/tool.types';
 import { abortOnDisconnect } from './request-abort.util';
-import { ToolExecuteRequestDto } from './ops-api.dto';
+import { ToolExecuteRequestDto } from './tools-api.dto';
 
 const DEFAULT_CALL_TIMEOUT_MS = 60_000;
 

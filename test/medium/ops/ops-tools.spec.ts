@@ -2,14 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import type { ToolAssetSpec } from '@app/asset-registry';
 import { AuthService } from '@app/platform';
-import {
-  DemoDataService,
-  SqlToolFactory,
-  StageExecutorService,
-  ToolContext,
-  ToolRegistry,
-  ToolsModule,
-} from '@app/tools';
+import { StageExecutorService, ToolContext, ToolRegistry, ToolsModule } from '@app/tools';
+import { DemoDataService, OpsModule, SqlToolFactory } from '@app/ops';
 import { startTestContext, TestContext, testBackend } from '@test/support';
 
 const caller = (tenantId: string) => ({
@@ -40,7 +34,7 @@ describe(`OPS tools over the demo dataset (${testBackend()})`, () => {
   const anchor = new Date();
 
   beforeAll(async () => {
-    ctx = await startTestContext([ToolsModule]);
+    ctx = await startTestContext([ToolsModule, OpsModule]);
     const auth = ctx.get(AuthService);
     tenantId = (await auth.createTenant('demo-ops', 'Demo', undefined)).tenant.id;
     otherTenantId = (await auth.createTenant('other-ops', 'Other', undefined)).tenant.id;

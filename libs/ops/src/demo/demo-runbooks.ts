@@ -9,16 +9,8 @@ export interface DemoRunbook {
   content: string;
 }
 
-/**
- * Where the demo runbooks (markdown) live. The build compiles only TypeScript, so from `dist/` this
- * points back at the source folder.
- */
-export const DEMO_RUNBOOKS_DIR =
-  [
-    path.join(__dirname, 'runbooks'),
-    path.resolve(__dirname, '../../../../../libs/tools/src/demo/runbooks'),
-    path.resolve(process.cwd(), 'libs/tools/src/demo/runbooks'),
-  ].find((dir) => existsSync(dir)) ?? path.join(__dirname, 'runbooks');
+/** Where the demo runbooks (markdown) live: beside this file, in the sources and in `dist/` (the build copies them). */
+export const DEMO_RUNBOOKS_DIR = path.join(__dirname, 'runbooks');
 
 /** The demo runbooks, for the document store to ingest into the demo tenant. */
 export function listDemoRunbooks(): DemoRunbook[] {

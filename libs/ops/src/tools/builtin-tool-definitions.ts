@@ -1,6 +1,5 @@
-import type { ToolDefinition } from '../core/tool.types';
+import { DOCUMENT_SEARCH_TOOL, type ToolDefinition } from '@app/tools';
 import { CI_LOOKUP_TOOL } from './ci-lookup.tool';
-import { DOCUMENT_SEARCH_TOOL } from './document-search.tool';
 import { GRAPH_ANALYSIS_TOOL } from './graph-analysis.tool';
 import { HISTORY_QUERY_TOOL } from './history-query.tool';
 import { METRIC_QUERY_TOOL } from './metric-query.tool';

@@ -3,7 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import type { PoolClient, QueryResult } from 'pg';
 import { DataSource } from 'typeorm';
 import { AppConfig, currentDatabaseScope, DatabaseInfo, SQL_TOOL_ROLE } from '@app/platform';
-import { BoundedSemaphore } from '../core/bounded-semaphore';
+import { BoundedSemaphore } from '@app/tools';
 
 /**
  * The OPS tables as an `sql` tool sees them: each name is a CTE over the real table restricted to the

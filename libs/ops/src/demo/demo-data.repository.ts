@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { METRIC_STEPS } from '../ops/ops-vocabulary';
+import { METRIC_STEPS } from '../data/ops-vocabulary';
 import type { DemoEvent, DemoItem, DemoRelation } from './demo-dataset';
 import { DemoLoadEntity } from './demo-load.entity';
 

@@ -1,9 +1,17 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
 import type { SqlToolConfig, ToolAssetSpec } from '@app/asset-registry';
 import { ErrorKind } from '@app/platform';
-import { SchemaValidator } from '../core/schema-validator';
-import { ToolsException, ToolsExceptionCode } from '../core/tool-exceptions';
-import { Tool, ToolContext, ToolDefinition, ToolError, ToolErrorCode, ToolOutput } from '../core/tool.types';
+import {
+  SchemaValidator,
+  ToolsException,
+  ToolsExceptionCode,
+  Tool,
+  ToolContext,
+  ToolDefinition,
+  ToolError,
+  ToolErrorCode,
+  ToolOutput,
+} from '@app/tools';
 import { checkSqlQuery, CheckedSql, loadSqlParser, SqlGuardError } from './sql-guard.util';
 import { SqlCostExceededError, SqlToolRepository } from './sql-tool.repository';
 

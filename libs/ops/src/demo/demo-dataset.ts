@@ -5,7 +5,7 @@ import type {
   EventKind,
   EventSeverity,
   RelationType,
-} from '../ops/ops-vocabulary';
+} from '../data/ops-vocabulary';
 
 export const DEMO_DATASET_VERSION = 1;
 export type DemoScale = 'full' | 'small';

@@ -1,5 +1,5 @@
 import { startOfUtcDay, startOfUtcMonth, startOfUtcWeek } from '@app/platform';
-import { ToolError, ToolErrorCode } from '../core/tool.types';
+import { ToolError, ToolErrorCode } from '@app/tools';
 
 export const RELATIVE_RANGES = [
   'last_1h',

@@ -1,6 +1,5 @@
-import { BuiltinTool } from '../core/tool.decorator';
-import { Tool, ToolContext, ToolDefinition, ToolOutput } from '../core/tool.types';
-import { ConfigurationItemRepository } from '../ops/configuration-item.repository';
+import { BuiltinTool, Tool, ToolContext, ToolDefinition, ToolOutput } from '@app/tools';
+import { ConfigurationItemRepository } from '../data/configuration-item.repository';
 import { CI_FILTER_SCHEMA, CiFilterInput, keywordsToFilters, toCiFilters } from './ci-filter.schema';
 
 interface CiLookupInput {

@@ -2,7 +2,7 @@ import { Body, Controller, Get, HttpCode, Post } from '@nestjs/common';
 import { ApiBearerAuth, ApiOperation, ApiPropertyOptional, ApiTags } from '@nestjs/swagger';
 import { IsIn, IsOptional } from 'class-validator';
 import { CurrentPrincipal, Principal, RequireRole } from '@app/platform';
-import { DemoDataService, DemoStatus } from '../demo/demo-data.service';
+import { DemoDataService, DemoStatus } from './demo-data.service';
 
 export class DemoLoadRequestDto {
   @ApiPropertyOptional({ enum: ['full', 'small'], default: 'full' })

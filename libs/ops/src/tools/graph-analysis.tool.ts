@@ -1,7 +1,14 @@
-import { BuiltinTool } from '../core/tool.decorator';
-import { Tool, ToolContext, ToolDefinition, ToolError, ToolErrorCode, ToolOutput } from '../core/tool.types';
-import { CiRelationRepository, RelationEdge } from '../ops/ci-relation.repository';
-import { CiView, ConfigurationItemRepository } from '../ops/configuration-item.repository';
+import {
+  BuiltinTool,
+  Tool,
+  ToolContext,
+  ToolDefinition,
+  ToolError,
+  ToolErrorCode,
+  ToolOutput,
+} from '@app/tools';
+import { CiRelationRepository, RelationEdge } from '../data/ci-relation.repository';
+import { CiView, ConfigurationItemRepository } from '../data/configuration-item.repository';
 
 export const GRAPH_MAX_DEPTH = 5;
 const MAX_NODES = 1000;

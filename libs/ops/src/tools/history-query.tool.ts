@@ -1,8 +1,7 @@
-import { BuiltinTool } from '../core/tool.decorator';
-import { Tool, ToolContext, ToolDefinition, ToolOutput } from '../core/tool.types';
-import { HistoryEventRepository } from '../ops/history-event.repository';
-import { EVENT_KINDS, EVENT_SEVERITIES } from '../ops/ops-vocabulary';
-import { resolveTimeRange, TIME_RANGE_SCHEMA, TimeRangeInput } from '../ops/time-range.util';
+import { BuiltinTool, Tool, ToolContext, ToolDefinition, ToolOutput } from '@app/tools';
+import { HistoryEventRepository } from '../data/history-event.repository';
+import { EVENT_KINDS, EVENT_SEVERITIES } from '../data/ops-vocabulary';
+import { resolveTimeRange, TIME_RANGE_SCHEMA, TimeRangeInput } from '../data/time-range.util';
 import { CI_FILTER_SCHEMA, CI_IDS_SCHEMA, CiFilterInput, toCiFilters } from './ci-filter.schema';
 
 interface HistoryQueryInput {

@@ -8,7 +8,7 @@ import {
   runAsSystem,
   runAsTenant,
 } from '@app/platform';
-import { METRIC_STEPS } from '../ops/ops-vocabulary';
+import { METRIC_STEPS } from '../data/ops-vocabulary';
 import { buildDemoDataset, DEMO_DATASET_VERSION, DemoScale } from './demo-dataset';
 import { DEMO_METRIC_EXPRESSIONS, DemoDataRepository } from './demo-data.repository';
 import { DemoKnowledgeService } from './demo-knowledge.service';

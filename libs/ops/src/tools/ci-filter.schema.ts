@@ -1,6 +1,6 @@
-import { OPS_KEYWORD_MAPPINGS } from '../ops/ops-catalog';
-import { CiFilters } from '../ops/configuration-item.repository';
-import { CI_ENVIRONMENTS, CI_STATUSES, CI_TYPES } from '../ops/ops-vocabulary';
+import { OPS_KEYWORD_MAPPINGS } from '../data/ops-catalog';
+import { CiFilters } from '../data/configuration-item.repository';
+import { CI_ENVIRONMENTS, CI_STATUSES, CI_TYPES } from '../data/ops-vocabulary';
 
 const oneOrMany = (values: readonly string[], description: string) => ({
   description: `${description} One value or a list (any of).`,

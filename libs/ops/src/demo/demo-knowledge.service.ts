@@ -7,7 +7,7 @@ import {
 } from '@app/asset-registry';
 import { DocumentIngestionService } from '@app/documents';
 import type { AssetType } from '@app/platform';
-import { OPS_CATALOG, OPS_KEYWORD_MAPPINGS } from '../ops/ops-catalog';
+import { OPS_CATALOG, OPS_KEYWORD_MAPPINGS } from '../data/ops-catalog';
 import { listDemoRunbooks } from './demo-runbooks';
 
 /** The asset names the planner reads (see the planner's PLANNER_ASSET_NAMES). */

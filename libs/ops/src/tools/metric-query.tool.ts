@@ -1,6 +1,5 @@
-import { BuiltinTool } from '../core/tool.decorator';
-import { Tool, ToolContext, ToolDefinition, ToolOutput } from '../core/tool.types';
-import { MetricRepository, MetricScope } from '../ops/metric.repository';
+import { BuiltinTool, Tool, ToolContext, ToolDefinition, ToolOutput } from '@app/tools';
+import { MetricRepository, MetricScope } from '../data/metric.repository';
 import {
   AGGREGATIONS,
   Aggregation,
@@ -8,8 +7,8 @@ import {
   METRIC_STEPS,
   METRICS,
   MetricName,
-} from '../ops/ops-vocabulary';
-import { resolveTimeRange, TIME_RANGE_SCHEMA, TimeRangeInput } from '../ops/time-range.util';
+} from '../data/ops-vocabulary';
+import { resolveTimeRange, TIME_RANGE_SCHEMA, TimeRangeInput } from '../data/time-range.util';
 import { CI_FILTER_SCHEMA, CI_IDS_SCHEMA, CiFilterInput, toCiFilters } from './ci-filter.schema';
 
 const BUCKETS: Record<string, number> = {

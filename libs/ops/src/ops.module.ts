@@ -1,0 +1,76 @@
+import { Module, OnModuleInit } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { AssetRegistryModule } from '@app/asset-registry';
+import { DocumentsModule } from '@app/documents';
+import { ToolKindRegistry, ToolKindsModule } from '@app/tools';
+import { CiRelationEntity } from './data/ci-relation.entity';
+import { CiRelationRepository } from './data/ci-relation.repository';
+import { ConfigurationItemEntity } from './data/configuration-item.entity';
+import { ConfigurationItemRepository } from './data/configuration-item.repository';
+import { HistoryEventEntity } from './data/history-event.entity';
+import { HistoryEventRepository } from './data/history-event.repository';
+import { MetricSampleEntity } from './data/metric-sample.entity';
+import { MetricRepository } from './data/metric.repository';
+import { OpsDataPresence } from './data/ops-data-presence.service';
+import { DemoController } from './demo/demo.controller';
+import { DemoDataRepository } from './demo/demo-data.repository';
+import { DemoDataScheduler } from './demo/demo-data.scheduler';
+import { DemoDataService } from './demo/demo-data.service';
+import { DemoKnowledgeService } from './demo/demo-knowledge.service';
+import { DemoLoadEntity } from './demo/demo-load.entity';
+import { SqlToolFactory } from './sql/sql-tool.factory';
+import { SqlToolRepository } from './sql/sql-tool.repository';
+import { CiLookupTool } from './tools/ci-lookup.tool';
+import { GraphAnalysisTool } from './tools/graph-analysis.tool';
+import { HistoryQueryTool } from './tools/history-query.tool';
+import { MetricQueryTool } from './tools/metric-query.tool';
+
+/**
+ * The OPS domain: configuration items, metrics, history events and their relations, the built-in
+ * tools over them (discovered by the tool registry through `@BuiltinTool`), the `sql` tool kind
+ * and its sandbox (registered on the tool-kind port), and the demo dataset with its loader.
+ */
+@Module({
+  imports: [
+    ToolKindsModule,
+    AssetRegistryModule,
+    DocumentsModule,
+    TypeOrmModule.forFeature([
+      ConfigurationItemEntity,
+      MetricSampleEntity,
+      HistoryEventEntity,
+      CiRelationEntity,
+      DemoLoadEntity,
+    ]),
+  ],
+  controllers: [DemoController],
+  providers: [
+    ConfigurationItemRepository,
+    MetricRepository,
+    HistoryEventRepository,
+    CiRelationRepository,
+    OpsDataPresence,
+    CiLookupTool,
+    MetricQueryTool,
+    HistoryQueryTool,
+    GraphAnalysisTool,
+    SqlToolRepository,
+    SqlToolFactory,
+    DemoDataRepository,
+    DemoDataService,
+    DemoKnowledgeService,
+    DemoDataScheduler,
+  ],
+  exports: [DemoDataService, OpsDataPresence, SqlToolFactory],
+})
+export class OpsModule implements OnModuleInit {
+  constructor(
+    private readonly kinds: ToolKindRegistry,
+    private readonly sqlFactory: SqlToolFactory,
+  ) {}
+
+  /** The `sql` tool kind reads the OPS tables through the sandbox, so the OPS domain provides it. */
+  onModuleInit(): void {
+    this.kinds.register('sql', this.sqlFactory);
+  }
+}
