@@ -5,6 +5,7 @@ const { swcOptions } = require('./scripts/swc-options.cjs');
 const transform = { '^.+\\.ts$': ['@swc/jest', { ...swcOptions(), swcrc: false }] };
 const moduleNameMapper = {
   '^@app/migrations$': '<rootDir>/migrations',
+  '^@app/([a-z-]+)/testing$': '<rootDir>/libs/$1/src/testing',
   '^@app/(platform|documents|asset-registry|tools|ops|planner)$': '<rootDir>/libs/$1/src',
   '^@test/support$': '<rootDir>/test/support',
 };

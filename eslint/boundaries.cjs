@@ -48,6 +48,8 @@ const layersRule = {
       const alias = source.match(/^@app\/([^/]+)(\/.*)?$/);
       if (alias) {
         const [, target, deep] = alias;
+        // `@app/<lib>/testing`: a test-only entry (repositories for medium tests), for test/ and bench/ only.
+        if (deep === '/testing' && owner === null) return;
         if (deep) return context.report({ node, messageId: 'deep', data: { lib: target } });
         if (isLib && target !== owner && !LAYERS[owner].includes(target))
           context.report({

@@ -49,6 +49,14 @@ describe('the boundaries/layers lint rule', () => {
     ).toEqual([expect.stringMatching(/reaches into tools/)]);
   });
 
+  it("lets only tests and benches use a lib's test-only entry", async () => {
+    const source = "import { ChunksRepository } from '@app/documents/testing';";
+    expect(await lint('test/medium/documents/x.spec.ts', source)).toEqual([]);
+    expect(await lint('bench/x.ts', source)).toEqual([]);
+    expect(await lint('libs/tools/src/x.ts', source)).toEqual([expect.stringMatching(/public surface/)]);
+    expect(await lint('apps/api/src/x.ts', source)).toEqual([expect.stringMatching(/public surface/)]);
+  });
+
   it('refuses deep alias imports and accepts allowed ones', async () => {
     expect(
       await lint('apps/api/src/x.ts', "import { X } from '@app/tools/src/core/tool-registry';"),

@@ -6,8 +6,7 @@ export {
   type IngestionStageTimings,
 } from './ingestion/ingestion-stage-clock.service';
 export { DocumentSearchService } from './search/document-search.service';
-export { SearchRepository, type SearchPlan, type SearchRow } from './search/search.repository';
-export { ChunksRepository } from './ingestion/chunks.repository';
+export { type SearchPlan, type SearchRow } from './search/search.repository';
 export { DocumentMaintenanceService } from './ingestion/document-maintenance.service';
 export { EmbeddingProvider, EmbeddingProviders } from './embedding/embedding-provider';
 export { DocumentsException, DocumentsExceptionCode } from './documents.exception';

@@ -1,11 +1,7 @@
 import { DataSource } from 'typeorm';
 import { AuthService } from '@app/platform';
-import {
-  ChunksRepository,
-  DocumentIngestionService,
-  DocumentMaintenanceService,
-  DocumentsModule,
-} from '@app/documents';
+import { DocumentIngestionService, DocumentMaintenanceService, DocumentsModule } from '@app/documents';
+import { ChunksRepository } from '@app/documents/testing';
 import {
   EmbeddingsServer,
   makeDocx,

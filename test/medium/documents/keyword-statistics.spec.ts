@@ -4,9 +4,9 @@ import {
   DocumentIngestionService,
   DocumentSearchService,
   DocumentsModule,
-  SearchRepository,
   type SearchPlan,
 } from '@app/documents';
+import { SearchRepository } from '@app/documents/testing';
 import { startTestContext, TestContext, testBackend } from '@test/support';
 
 interface Stats {

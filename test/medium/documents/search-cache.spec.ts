@@ -1,10 +1,6 @@
 import { AuthService, CacheStore } from '@app/platform';
-import {
-  DocumentIngestionService,
-  DocumentSearchService,
-  DocumentsModule,
-  SearchRepository,
-} from '@app/documents';
+import { DocumentIngestionService, DocumentSearchService, DocumentsModule } from '@app/documents';
+import { SearchRepository } from '@app/documents/testing';
 import { freePort, sleep, startRedisServer, startTestContext, TestContext, testBackend } from '@test/support';
 
 const DOCS = {

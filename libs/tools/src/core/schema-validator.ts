@@ -29,7 +29,16 @@ export class SchemaValidator {
   private readonly ajv: Ajv;
 
   constructor() {
-    this.ajv = new Ajv({ allErrors: true, useDefaults: true, strict: false, coerceTypes: false });
+    this.ajv = new Ajv({
+      allErrors: true,
+      useDefaults: true,
+      coerceTypes: false,
+      // Tool authors' schemas may carry keywords Ajv does not know (x-*, examples): accepted, not fatal.
+      strictSchema: false,
+      strictTypes: false,
+      strictTuples: false,
+      strictRequired: false,
+    });
     addFormats(this.ajv);
   }
 

@@ -1,0 +1,4 @@
+// Test-only entry (`@app/documents/testing`): the repositories medium tests inspect directly. Only
+// test/ and bench/ may import it (eslint/boundaries.cjs); libraries and apps use `@app/documents`.
+export { ChunksRepository } from './ingestion/chunks.repository';
+export { SearchRepository } from './search/search.repository';
