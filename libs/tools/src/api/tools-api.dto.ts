@@ -5,6 +5,7 @@ import {
   ArrayMinSize,
   IsArray,
   IsBoolean,
+  IsIn,
   IsInt,
   IsObject,
   IsOptional,
@@ -115,4 +116,36 @@ export class StageExecuteRequestDto {
   @IsOptional()
   @IsBoolean()
   confirm?: boolean;
+}
+
+export class StageRunListQueryDto {
+  @ApiPropertyOptional({
+    description: 'Only runs of this stage (plans run by /ops/ask are "ops.ask")',
+    example: 'ops.ask',
+  })
+  @IsOptional()
+  @IsString()
+  @Length(1, 200)
+  stage_name?: string;
+
+  @ApiPropertyOptional({ enum: ['running', 'ok', 'partial', 'failed'] })
+  @IsOptional()
+  @IsIn(['running', 'ok', 'partial', 'failed'])
+  status?: 'running' | 'ok' | 'partial' | 'failed';
+
+  @ApiPropertyOptional({ default: 20, minimum: 1, maximum: 100 })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(100)
+  limit?: number;
+
+  @ApiPropertyOptional({ default: 0, minimum: 0 })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(0)
+  @Max(1_000_000)
+  offset?: number;
 }

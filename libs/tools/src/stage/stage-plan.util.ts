@@ -23,6 +23,8 @@ type PathSegment = { key: string } | { index: number } | { all: true };
 /**
  * A reference is an object `{"$ref": "<step id>.<path>"}` anywhere in a step's input; the path walks
  * that step's ToolResult with `.name`, `[n]` and `[*]` (every element), e.g. `step1.data.items[*].id`.
+ * A `.name` applied to a list reads that field of every element (`step1.data.items.id`). This is the
+ * one reference syntax: stages, plans (the planner's steps run as stage steps) and output mappings.
  */
 export const REF_KEY = '$ref';
 const REF_PATTERN = /^([A-Za-z_][A-Za-z0-9_-]*)((?:\.[A-Za-z_][A-Za-z0-9_]*|\[(?:\d+|\*)\])*)$/;
@@ -136,6 +138,15 @@ function walk(value: unknown, path: PathSegment[], ref: string): unknown {
       if (!Array.isArray(current) || segment.index >= current.length)
         throw new StepReferenceError(`${ref}: no element [${segment.index}]`);
       current = current[segment.index];
+    } else if (Array.isArray(current)) {
+      // A field of a list is that field of every element (`items.id` reads like `items[*].id`), with
+      // lists flattened one level: what a planner means by "the ids of the items".
+      const present = current.filter(
+        (element) => typeof element === 'object' && element !== null && segment.key in element,
+      );
+      if (current.length && !present.length)
+        throw new StepReferenceError(`${ref}: no element has a field "${segment.key}"`);
+      current = present.flatMap((element) => (element as Record<string, unknown>)[segment.key]);
     } else {
       if (typeof current !== 'object' || current === null || !(segment.key in current))
         throw new StepReferenceError(`${ref}: no field "${segment.key}"`);
@@ -157,4 +168,9 @@ export function resolveRefs(input: unknown, results: ReadonlyMap<string, unknown
   if (typeof input === 'object' && input !== null)
     return Object.fromEntries(Object.entries(input).map(([k, v]) => [k, resolveRefs(v, results)]));
   return input;
+}
+
+/** The step a reference names (`servers` in `servers.data.items[*].id`), or null when it is not one. */
+export function referencedStep(ref: string): string | null {
+  return parseRef(ref)?.step ?? null;
 }
