@@ -25,7 +25,7 @@ export class StageController {
     @Res({ passthrough: true }) response: Response,
   ): Promise<StageRunView> {
     const request = RequestContext.current();
-    return this.stages.execute(
+    return this.stages.executeRequest(
       {
         tenantId: principal.tenantId,
         userId: principal.userId,

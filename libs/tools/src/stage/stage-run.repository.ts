@@ -24,10 +24,12 @@ export class StageRunRepository {
     steps: object[],
     finishedAt: Date,
     durationMs: number,
+    output: Record<string, unknown>,
   ): Promise<void> {
     await this.dataSource.query(
-      `UPDATE ops_stage_runs SET status = $2, steps = $3::jsonb, finished_at = $4, duration_ms = $5 WHERE id = $1`,
-      [id, status, JSON.stringify(steps), finishedAt, durationMs],
+      `UPDATE ops_stage_runs SET status = $2, steps = $3::jsonb, finished_at = $4, duration_ms = $5, output = $6::jsonb
+       WHERE id = $1`,
+      [id, status, JSON.stringify(steps), finishedAt, durationMs, JSON.stringify(output)],
     );
   }
 
