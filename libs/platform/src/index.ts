@@ -1,9 +1,13 @@
 export { PlatformModule, type PlatformModuleOptions } from './platform.module';
+export { ProcessRole } from './cluster/process-role';
+export { ClusterLock, advisoryKeyOf } from './cluster/cluster-lock';
 export { AppConfig } from './config/app-config';
 export {
   EnvironmentVariables,
   InvalidEnvironmentError,
   validateEnvironment,
+  APP_ROLES,
+  type AppRoleName,
   type LogLevelName,
 } from './config/environment';
 export {

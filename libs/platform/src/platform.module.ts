@@ -11,6 +11,8 @@ import { CacheModule } from './cache/cache.module';
 import { CacheStore } from './cache/cache-store';
 import { ConfigCoreModule } from './config/config-core.module';
 import { DatabaseInfo, DatabaseModule } from './database/database.module';
+import { ClusterLock } from './cluster/cluster-lock';
+import { ProcessRole } from './cluster/process-role';
 import { EventBus } from './events/app-events';
 import { HealthRegistry } from './health/health-registry';
 import { SecretsKeyring } from './secrets/secrets-keyring';
@@ -84,6 +86,8 @@ export class PlatformModule {
         HealthRegistry,
         PlatformHealthChecks,
         EventBus,
+        ProcessRole,
+        ClusterLock,
         SecretsKeyring,
         TenantSecretsRepository,
         TenantSecretsService,
@@ -94,6 +98,8 @@ export class PlatformModule {
         ApiKeyGuard,
         HealthRegistry,
         EventBus,
+        ProcessRole,
+        ClusterLock,
         DatabaseModule,
         CacheModule,
         TypeOrmModule,
