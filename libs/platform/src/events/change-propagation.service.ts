@@ -23,6 +23,11 @@ const DOMAINS: ChangeDomain[] = ['assets', 'documents', 'api_keys'];
 export class ChangePropagation implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('ChangePropagation');
   private known = new Map<string, TenantGenerations>();
+  /**
+   * Tenants resynchronised while the bus was down. When the bus is Redis, the shared cache was most
+   * likely unreachable too, so their invalidations may not have reached it: done again on reconnect.
+   */
+  private readonly resyncedWhileDown = new Set<string>();
   private timer: NodeJS.Timeout | undefined;
   private polling: Promise<number> | undefined;
   private polls = true;
@@ -47,7 +52,7 @@ export class ChangePropagation implements OnApplicationBootstrap, OnApplicationS
           }),
         );
       },
-      reconnected: () => void this.poll(),
+      reconnected: () => void this.afterReconnect(),
     });
     // Embedded: one process, nothing to converge with.
     this.polls = Boolean(this.config.databaseUrl);
@@ -81,6 +86,19 @@ export class ChangePropagation implements OnApplicationBootstrap, OnApplicationS
     return this.polling;
   }
 
+  private async afterReconnect(): Promise<void> {
+    const tenants = [...this.resyncedWhileDown];
+    this.resyncedWhileDown.clear();
+    for (const tenantId of tenants) {
+      await this.events
+        .emitLocal('tenant.resync', { tenantId, domains: DOMAINS })
+        .catch((error: Error) =>
+          this.logger.warn({ msg: 'tenant resync after reconnect failed', tenantId, error: error.message }),
+        );
+    }
+    await this.poll();
+  }
+
   private read(): Promise<Map<string, TenantGenerations>> {
     return runAsSystem(
       'change propagation: read tenant change generations',
@@ -107,6 +125,7 @@ export class ChangePropagation implements OnApplicationBootstrap, OnApplicationS
       try {
         await this.events.emitLocal('tenant.resync', { tenantId, domains });
         this.known.set(tenantId, generations);
+        if (!this.bus.connected()) this.resyncedWhileDown.add(tenantId);
         resynced++;
       } catch (error) {
         // Left unknown, so the next poll tries again.
