@@ -189,7 +189,7 @@ export class McpHttpSessions implements OnModuleDestroy {
   }
 
   private async open(req: RequestWithBody, res: ServerResponse, principal: Principal): Promise<void> {
-    const initialize = ((req.body as { params?: Record<string, unknown> }).params ?? {});
+    const initialize = (req.body as { params?: Record<string, unknown> }).params ?? {};
     const { server, transport } = this.createSession(
       principal,
       () => randomUUID(),
