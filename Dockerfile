@@ -1,10 +1,14 @@
-# Production image: compiled output plus production dependencies only.
+# Production image: compiled output (with the demo runbooks the build copies into dist/) plus
+# production dependencies only. One image for every role: APP_ROLE=api|worker|all (default all);
+# docker-compose.yml runs two API replicas and a worker from it.
 FROM node:20-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
 COPY . .
-RUN npm run build
+RUN npm run build \
+  && ls dist/libs/ops/src/demo/runbooks/*.md > /dev/null \
+  && test -f dist/apps/api/src/worker.js
 
 FROM node:20-bookworm-slim
 ENV NODE_ENV=production

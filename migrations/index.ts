@@ -14,7 +14,8 @@ import { CreateTenantSecrets1795319000000 } from './1795319000000-CreateTenantSe
 import { AddCancelledDocumentJobs1795605946554 } from './1795605946554-AddCancelledDocumentJobs';
 import { CreateToolPendingActions1795606677666 } from './1795606677666-CreateToolPendingActions';
 import { EnableRowLevelSecurity1795607000000 } from './1795607000000-EnableRowLevelSecurity';
-import { StageOutputsAndStageAssets1795700000000 } from './1795700000000-StageOutputsAndStageAssets';
+import { CreateTenantChangeGenerations1795608000000 } from './1795608000000-CreateTenantChangeGenerations';
+import { StageOutputsAndStageAssets1795700000001 } from './1795700000001-StageOutputsAndStageAssets';
 
 type MigrationClass = new () => MigrationInterface;
 
@@ -35,7 +36,8 @@ export const MIGRATIONS: MigrationClass[] = [
   AddCancelledDocumentJobs1795605946554,
   CreateToolPendingActions1795606677666,
   EnableRowLevelSecurity1795607000000,
-  StageOutputsAndStageAssets1795700000000,
+  CreateTenantChangeGenerations1795608000000,
+  StageOutputsAndStageAssets1795700000001,
 ];
 
 /** The database roles row-level security is written for (see docs/notes/rls.md). */

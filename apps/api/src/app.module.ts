@@ -4,7 +4,9 @@ import { AssetRegistryModule } from '@app/asset-registry';
 import { DocumentsModule } from '@app/documents';
 import { PlannerModule } from '@app/planner';
 import { OpsModule } from '@app/ops';
-import { ApiKeyGuard, PlatformModule, PlatformModuleOptions } from '@app/platform';
+import { getOptionsToken, getStorageToken, type ThrottlerModuleOptions } from '@nestjs/throttler';
+import type { Request } from 'express';
+import { ApiKeyGuard, AppConfig, PlatformModule, PlatformModuleOptions } from '@app/platform';
 import { ToolsModule } from '@app/tools';
 import { KeysController } from './admin/keys.controller';
 import { SecretsController } from './admin/secrets.controller';
@@ -12,7 +14,19 @@ import { TenantsController } from './admin/tenants.controller';
 import { HealthController } from './health/health.controller';
 import { DatabaseReadRetryInterceptor } from './http/database-read-retry.interceptor';
 import { HttpExceptionFilter } from './http/http-exception.filter';
+import { ApiKeyThrottlerGuard } from './http/rate-limit/api-key-throttler.guard';
+import { RateLimitStorage } from './http/rate-limit/redis-throttler.storage';
 import { createValidationPipe } from './http/validation.pipe';
+
+/** RATE_LIMIT_PER_KEY requests per RATE_LIMIT_WINDOW_SECONDS per API key; health probes are exempt. */
+function rateLimitOptions(config: AppConfig): ThrottlerModuleOptions {
+  const limit = config.get('RATE_LIMIT_PER_KEY');
+  return {
+    throttlers: [{ name: 'default', limit, ttl: config.get('RATE_LIMIT_WINDOW_SECONDS') * 1000 }],
+    skipIf: (context) =>
+      limit === 0 || context.switchToHttp().getRequest<Request>().path.startsWith('/health'),
+  };
+}
 
 @Module({})
 export class AppModule {
@@ -30,6 +44,11 @@ export class AppModule {
       controllers: [HealthController, TenantsController, KeysController, SecretsController],
       providers: [
         { provide: APP_GUARD, useExisting: ApiKeyGuard },
+        // After authentication, so requests are counted per API key.
+        RateLimitStorage,
+        { provide: getStorageToken(), useExisting: RateLimitStorage },
+        { provide: getOptionsToken(), inject: [AppConfig], useFactory: rateLimitOptions },
+        { provide: APP_GUARD, useClass: ApiKeyThrottlerGuard },
         { provide: APP_FILTER, useClass: HttpExceptionFilter },
         { provide: APP_PIPE, useFactory: createValidationPipe },
         { provide: APP_INTERCEPTOR, useClass: DatabaseReadRetryInterceptor },

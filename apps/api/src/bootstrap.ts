@@ -13,6 +13,7 @@ import {
 } from '@app/platform';
 import { AppModule } from './app.module';
 import { setupOpenApi } from './docs/openapi';
+import { healthOnlyMiddleware } from './http/health-only.middleware';
 import { requestContextMiddleware } from './http/request-context.middleware';
 
 export interface CreateAppOptions {
@@ -20,7 +21,10 @@ export interface CreateAppOptions {
   logStream?: NodeJS.WritableStream;
 }
 
-/** Builds the HTTP application exactly as production runs it (used by main and by e2e tests). */
+/**
+ * Builds the HTTP application exactly as production runs it (used by main and by e2e tests). A worker
+ * (APP_ROLE=worker) answers /health/* only, for its orchestrator's probes.
+ */
 export async function createApp({ env, logStream }: CreateAppOptions): Promise<NestExpressApplication> {
   const logger = new JsonLogger({ level: env.LOG_LEVEL, format: env.LOG_FORMAT, stream: logStream });
   const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(), {
@@ -28,6 +32,7 @@ export async function createApp({ env, logStream }: CreateAppOptions): Promise<N
     bodyParser: false,
     abortOnError: false,
   });
+  if (env.APP_ROLE === 'worker') app.use(healthOnlyMiddleware);
   app.use(requestContextMiddleware);
   app.useBodyParser('json', { limit: env.BODY_LIMIT, verify: verifyJsonDepth() });
   app.useBodyParser('urlencoded', { limit: env.BODY_LIMIT, extended: true });
@@ -43,7 +48,7 @@ export async function createApp({ env, logStream }: CreateAppOptions): Promise<N
     });
   }
   app.enableShutdownHooks();
-  setupOpenApi(app);
+  if (env.APP_ROLE !== 'worker') setupOpenApi(app);
   return app;
 }
 

@@ -24,12 +24,18 @@ async function main(): Promise<void> {
   const app = await createApp({ env });
   await app.listen(env.PORT, env.HOST);
   const config = app.get(AppConfig);
-  const firstRun = await ensureBootstrapAdmin(app);
   const shownHost = env.HOST === '0.0.0.0' || env.HOST === '::' ? 'localhost' : env.HOST;
   const url = `http://${shownHost}:${env.PORT}`;
+  if (env.APP_ROLE === 'worker') {
+    process.stdout.write(
+      `\n  OPS worker running (document jobs, schedulers); health on ${url}/health/ready\n\n`,
+    );
+    return;
+  }
+  const firstRun = await ensureBootstrapAdmin(app);
   const lines = [
     '',
-    `  OPS API listening on ${url}`,
+    `  OPS API listening on ${url}${env.APP_ROLE === 'api' ? ' (APP_ROLE=api: no jobs, no schedulers)' : ''}`,
     `  API docs:  ${url}/docs`,
     `  Database:  ${config.databaseUrl ? 'PostgreSQL (DATABASE_URL)' : `embedded PGlite in ${config.dataDir}`}`,
     `  Cache:     ${config.redisUrl ? 'Redis (REDIS_URL)' : 'in-process'}`,

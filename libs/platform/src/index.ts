@@ -1,9 +1,22 @@
 export { PlatformModule, type PlatformModuleOptions } from './platform.module';
+export { ProcessRole } from './cluster/process-role';
+export { ClusterLock, advisoryKeyOf } from './cluster/cluster-lock';
+export {
+  ChangeBus,
+  CLUSTER_EVENTS,
+  LocalChangeBus,
+  PostgresChangeBus,
+  RedisChangeBus,
+  type ChangeMessage,
+} from './events/change-bus';
+export { ChangePropagation } from './events/change-propagation.service';
 export { AppConfig } from './config/app-config';
 export {
   EnvironmentVariables,
   InvalidEnvironmentError,
   validateEnvironment,
+  APP_ROLES,
+  type AppRoleName,
   type LogLevelName,
 } from './config/environment';
 export {
@@ -65,6 +78,8 @@ export {
   APP_EVENTS,
   ASSET_TYPES,
   EventBus,
+  type ChangeDomain,
+  type TenantResyncEvent,
   type AppEventMap,
   type AppEventName,
   type AssetLifecycleEvent,

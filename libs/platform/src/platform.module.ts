@@ -1,7 +1,8 @@
 import { DynamicModule, Global, Injectable, Module, OnModuleInit } from '@nestjs/common';
 import { EventEmitterModule } from '@nestjs/event-emitter';
 import { ScheduleModule } from '@nestjs/schedule';
-import { TypeOrmModule } from '@nestjs/typeorm';
+import { getDataSourceToken, TypeOrmModule } from '@nestjs/typeorm';
+import type { DataSource } from 'typeorm';
 import { ApiKeyEntity } from './auth/api-key.entity';
 import { ApiKeyGuard } from './auth/api-key.guard';
 import { AuthRepository } from './auth/auth.repository';
@@ -11,7 +12,13 @@ import { CacheModule } from './cache/cache.module';
 import { CacheStore } from './cache/cache-store';
 import { ConfigCoreModule } from './config/config-core.module';
 import { DatabaseInfo, DatabaseModule } from './database/database.module';
+import { ClusterLock } from './cluster/cluster-lock';
+import { ProcessRole } from './cluster/process-role';
 import { EventBus } from './events/app-events';
+import { ChangeBus, LocalChangeBus, PostgresChangeBus, RedisChangeBus } from './events/change-bus';
+import { ChangeGenerationsRepository } from './events/change-generations.repository';
+import { ChangePropagation } from './events/change-propagation.service';
+import { AppConfig } from './config/app-config';
 import { HealthRegistry } from './health/health-registry';
 import { SecretsKeyring } from './secrets/secrets-keyring';
 import { TenantSecretsRepository } from './secrets/tenant-secrets.repository';
@@ -23,6 +30,7 @@ class PlatformHealthChecks implements OnModuleInit {
     private readonly registry: HealthRegistry,
     private readonly database: DatabaseInfo,
     private readonly cache: CacheStore,
+    private readonly bus: ChangeBus,
   ) {}
 
   onModuleInit(): void {
@@ -51,7 +59,33 @@ class PlatformHealthChecks implements OnModuleInit {
       },
       { critical: false },
     );
+    this.registry.register(
+      'change_bus',
+      () =>
+        Promise.resolve({
+          status: this.bus.connected() ? 'ok' : 'degraded',
+          backend: this.bus.backend,
+        }),
+      { critical: false },
+    );
   }
+}
+
+/** Redis pub/sub when Redis is configured, else LISTEN/NOTIFY on PostgreSQL, else none (embedded). */
+export function createChangeBus(config: AppConfig, dataSource: DataSource): ChangeBus {
+  const redisUrl = config.redisUrl;
+  if (redisUrl)
+    return new RedisChangeBus(
+      redisUrl,
+      config.get('CACHE_KEY_PREFIX'),
+      config.get('REDIS_COMMAND_TIMEOUT_MS'),
+    );
+  const databaseUrl = config.databaseUrl;
+  if (databaseUrl)
+    return new PostgresChangeBus(databaseUrl, async (channel, payload) => {
+      await dataSource.query('SELECT pg_notify($1, $2)', [channel, payload]);
+    });
+  return new LocalChangeBus();
 }
 
 export interface PlatformModuleOptions {
@@ -84,6 +118,11 @@ export class PlatformModule {
         HealthRegistry,
         PlatformHealthChecks,
         EventBus,
+        { provide: ChangeBus, inject: [AppConfig, getDataSourceToken()], useFactory: createChangeBus },
+        ChangeGenerationsRepository,
+        ChangePropagation,
+        ProcessRole,
+        ClusterLock,
         SecretsKeyring,
         TenantSecretsRepository,
         TenantSecretsService,
@@ -94,6 +133,9 @@ export class PlatformModule {
         ApiKeyGuard,
         HealthRegistry,
         EventBus,
+        ChangePropagation,
+        ProcessRole,
+        ClusterLock,
         DatabaseModule,
         CacheModule,
         TypeOrmModule,

@@ -18,6 +18,7 @@ import { ToolKindsModule } from './kinds/tool-kinds.module';
 import { McpClientService } from './mcp/mcp-client.service';
 import { McpHttpController } from './mcp/mcp-http.controller';
 import { McpHttpSessions } from './mcp/mcp-http-sessions.service';
+import { McpSessionRecords } from './mcp/mcp-session-records';
 import { McpToolServer } from './mcp/mcp-tool-server.service';
 import { StageExecutorService } from './stage/stage-executor.service';
 import { StageRunEntity } from './stage/stage-run.entity';
@@ -42,6 +43,7 @@ import { StageRunRepository } from './stage/stage-run.repository';
     StageExecutorService,
     McpToolServer,
     McpHttpSessions,
+    McpSessionRecords,
     McpClientService,
     PendingActionRepository,
     PendingActionService,

@@ -161,6 +161,15 @@ export class AssetRepository {
       .findOne({ where: { tenantId, assetId, version } });
   }
 
+  /** Type and name of every asset of a tenant, archived ones included (for dropping cached lookups). */
+  async namesOf(tenantId: string): Promise<Array<{ assetType: AssetType; name: string }>> {
+    const rows = await this.dataSource.query<Array<{ asset_type: AssetType; name: string }>>(
+      `SELECT asset_type, name FROM tb_asset_registry WHERE tenant_id = $1`,
+      [tenantId],
+    );
+    return rows.map((row) => ({ assetType: row.asset_type, name: row.name }));
+  }
+
   async findPublished(tenantId: string, assetType: AssetType, name: string): Promise<PublishedRow | null> {
     const rows = await this.publishedQuery()
       .andWhere('a.tenant_id = :tenantId AND a.asset_type = :assetType AND a.name = :name', {

@@ -1,6 +1,14 @@
 import { Injectable } from '@nestjs/common';
 import { OnEvent } from '@nestjs/event-emitter';
-import { AppConfig, type AssetLifecycleEvent, type AssetType, CacheStore } from '@app/platform';
+import {
+  AppConfig,
+  ASSET_TYPES,
+  type AssetLifecycleEvent,
+  type AssetType,
+  CacheStore,
+  runAsTenant,
+  type TenantResyncEvent,
+} from '@app/platform';
 import type { CatalogContent, MappingContent, PromptContent, ToolAssetSpec } from '../asset-contents';
 import type { PublishedAsset, PublishedContent } from '../asset.types';
 import { AssetRepository, type PublishedRow } from '../persistence/asset.repository';
@@ -126,10 +134,30 @@ export class PublishedAssetReader {
     );
   }
 
+  /**
+   * Drops every cached lookup of one tenant (and the cross-tenant lists), for a process that may have
+   * missed the individual invalidations (a shared cache written while Redis was unreachable).
+   */
+  async invalidateTenant(tenantId: string): Promise<void> {
+    const names = await runAsTenant(tenantId, () => this.repository.namesOf(tenantId));
+    await this.cache.delete(
+      ...names.map(({ assetType, name }) => oneKey(tenantId, assetType, name)),
+      ...ASSET_TYPES.map((type) => listKey(tenantId, type)),
+      ...ASSET_TYPES.map((type) => allKey(type)),
+    );
+  }
+
+  @OnEvent('tenant.resync')
+  async onTenantResync(event: TenantResyncEvent): Promise<void> {
+    if (event.domains.includes('assets')) await this.invalidateTenant(event.tenantId);
+  }
+
   @OnEvent('asset.published')
   @OnEvent('asset.rolled_back')
   @OnEvent('asset.archived')
   async onAssetLifecycle(event: AssetLifecycleEvent): Promise<void> {
+    // A shared cache (Redis) was already invalidated by the process that made the change.
+    if (event.remote && this.cache.backend === 'redis') return;
     await this.invalidate(event.tenantId, event.assetType, event.name);
   }
 }

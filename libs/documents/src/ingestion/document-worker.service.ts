@@ -4,7 +4,7 @@ import { SchedulerRegistry } from '@nestjs/schedule';
 import { randomUUID } from 'node:crypto';
 import os from 'node:os';
 import { DataSource } from 'typeorm';
-import { AppConfig, runAsSystem, runAsTenant } from '@app/platform';
+import { AppConfig, ProcessRole, runAsSystem, runAsTenant } from '@app/platform';
 import { EmbeddingRequestError } from '../embedding/openai-embedding.provider';
 import { DocumentBudgetError, DocumentProcessingError, DocumentsExceptionCode } from '../documents.exception';
 import type { DocumentErrorDetails } from '../documents.types';
@@ -38,7 +38,7 @@ function describeFailure(error: unknown, attempts: number): DocumentErrorDetails
 }
 
 /**
- * Pulls jobs from the durable queue. Runs in the server process (where schedulers run); one-shot
+ * Pulls jobs from the durable queue. Runs in `all` and `worker` processes (APP_ROLE); one-shot
  * CLI commands and tests drive it explicitly with `drain()`.
  */
 @Injectable()
@@ -56,6 +56,7 @@ export class DocumentWorker implements OnApplicationBootstrap, OnApplicationShut
     private readonly jobs: JobsRepository,
     private readonly documents: DocumentsRepository,
     private readonly processor: DocumentProcessor,
+    private readonly role: ProcessRole,
     @Optional() private readonly scheduler?: SchedulerRegistry,
   ) {}
 
@@ -63,9 +64,12 @@ export class DocumentWorker implements OnApplicationBootstrap, OnApplicationShut
     return this.config.get('DOCUMENTS_WORKER_CONCURRENCY');
   }
 
-  /** Background processing runs only where schedulers run (the server), never in one-shot CLI contexts. */
+  /**
+   * Background processing runs only in a server process whose role claims jobs (`all`, `worker`),
+   * never in an `api` replica nor in one-shot CLI contexts.
+   */
   get autoStarts(): boolean {
-    return Boolean(this.scheduler) && this.concurrency > 0;
+    return Boolean(this.scheduler) && this.role.runsJobs && this.concurrency > 0;
   }
 
   onApplicationBootstrap(): void {

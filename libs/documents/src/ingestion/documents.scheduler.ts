@@ -1,11 +1,15 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown, Optional } from '@nestjs/common';
 import { Cron, CronExpression, SchedulerRegistry } from '@nestjs/schedule';
-import { AppConfig } from '@app/platform';
+import { AppConfig, ClusterLock, ProcessRole } from '@app/platform';
 import { DocumentMaintenanceService } from './document-maintenance.service';
 
 const RECOVERY_INTERVAL = 'documents-recovery';
 
-/** Thin: recovery every DOCUMENTS_RECOVERY_INTERVAL_SECONDS (and once at boot), cleanup daily. */
+/**
+ * Thin: recovery every DOCUMENTS_RECOVERY_INTERVAL_SECONDS (and once at boot), cleanup daily. Only in
+ * processes that run schedulers (APP_ROLE all or worker), and each run under a cluster-wide advisory
+ * lock, so several workers never run the same job at once.
+ */
 @Injectable()
 export class DocumentsScheduler implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('DocumentsScheduler');
@@ -13,14 +17,16 @@ export class DocumentsScheduler implements OnApplicationBootstrap, OnApplication
   constructor(
     private readonly config: AppConfig,
     private readonly maintenance: DocumentMaintenanceService,
+    private readonly role: ProcessRole,
+    private readonly lock: ClusterLock,
     @Optional() private readonly registry?: SchedulerRegistry,
   ) {}
 
   onApplicationBootstrap(): void {
-    if (!this.registry) return;
+    if (!this.registry || !this.role.runsSchedulers) return;
     const run = () =>
-      void this.maintenance
-        .recover()
+      void this.lock
+        .runExclusive(RECOVERY_INTERVAL, () => this.maintenance.recover())
         .catch((error: Error) => this.logger.warn({ msg: 'recovery failed', error: error.message }));
     const interval = setInterval(run, this.config.get('DOCUMENTS_RECOVERY_INTERVAL_SECONDS') * 1000);
     interval.unref();
@@ -35,6 +41,7 @@ export class DocumentsScheduler implements OnApplicationBootstrap, OnApplication
 
   @Cron(CronExpression.EVERY_DAY_AT_3AM, { name: 'documents-cleanup' })
   async cleanup(): Promise<void> {
-    await this.maintenance.cleanup();
+    if (!this.role.runsSchedulers) return;
+    await this.lock.runExclusive('documents-cleanup', () => this.maintenance.cleanup());
   }
 }

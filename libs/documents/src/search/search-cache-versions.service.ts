@@ -6,6 +6,7 @@ import {
   AppConfig,
   CacheStore,
   type DocumentsChangedEvent,
+  type TenantResyncEvent,
   type VersionedRead,
 } from '@app/platform';
 
@@ -57,6 +58,15 @@ export class SearchCacheVersionsService {
    */
   @OnEvent(APP_EVENTS.DOCUMENTS_CHANGED)
   async onDocumentsChanged(event: DocumentsChangedEvent): Promise<void> {
+    // A shared cache (Redis) was already given its new version by the process that made the change.
+    if (event.remote && this.cache.backend === 'redis') return;
     await this.cache.set(versionKey(event.tenantId), newVersion(), this.versionTtlSeconds);
+  }
+
+  /** A change this process may have missed (or one whose version bump was lost with Redis). */
+  @OnEvent(APP_EVENTS.TENANT_RESYNC)
+  async onTenantResync(event: TenantResyncEvent): Promise<void> {
+    if (event.domains.includes('documents'))
+      await this.cache.set(versionKey(event.tenantId), newVersion(), this.versionTtlSeconds);
   }
 }

@@ -29,6 +29,9 @@ const toNumber = ({ value }: { value: unknown }): unknown =>
 const emptyToUndefined = ({ value }: { value: unknown }): unknown =>
   typeof value === 'string' && value.trim() === '' ? undefined : value;
 
+export const APP_ROLES = ['all', 'api', 'worker'] as const;
+export type AppRoleName = (typeof APP_ROLES)[number];
+
 export const LOG_LEVELS = ['debug', 'info', 'warn', 'error'] as const;
 export type LogLevelName = (typeof LOG_LEVELS)[number];
 
@@ -561,6 +564,40 @@ export class EnvironmentVariables {
   @IsInt()
   @Min(0)
   CHAT_RETRY_BASE_DELAY_MS = 1000;
+
+  // ---------------------------------------------------------------------------------------------
+  // Topology (several processes on one PostgreSQL and Redis, see docs/notes/topology.md)
+  // ---------------------------------------------------------------------------------------------
+
+  /**
+   * What this process does: `all` (HTTP, job worker and schedulers: the embedded quick start), `api`
+   * (HTTP only: never claims jobs nor runs schedulers) or `worker` (jobs and schedulers, HTTP for
+   * health only). `npm run worker` starts a worker.
+   */
+  @IsIn(APP_ROLES)
+  APP_ROLE: AppRoleName = 'all';
+
+  /**
+   * Every process re-reads the per-tenant change generations this often and reloads a tenant whose
+   * generation moved: the bound on serving stale tools/assets when a change-bus message was lost.
+   */
+  @Transform(toNumber)
+  @IsInt()
+  @Min(1)
+  @Max(300)
+  CHANGE_POLL_SECONDS = 5;
+
+  /** Requests one API key may make per RATE_LIMIT_WINDOW_SECONDS, across every replica (0: no limit). */
+  @Transform(toNumber)
+  @IsInt()
+  @Min(0)
+  RATE_LIMIT_PER_KEY = 1200;
+
+  @Transform(toNumber)
+  @IsInt()
+  @Min(1)
+  @Max(3600)
+  RATE_LIMIT_WINDOW_SECONDS = 60;
 }
 
 export class InvalidEnvironmentError extends Error {

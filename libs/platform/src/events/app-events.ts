@@ -1,5 +1,6 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger, Optional } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
+import { ChangeBus, type ChangeMessage, isClusterEvent } from './change-bus';
 
 export const ASSET_TYPES = [
   'prompt',
@@ -24,6 +25,8 @@ export interface AssetLifecycleEvent {
   version: number | null;
   previousVersion: number | null;
   actor: string | null;
+  /** Set when the change was made by another process and arrived on the change bus. */
+  remote?: boolean;
 }
 
 /** Any change to a tenant's document corpus (ingest done, update, delete, restore, purge). */
@@ -31,6 +34,20 @@ export interface DocumentsChangedEvent {
   tenantId: string;
   documentIds: string[];
   reason: 'ingested' | 'updated' | 'deleted' | 'restored' | 'purged' | 'reembedded';
+  /** Set when the change was made by another process and arrived on the change bus. */
+  remote?: boolean;
+}
+
+/** What a per-tenant change generation counts (see ChangePropagation). */
+export type ChangeDomain = 'assets' | 'documents' | 'api_keys';
+
+/**
+ * A tenant changed in ways this process may not have heard of (a change-bus message was lost): every
+ * listener reloads what it holds of that tenant's domains from the database. Local to each process.
+ */
+export interface TenantResyncEvent {
+  tenantId: string;
+  domains: ChangeDomain[];
 }
 
 /**
@@ -42,6 +59,7 @@ export interface AppEventMap {
   'asset.rolled_back': AssetLifecycleEvent;
   'asset.archived': AssetLifecycleEvent;
   'documents.changed': DocumentsChangedEvent;
+  'tenant.resync': TenantResyncEvent;
 }
 
 export type AppEventName = keyof AppEventMap;
@@ -51,18 +69,45 @@ export const APP_EVENTS = {
   ASSET_ROLLED_BACK: 'asset.rolled_back',
   ASSET_ARCHIVED: 'asset.archived',
   DOCUMENTS_CHANGED: 'documents.changed',
+  TENANT_RESYNC: 'tenant.resync',
 } as const satisfies Record<string, AppEventName>;
 
-/** Typed facade over the Nest event emitter. `emitAsync` waits for async listeners (and their errors). */
+/**
+ * Typed facade over the Nest event emitter. `emitAsync` waits for async listeners (and their errors).
+ * The events that change what another process serves (CLUSTER_EVENTS) are also published on the
+ * change bus, after this process's own listeners ran; other processes re-emit them with `emitLocal`.
+ */
 @Injectable()
 export class EventBus {
-  constructor(private readonly emitter: EventEmitter2) {}
+  private readonly logger = new Logger('EventBus');
+
+  constructor(
+    private readonly emitter: EventEmitter2,
+    @Optional() private readonly bus?: ChangeBus,
+  ) {}
 
   emit<K extends AppEventName>(name: K, payload: AppEventMap[K]): void {
     this.emitter.emit(name, payload);
+    this.share(name, payload);
   }
 
   async emitAsync<K extends AppEventName>(name: K, payload: AppEventMap[K]): Promise<void> {
     await this.emitter.emitAsync(name, payload);
+    this.share(name, payload);
+  }
+
+  /** An event received from another process (or a resync): this process's listeners only. */
+  async emitLocal<K extends AppEventName>(name: K, payload: AppEventMap[K]): Promise<void> {
+    await this.emitter.emitAsync(name, payload);
+  }
+
+  private share<K extends AppEventName>(name: K, payload: AppEventMap[K]): void {
+    if (!this.bus || !isClusterEvent(name)) return;
+    // Best effort: a lost message is made up for by the change-generation poll.
+    this.bus
+      .publish({ origin: this.bus.origin, name, payload } as ChangeMessage)
+      .catch((error: Error) =>
+        this.logger.debug({ msg: 'change not published on the bus', event: name, error: error.message }),
+      );
   }
 }

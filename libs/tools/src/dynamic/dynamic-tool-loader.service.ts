@@ -1,7 +1,13 @@
 import { Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { OnEvent } from '@nestjs/event-emitter';
 import { PublishedAssetReader, PublishedContent, ToolAssetSpec } from '@app/asset-registry';
-import { APP_EVENTS, AssetLifecycleEvent, runAsSystem, runAsTenant } from '@app/platform';
+import {
+  APP_EVENTS,
+  AssetLifecycleEvent,
+  runAsSystem,
+  runAsTenant,
+  type TenantResyncEvent,
+} from '@app/platform';
 import { ToolRegistry } from '../core/tool-registry';
 import { Tool } from '../core/tool.types';
 import { ToolKindRegistry } from '../kinds/tool-kind.registry';
@@ -41,6 +47,9 @@ export class DynamicToolLoader implements OnApplicationBootstrap {
   @OnEvent(APP_EVENTS.ASSET_ROLLED_BACK)
   async onPublished(event: AssetLifecycleEvent): Promise<void> {
     if (event.assetType !== 'tool') return;
+    // The cache listener runs alongside this one: for another process's change, a per-process
+    // memory cache may still hold the old lookup, so drop it before reading.
+    if (event.remote) await this.reader.invalidate(event.tenantId, 'tool', event.name);
     const asset = await runAsTenant(event.tenantId, () =>
       this.reader.getPublishedTool(event.tenantId, event.name),
     );
@@ -54,6 +63,29 @@ export class DynamicToolLoader implements OnApplicationBootstrap {
     }
     this.registry.setDynamicTool(event.tenantId, tool);
     this.remember(event.tenantId, event.assetId, event.name);
+  }
+
+  /**
+   * Reloads a tenant's dynamic tools from the database: this process may have missed some of its
+   * publishes, rollbacks or archives (see ChangePropagation).
+   */
+  @OnEvent(APP_EVENTS.TENANT_RESYNC)
+  async onTenantResync(event: TenantResyncEvent): Promise<void> {
+    if (!event.domains.includes('assets')) return;
+    const { tenantId } = event;
+    await this.reader.invalidateTenant(tenantId);
+    const published = await runAsTenant(tenantId, () => this.reader.listPublishedTools(tenantId));
+    const tools: Tool[] = [];
+    const names = new Map<string, string>();
+    for (const asset of published) {
+      const tool = this.build(asset);
+      if (!tool) continue;
+      tools.push(tool);
+      names.set(asset.asset_id, asset.name);
+    }
+    this.registry.replaceDynamicTools(tenantId, tools);
+    this.names.set(tenantId, names);
+    this.logger.log({ msg: 'dynamic tools reloaded', tenantId, tools: tools.length });
   }
 
   @OnEvent(APP_EVENTS.ASSET_ARCHIVED)

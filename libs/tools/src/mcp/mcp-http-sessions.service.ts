@@ -5,6 +5,7 @@ import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { randomUUID } from 'node:crypto';
 import { AppConfig, type Principal } from '@app/platform';
+import { McpSessionRecords, type McpSessionRecord } from './mcp-session-records';
 import { McpToolServer } from './mcp-tool-server.service';
 
 interface Session {
@@ -17,6 +18,7 @@ interface Session {
 }
 
 type RequestWithBody = IncomingMessage & { body?: unknown };
+type WebTransport = { handleRequest(request: Request): Promise<Response> };
 
 function jsonRpcError(
   res: ServerResponse,
@@ -34,8 +36,12 @@ function jsonRpcError(
 /**
  * Streamable HTTP sessions of the MCP endpoint. Stateful: `tools/list_changed` is a server-initiated
  * notification, which needs a session (and its GET stream) to reach the client. A session belongs to
- * the API key that opened it; another key using its id gets "session not found". Sessions live in
- * this process's memory: behind a load balancer, route `/mcp` with session affinity.
+ * the API key that opened it; another key using its id gets "session not found". The transport lives
+ * in the memory of the process that serves it; with Redis the session's record (tenant, key, the
+ * client's initialize params) is shared, so a replica that receives a request of a session opened
+ * elsewhere restores it (a local server replaying the initialize) and no load-balancer affinity is
+ * needed. list_changed reaches the client on the replica holding its GET stream, whose tool registry
+ * follows the change bus. The session caps count this process's sessions.
  */
 @Injectable()
 export class McpHttpSessions implements OnModuleDestroy {
@@ -43,10 +49,12 @@ export class McpHttpSessions implements OnModuleDestroy {
   private readonly sessions = new Map<string, Session>();
   /** Initialize requests in flight per tenant: they count against the cap before their session exists. */
   private readonly opening = new Map<string, number>();
+  private readonly restoring = new Map<string, Promise<Session>>();
 
   constructor(
     private readonly mcpServer: McpToolServer,
     private readonly config: AppConfig,
+    private readonly records: McpSessionRecords,
   ) {}
 
   private get idleMs(): number {
@@ -77,12 +85,13 @@ export class McpHttpSessions implements OnModuleDestroy {
     const header = req.headers['mcp-session-id'];
     const sessionId = Array.isArray(header) ? header[0] : header;
     if (sessionId) {
-      const session = this.sessions.get(sessionId);
-      if (!session || session.keyId !== principal.keyId) {
+      const session = await this.resolve(sessionId, principal);
+      if (!session) {
         jsonRpcError(res, 404, -32001, 'Session not found: initialize a new one.');
         return;
       }
       this.touch(sessionId, session);
+      if (req.method === 'DELETE') await this.records.remove(sessionId);
       await session.transport.handleRequest(req, res, req.body);
       return;
     }
@@ -129,11 +138,82 @@ export class McpHttpSessions implements OnModuleDestroy {
     }
   }
 
+  /**
+   * This process's session, or one another replica opened (restored from its shared record); none when
+   * the id is unknown, closed (DELETE on any replica) or belongs to another key.
+   */
+  private async resolve(sessionId: string, principal: Principal): Promise<Session | undefined> {
+    const local = this.sessions.get(sessionId);
+    const lookup = await this.records.find(sessionId);
+    if (lookup.state === 'unknown') return local?.keyId === principal.keyId ? local : undefined;
+    if (lookup.state === 'missing') {
+      if (local) {
+        // Closed through another replica: drop this process's copy too.
+        this.sessions.delete(sessionId);
+        await this.close(local);
+      }
+      return undefined;
+    }
+    if (lookup.record.keyId !== principal.keyId) return undefined;
+    if (local) return local;
+    // Concurrent first requests of a session on this replica restore it once.
+    let restoring = this.restoring.get(sessionId);
+    if (!restoring) {
+      restoring = this.restore(sessionId, lookup.record, principal).finally(() =>
+        this.restoring.delete(sessionId),
+      );
+      this.restoring.set(sessionId, restoring);
+    }
+    return restoring;
+  }
+
+  private async restore(sessionId: string, record: McpSessionRecord, principal: Principal): Promise<Session> {
+    const { server, transport } = this.createSession(principal, () => sessionId);
+    await server.connect(transport);
+    // The SDK has no way to adopt an existing session: replay the client's initialize, as the same id.
+    const web = (transport as unknown as { _webStandardTransport?: WebTransport })._webStandardTransport;
+    if (!web || typeof web.handleRequest !== 'function')
+      throw new Error('this MCP SDK version cannot restore sessions (no web-standard transport)');
+    const replay = await web.handleRequest(
+      new Request('http://replica.local/mcp', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: record.initialize }),
+      }),
+    );
+    await replay.text();
+    const session = this.sessions.get(sessionId);
+    if (!session) throw new Error(`MCP session ${sessionId} could not be restored (status ${replay.status})`);
+    this.logger.debug({ msg: 'MCP session restored from its shared record', sessionId });
+    return session;
+  }
+
   private async open(req: RequestWithBody, res: ServerResponse, principal: Principal): Promise<void> {
+    const initialize = (req.body as { params?: Record<string, unknown> }).params ?? {};
+    const { server, transport } = this.createSession(
+      principal,
+      () => randomUUID(),
+      (id) =>
+        this.records.save(id, {
+          tenantId: principal.tenantId,
+          keyId: principal.keyId,
+          initialize,
+          initialized: true,
+        }),
+    );
+    await server.connect(transport);
+    await transport.handleRequest(req, res, req.body);
+  }
+
+  private createSession(
+    principal: Principal,
+    sessionIdGenerator: () => string,
+    onOpened?: (id: string) => Promise<void>,
+  ): { server: Server; transport: StreamableHTTPServerTransport } {
     const server = this.mcpServer.createServer(principal);
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
-      sessionIdGenerator: () => randomUUID(),
-      onsessioninitialized: (id) => {
+      sessionIdGenerator,
+      onsessioninitialized: async (id) => {
         const session: Session = {
           transport,
           server,
@@ -143,6 +223,7 @@ export class McpHttpSessions implements OnModuleDestroy {
         };
         this.sessions.set(id, session);
         this.touch(id, session);
+        await onOpened?.(id);
       },
     });
     transport.onclose = () => {
@@ -153,8 +234,7 @@ export class McpHttpSessions implements OnModuleDestroy {
         this.sessions.delete(id);
       }
     };
-    await server.connect(transport);
-    await transport.handleRequest(req, res, req.body);
+    return { server, transport };
   }
 
   async onModuleDestroy(): Promise<void> {

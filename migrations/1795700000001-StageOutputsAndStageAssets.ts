@@ -4,8 +4,8 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  * Stage runs keep their mapped output, stage outcomes and warnings (output mapping, runs of several
  * stages); `stage` becomes an asset type (published stage definitions run by name).
  */
-export class StageOutputsAndStageAssets1795700000000 implements MigrationInterface {
-  name = 'StageOutputsAndStageAssets1795700000000';
+export class StageOutputsAndStageAssets1795700000001 implements MigrationInterface {
+  name = 'StageOutputsAndStageAssets1795700000001';
 
   public async up(queryRunner: QueryRunner): Promise<void> {
     await queryRunner.query('ALTER TABLE "ops_stage_runs" ADD COLUMN "output" jsonb');

@@ -1,0 +1,90 @@
+import { Injectable, Logger, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
+import { ThrottlerStorage, ThrottlerStorageService } from '@nestjs/throttler';
+import type { ThrottlerStorageRecord } from '@nestjs/throttler/dist/throttler-storage-record.interface';
+import Redis from 'ioredis';
+import { AppConfig } from '@app/platform';
+
+// A fixed window per key: the first hit starts it; the count and the window's remaining time come
+// back in one round trip.
+const HIT_LUA = `
+local hits = redis.call('INCR', KEYS[1])
+if hits == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
+local ttl = redis.call('PTTL', KEYS[1])
+if ttl < 0 then redis.call('PEXPIRE', KEYS[1], ARGV[1]); ttl = tonumber(ARGV[1]) end
+return {hits, ttl}
+`;
+
+interface ScriptedRedis extends Redis {
+  opsThrottleHit(key: string, ttlMs: number): Promise<[number, number]>;
+}
+
+/**
+ * Rate-limit counters for @nestjs/throttler. With Redis the counters are shared, so a key's limit
+ * holds across every replica; without it (or while Redis is unreachable) each process counts alone.
+ */
+@Injectable()
+export class RateLimitStorage implements ThrottlerStorage, OnModuleInit, OnApplicationShutdown {
+  private readonly logger = new Logger('RateLimit');
+  private readonly local = new ThrottlerStorageService();
+  private readonly redis: ScriptedRedis | undefined;
+  private outageReported = false;
+
+  constructor(config: AppConfig) {
+    const url = config.redisUrl;
+    if (!url) return;
+    const timeout = config.get('REDIS_COMMAND_TIMEOUT_MS');
+    this.redis = new Redis(url, {
+      lazyConnect: true,
+      keyPrefix: `${config.get('CACHE_KEY_PREFIX')}ratelimit:`,
+      enableOfflineQueue: false,
+      commandTimeout: timeout,
+      connectTimeout: Math.max(1000, timeout * 4),
+      maxRetriesPerRequest: 0,
+      retryStrategy: (attempt) => Math.min(200 * attempt, 5000),
+    }) as ScriptedRedis;
+    this.redis.defineCommand('opsThrottleHit', { numberOfKeys: 1, lua: HIT_LUA });
+    this.redis.on('error', (error: Error) => this.reportOutage(error));
+    this.redis.on('ready', () => (this.outageReported = false));
+  }
+
+  get shared(): boolean {
+    return this.redis?.status === 'ready';
+  }
+
+  async onModuleInit(): Promise<void> {
+    await this.redis?.connect().catch((error: Error) => this.reportOutage(error));
+  }
+
+  onApplicationShutdown(): void {
+    this.redis?.disconnect();
+    this.local.onApplicationShutdown();
+  }
+
+  async increment(
+    key: string,
+    ttl: number,
+    limit: number,
+    blockDuration: number,
+    throttlerName: string,
+  ): Promise<ThrottlerStorageRecord> {
+    if (this.redis?.status === 'ready') {
+      try {
+        const [hits, ttlMs] = await this.redis.opsThrottleHit(`${throttlerName}:${key}`, ttl);
+        const timeToExpire = Math.max(1, Math.ceil(ttlMs / 1000));
+        return { totalHits: hits, timeToExpire, isBlocked: hits > limit, timeToBlockExpire: timeToExpire };
+      } catch (error) {
+        this.reportOutage(error as Error);
+      }
+    }
+    return this.local.increment(key, ttl, limit, blockDuration, throttlerName);
+  }
+
+  private reportOutage(error: Error): void {
+    if (this.outageReported) return;
+    this.outageReported = true;
+    this.logger.warn({
+      msg: 'rate limits counted per process while Redis is unreachable',
+      error: error.message,
+    });
+  }
+}
