@@ -4,6 +4,7 @@ import { AssetRegistryModule } from '@app/asset-registry';
 import { DocumentsModule } from '@app/documents';
 import { PlannerModule } from '@app/planner';
 import { OpsModule } from '@app/ops';
+import { CodeModule } from '@app/code';
 import { ApiKeyGuard, PlatformModule, PlatformModuleOptions } from '@app/platform';
 import { ToolsModule } from '@app/tools';
 import { KeysController } from './admin/keys.controller';
@@ -25,6 +26,7 @@ export class AppModule {
         AssetRegistryModule,
         ToolsModule,
         OpsModule,
+        CodeModule,
         PlannerModule,
       ],
       controllers: [HealthController, TenantsController, KeysController, SecretsController],
