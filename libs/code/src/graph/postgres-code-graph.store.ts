@@ -251,7 +251,7 @@ export class PostgresCodeGraphStore extends CodeGraphStore {
        FROM (SELECT node_id, name, min(depth) AS depth, min(line) AS line FROM down
              WHERE node_id IS DISTINCT FROM $1 GROUP BY node_id, name) r
        LEFT JOIN code_nodes n ON n.id = r.node_id
-       ORDER BY r.depth, r.line, r.name LIMIT $3`,
+       ORDER BY r.depth, r.line, r.node_id IS NULL, r.name LIMIT $3`,
       [id, depth, limit],
     );
   }
