@@ -224,12 +224,15 @@ export function buildFileGraph(
       }
       return edge;
     }
-    const namespace = bindings.get(receiver);
-    if (namespace && namespace.binding.imported === '*') {
-      if (namespace.base === null) return { ...edge, resolution: 'external' };
-      return { ...edge, target_path: namespace.base };
-    }
-    return { ...edge, resolution: 'external' };
+    const imported = bindings.get(receiver);
+    if (!imported || imported.base === null) return { ...edge, resolution: 'external' };
+    // `ns.f()` on a namespace import: f of that module; `Ky.create()` on an imported class: its member.
+    if (imported.binding.imported === '*') return { ...edge, target_path: imported.base, receiver: '*' };
+    return {
+      ...edge,
+      target_path: imported.base,
+      receiver: imported.binding.imported === 'default' ? receiver : imported.binding.imported,
+    };
   };
 
   for (const call of parsed.calls) edges.push(named(call.from, 'CALLS', call.name, call.receiver, call.line));

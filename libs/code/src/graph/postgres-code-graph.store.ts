@@ -111,7 +111,22 @@ export class PostgresCodeGraphStore extends CodeGraphStore {
                           AND n.path = ANY(${CANDIDATES('e.target_path')})
          WHERE e.repository_id = $1 AND e.kind IN ('CALLS', 'EXTENDS', 'IMPLEMENTS') AND e.target_id IS NULL
            AND e.target_path IS NOT NULL AND e.resolution IS DISTINCT FROM 'external'
+           AND (e.receiver IS NULL OR e.receiver = '*')
          ORDER BY e.id, array_position(${CANDIDATES('e.target_path')}, n.path))
+       UPDATE code_edges e SET target_id = m.node_id, resolution = 'import' FROM m WHERE e.id = m.edge_id`,
+      [repositoryId],
+    );
+    await em.query(
+      `WITH m AS (
+         SELECT DISTINCT ON (e.id) e.id AS edge_id, n.id AS node_id
+         FROM code_edges e
+         JOIN code_nodes c ON c.repository_id = e.repository_id AND c.kind = 'Class' AND c.parent_id IS NULL
+                          AND c.name = e.receiver AND c.path = ANY(${CANDIDATES('e.target_path')})
+         JOIN code_nodes n ON n.parent_id = c.id AND n.name = e.target_name
+         WHERE e.repository_id = $1 AND e.kind = 'CALLS' AND e.target_id IS NULL AND e.target_path IS NOT NULL
+           AND e.receiver IS NOT NULL AND e.receiver NOT IN ('*', 'this', 'super')
+           AND e.resolution IS DISTINCT FROM 'external'
+         ORDER BY e.id, array_position(${CANDIDATES('e.target_path')}, c.path))
        UPDATE code_edges e SET target_id = m.node_id, resolution = 'import' FROM m WHERE e.id = m.edge_id`,
       [repositoryId],
     );
