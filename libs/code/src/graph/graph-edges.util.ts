@@ -199,6 +199,15 @@ export function buildFileGraph(
       resolution: null,
       line,
     };
+    if (name.startsWith('#')) {
+      // A private name (`x.#fetch()`) can only be read inside its own class, whatever the receiver.
+      const owner = enclosingClass(parsed.symbols, sourceIndex);
+      const member = owner
+        ? parsed.symbols.find((s) => s.parent === owner.index && s.name === name)
+        : undefined;
+      if (member) return { ...edge, target_id: symbolIds[member.index], resolution: 'same_file' };
+      return { ...edge, resolution: 'external' };
+    }
     if (receiver === 'this' || receiver === 'super') {
       const owner = enclosingClass(parsed.symbols, sourceIndex);
       const method =

@@ -42,6 +42,25 @@ export interface GraphSearchHit {
 }
 
 const PREVIEW_CHARS = 400;
+/** Words of a question that are not symbol names ("which functions does authenticate call"). */
+const QUESTION_WORDS = new Set(
+  'which what does did function functions call calls called calling the find show tell list logic code method methods class classes that this with from into who where how are is and for about its their'.split(
+    ' ',
+  ),
+);
+
+/**
+ * The names a graph query may mean: the query itself when it is one identifier, else the
+ * identifier-like words of a question (`authenticate 함수가 어떤 함수를 호출하는지` -> `authenticate`).
+ */
+export function symbolCandidates(query: string): string[] {
+  const trimmed = query.trim();
+  if (/^[\w$#.]+$/.test(trimmed)) return [trimmed];
+  const words = [...trimmed.matchAll(/[A-Za-z_$#][\w$.]*/g)]
+    .map((m) => m[0].replace(/[.]+$/, ''))
+    .filter((word) => word.length >= 3 && !QUESTION_WORDS.has(word.toLowerCase()));
+  return [...new Set(words)];
+}
 const describe = (related: RelatedSymbol): string =>
   related.symbol
     ? `${related.symbol.qualified_name} (${related.symbol.path}:${related.symbol.start_line})`
@@ -161,10 +180,7 @@ export class CodeQueryService {
     limit: number,
   ): Promise<GraphSearchHit[]> {
     void tenantId;
-    const repositories = await this.store.repositoryIdsOf(userId);
-    const symbols = (await this.graph.findSymbols(repositories, query, limit)).filter(
-      (s) => s.kind !== 'File',
-    );
+    const symbols = await this.lookup(userId, query, limit);
     return Promise.all(
       symbols.map(async (symbol) => {
         const detail = await this.symbol(tenantId, symbol.id, 1);
@@ -188,6 +204,18 @@ export class CodeQueryService {
     );
   }
 
+  /** Symbols (not files) of the user's repositories matching the query or, for a question, its names. */
+  private async lookup(userId: string, query: string, limit: number): Promise<CodeSymbolView[]> {
+    const repositories = await this.store.repositoryIdsOf(userId);
+    const found = new Map<string, CodeSymbolView>();
+    for (const candidate of symbolCandidates(query)) {
+      for (const symbol of await this.graph.findSymbols(repositories, candidate, limit)) {
+        if (symbol.kind !== 'File' && found.size < limit) found.set(symbol.id, symbol);
+      }
+    }
+    return [...found.values()];
+  }
+
   /** Graph operations for the planner: callers, callees, impact or a call path, by symbol name. */
   async graphQuery(
     tenantId: string,
@@ -200,10 +228,7 @@ export class CodeQueryService {
     results: Array<{ name: string; file: string | null; line: number | null; depth: number }>;
   }> {
     void tenantId;
-    const repositories = await this.store.repositoryIdsOf(userId);
-    const [symbol] = (await this.graph.findSymbols(repositories, symbolName, 5)).filter(
-      (s) => s.kind !== 'File',
-    );
+    const [symbol] = await this.lookup(userId, symbolName, 5);
     if (!symbol) return { symbol: null, results: [] };
     const toRow = (r: RelatedSymbol) => ({
       name: r.symbol?.qualified_name ?? r.name,
@@ -228,9 +253,7 @@ export class CodeQueryService {
           results: (await this.graph.impact([symbol.id], options.depth, options.limit)).map(toRow),
         };
       case 'path': {
-        const [target] = (await this.graph.findSymbols(repositories, options.target ?? '', 5)).filter(
-          (s) => s.kind !== 'File',
-        );
+        const [target] = await this.lookup(userId, options.target ?? '', 5);
         const path = target ? await this.graph.path(symbol.id, target.id, options.depth) : null;
         return {
           symbol,
