@@ -115,13 +115,10 @@ async function main(): Promise<void> {
     }
     const replayMs = performance.now() - started;
 
-    const stored = new Map<string, string>(
-      (
-        await tenant(() =>
-          db.query(`SELECT path, text FROM code_files WHERE repository_id = $1`, [repositoryId]),
-        )
-      ).map((r: { path: string; text: string }) => [r.path, r.text]),
+    const storedRows: Array<{ path: string; text: string }> = await tenant(() =>
+      db.query(`SELECT path, text FROM code_files WHERE repository_id = $1`, [repositoryId]),
     );
+    const stored = new Map(storedRows.map((r) => [r.path, r.text]));
     const mismatched = [...expected].filter(([p, text]) => stored.get(p) !== text).map(([p]) => p);
     const extra = [...stored.keys()].filter((p) => !expected.has(p));
 
