@@ -165,4 +165,25 @@ describe(`code intelligence over HTTP (${testBackend()})`, () => {
     });
     expect(stranger.body.tool_calls[0].result).toMatchObject({ count: 0 });
   });
+
+  it('without a working model, the fallback picks the code tools for the seed prompts and finds the symbols', async () => {
+    llm.setDefault(FakeLlmServer.error(500));
+    const graph = await t.request('POST', '/internal/v1/llm/execute', {
+      key: service,
+      body: { user_id: 7, prompt: 'authenticate 함수가 어떤 함수를 호출하는지 알려줘' },
+    });
+    expect(graph.body).toMatchObject({ mode: 'fallback', ok: true });
+    const graphCall = graph.body.tool_calls.find((c: { tool: string }) => c.tool === 'search_graph_db');
+    expect(graphCall.result.results[0]).toMatchObject({
+      entity_name: 'authenticate',
+      calls: ['verifyToken (src/token.ts:1)', 'replace'],
+    });
+    const english = await t.request('POST', '/internal/v1/llm/execute', {
+      key: service,
+      body: { user_id: 7, prompt: 'find the authentication logic' },
+    });
+    const vectorCall = english.body.tool_calls.find((c: { tool: string }) => c.tool === 'search_vector_db');
+    expect(vectorCall.result.results[0]).toMatchObject({ symbol: 'authenticate', file: 'src/auth.ts' });
+    llm.setDefault(null);
+  });
 });
