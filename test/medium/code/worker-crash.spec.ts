@@ -1,6 +1,7 @@
 import { CodeGraphStore, CodeModule, CodeQueryService, DiffApplicationService } from '@app/code';
 import { CodeIndexerService, CodeStoreRepository } from '@app/code/testing';
 import { AuthService, runAsTenant } from '@app/platform';
+import { DataSource } from 'typeorm';
 import { sleep, startTestContext, TestContext, testBackend } from '@test/support';
 
 const FILES = [
@@ -27,7 +28,10 @@ describe(`code diff worker crash recovery (${testBackend()})`, () => {
   let clean: string;
 
   beforeAll(async () => {
-    ctx = await startTestContext([CodeModule], { CODE_DIFF_LEASE_SECONDS: '2' });
+    ctx = await startTestContext([CodeModule], {
+      CODE_DIFF_LEASE_SECONDS: '2',
+      CODE_DIFF_RETRY_SECONDS: '1',
+    });
     const auth = ctx.get(AuthService);
     crashed = (await auth.createTenant('code-crash', 'crash', undefined)).tenant.id;
     clean = (await auth.createTenant('code-clean', 'clean', undefined)).tenant.id;
@@ -67,5 +71,22 @@ describe(`code diff worker crash recovery (${testBackend()})`, () => {
       'CALLS src/a.ts:3 -> src/b.ts#b true',
       'CALLS src/b.ts:3 -> src/c.ts#c true',
     ]);
+  });
+
+  it('queues files left unindexed again (the seed’s WAL recovery), one diff per repository', async () => {
+    const diffs = ctx.get(DiffApplicationService);
+    const code = ctx.get(CodeQueryService);
+    const [repository] = await code.listRepositories(clean, 'u');
+    await runAsTenant(clean, () =>
+      ctx.app.get(DataSource).query(`UPDATE code_files SET indexed_hash = NULL WHERE path = 'src/b.ts'`),
+    );
+    const unindexed = async () =>
+      (await code.files(clean, repository.id, null, 10)).filter((f) => !f.indexed).map((f) => f.path);
+    expect(await unindexed()).toEqual(['src/b.ts']);
+    await sleep(1200);
+    expect(await diffs.recoverUnindexed()).toBe(1);
+    expect(await diffs.recoverUnindexed()).toBe(0);
+    expect(await diffs.processQueue()).toBe(1);
+    expect(await unindexed()).toEqual([]);
   });
 });

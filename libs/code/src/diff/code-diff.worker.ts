@@ -14,8 +14,8 @@ const IDLE_POLL_MS = 2000;
  * A diff that failed as a whole (the database went away) is retried after CODE_DIFF_RETRY_SECONDS
  * (the seed's 5-minute WAL recovery) until CODE_DIFF_MAX_ATTEMPTS, holding back its repository's
  * later diffs meanwhile; a file that fails on its own is reported in `failed_files` and stays
- * unindexed (its indexed hash is not updated) until a later diff touches it. Finished diffs are
- * deleted after CODE_DIFF_RETENTION_DAYS.
+ * unindexed (its indexed hash is not updated) until `recover()` queues it again. Finished diffs
+ * are deleted after CODE_DIFF_RETENTION_DAYS.
  */
 @Injectable()
 export class CodeDiffWorker implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -24,6 +24,7 @@ export class CodeDiffWorker implements OnApplicationBootstrap, OnApplicationShut
   private running = 0;
   private stopped = false;
   private timer: NodeJS.Timeout | undefined;
+  private recoveryTimer: NodeJS.Timeout | undefined;
   private readonly active = new Set<Promise<void>>();
 
   constructor(
@@ -38,12 +39,25 @@ export class CodeDiffWorker implements OnApplicationBootstrap, OnApplicationShut
   }
 
   onApplicationBootstrap(): void {
-    if (this.autoStarts) this.schedule(0);
+    if (!this.autoStarts) return;
+    this.schedule(0);
+    this.recoveryTimer = setInterval(
+      () => {
+        this.recover()
+          .then((queued) => {
+            if (queued) this.wake();
+          })
+          .catch((error: Error) => this.logger.warn({ msg: 'code recovery failed', error: error.message }));
+      },
+      this.config.get('CODE_DIFF_RETRY_SECONDS') * 1000,
+    );
+    this.recoveryTimer.unref();
   }
 
   async onApplicationShutdown(): Promise<void> {
     this.stopped = true;
     clearTimeout(this.timer);
+    clearInterval(this.recoveryTimer);
     await Promise.allSettled([...this.active]);
   }
 
@@ -144,6 +158,19 @@ export class CodeDiffWorker implements OnApplicationBootstrap, OnApplicationShut
     } finally {
       clearInterval(beat);
     }
+  }
+
+  /**
+   * The seed's WAL recovery: files left unindexed (their file failed, or their diff gave up) for
+   * longer than CODE_DIFF_RETRY_SECONDS are queued again, one diff per repository.
+   */
+  recover(): Promise<number> {
+    return runAsSystem('code diff worker: requeue unindexed files', () =>
+      this.store.enqueueStaleFiles(
+        this.config.get('CODE_DIFF_RETRY_SECONDS'),
+        this.config.get('CODE_DIFF_MAX_ATTEMPTS'),
+      ),
+    );
   }
 
   @Cron(CronExpression.EVERY_DAY_AT_4AM, { name: 'code-diffs-cleanup' })

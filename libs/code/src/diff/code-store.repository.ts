@@ -241,6 +241,25 @@ export class CodeStoreRepository {
     );
   }
 
+  /**
+   * Queues a diff for every repository with files whose indexed hash lags their content (a file that
+   * failed to index, or whose diff gave up) and no diff queued or running; returns how many.
+   */
+  async enqueueStaleFiles(olderThanSeconds: number, maxAttempts: number): Promise<number> {
+    const rows: Array<{ id: string }> = await this.dataSource.query(
+      `INSERT INTO code_diffs (tenant_id, repository_id, user_id, request_hash, changes, status, max_attempts)
+       SELECT r.tenant_id, r.id, r.user_id, repeat('0', 64), jsonb_agg(f.path ORDER BY f.path), 'queued', $2
+       FROM code_files f JOIN code_repositories r ON r.id = f.repository_id
+       WHERE f.indexed_hash IS DISTINCT FROM f.content_hash
+         AND f.updated_at < now() - make_interval(secs => $1)
+         AND NOT EXISTS (SELECT 1 FROM code_diffs d WHERE d.repository_id = r.id AND d.status IN ('queued', 'running'))
+       GROUP BY r.tenant_id, r.id, r.user_id
+       RETURNING id`,
+      [olderThanSeconds, maxAttempts],
+    );
+    return rows.length;
+  }
+
   async deleteFinishedBefore(cutoff: Date): Promise<number> {
     const [, count]: [unknown[], number] = await this.dataSource.query(
       `DELETE FROM code_diffs WHERE status IN ('done', 'failed') AND finished_at < $1`,

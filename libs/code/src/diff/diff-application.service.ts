@@ -106,6 +106,11 @@ export class DiffApplicationService {
     }
   }
 
+  /** Queues the files left unindexed for longer than CODE_DIFF_RETRY_SECONDS (recovery). */
+  recoverUnindexed(): Promise<number> {
+    return this.worker.recover();
+  }
+
   /** Indexes queued diffs in this process (CLI, tests, benchmarks). */
   processQueue(): Promise<number> {
     return this.worker.drain();
