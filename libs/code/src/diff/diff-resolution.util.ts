@@ -105,8 +105,8 @@ export function unifiedPaths(patches: StructuredPatch[]): string[] {
 export function requestPaths(files: DiffFileInput[]): string[] {
   const paths = new Set<string>();
   for (const file of files) {
-    paths.add(normalizePath(file.path));
     if (file.old_path) paths.add(normalizePath(file.old_path));
+    paths.add(normalizePath(file.path));
   }
   return [...paths];
 }
@@ -204,8 +204,8 @@ function applyFiles(files: DiffFileInput[], working: Map<string, string | null>)
 
 /**
  * The texts a request leaves, given the stored ones: `files` set whole texts in request order,
- * `unified` patches the stored texts. Returns only the paths whose text changes, in the order they
- * were first touched.
+ * `unified` patches the stored texts. Returns only the paths whose text changes, in request order
+ * (a rename's old path before its new one).
  */
 export function resolveChanges(
   request: { files?: DiffFileInput[]; unified?: string; patches?: StructuredPatch[] },
@@ -213,17 +213,11 @@ export function resolveChanges(
   limits: DiffLimits,
 ): ResolvedFile[] {
   const working = new Map<string, string | null>(stored);
-  const order: string[] = [];
-  const touched = new Set<string>();
-  const snapshot = new Map(working);
+  const patches = request.files ? undefined : (request.patches ?? parseUnified(request.unified ?? ''));
   if (request.files) applyFiles(request.files, working);
-  else applyUnified(request.patches ?? parseUnified(request.unified ?? ''), working);
-  for (const [path, text] of working) {
-    if (!touched.has(path) && (snapshot.get(path) ?? null) !== text) {
-      touched.add(path);
-      order.push(path);
-    }
-  }
+  else applyUnified(patches!, working);
+  const requestOrder = request.files ? requestPaths(request.files) : unifiedPaths(patches!);
+  const order = requestOrder.filter((path) => (stored.get(path) ?? null) !== (working.get(path) ?? null));
   return order.map((path) => {
     const text = working.get(path) ?? null;
     const size = byteLength(text);
