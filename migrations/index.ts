@@ -15,6 +15,7 @@ import { AddCancelledDocumentJobs1795605946554 } from './1795605946554-AddCancel
 import { CreateToolPendingActions1795606677666 } from './1795606677666-CreateToolPendingActions';
 import { EnableRowLevelSecurity1795607000000 } from './1795607000000-EnableRowLevelSecurity';
 import { CreateTenantChangeGenerations1795608000000 } from './1795608000000-CreateTenantChangeGenerations';
+import { CreateCodeIntelligence1795700000000 } from './1795700000000-CreateCodeIntelligence';
 import { StageOutputsAndStageAssets1795700000001 } from './1795700000001-StageOutputsAndStageAssets';
 
 type MigrationClass = new () => MigrationInterface;
@@ -37,6 +38,7 @@ export const MIGRATIONS: MigrationClass[] = [
   CreateToolPendingActions1795606677666,
   EnableRowLevelSecurity1795607000000,
   CreateTenantChangeGenerations1795608000000,
+  CreateCodeIntelligence1795700000000,
   StageOutputsAndStageAssets1795700000001,
 ];
 

@@ -6,6 +6,7 @@ import { PlannerModule } from '@app/planner';
 import { OpsModule } from '@app/ops';
 import { getOptionsToken, getStorageToken, type ThrottlerModuleOptions } from '@nestjs/throttler';
 import type { Request } from 'express';
+import { CodeModule } from '@app/code';
 import { ApiKeyGuard, AppConfig, PlatformModule, PlatformModuleOptions } from '@app/platform';
 import { ToolsModule } from '@app/tools';
 import { KeysController } from './admin/keys.controller';
@@ -39,6 +40,7 @@ export class AppModule {
         AssetRegistryModule,
         ToolsModule,
         OpsModule,
+        CodeModule,
         PlannerModule,
       ],
       controllers: [HealthController, TenantsController, KeysController, SecretsController],

@@ -5,6 +5,7 @@ import { DocumentSearchService, DocumentsModule } from '@app/documents';
 import { PlannerModule } from '@app/planner';
 import { ToolsModule } from '@app/tools';
 import { DemoDataService } from '@app/ops';
+import { CodeModule, DiffApplicationService } from '@app/code';
 import { startTestContext, TestContext, testBackend } from '@test/support';
 
 const NOW = new Date('2026-03-02T12:00:00Z');
@@ -39,13 +40,28 @@ describe(`row-level security (${testBackend()})`, () => {
 
   beforeAll(async () => {
     // The modules, not AppModule.forRoot(): its platform options would be read before the test env is set.
-    ctx = await startTestContext([DocumentsModule, AssetRegistryModule, ToolsModule, PlannerModule]);
+    ctx = await startTestContext([
+      DocumentsModule,
+      AssetRegistryModule,
+      ToolsModule,
+      PlannerModule,
+      CodeModule,
+    ]);
     db = ctx.app.get(DataSource); // the raw data source: no test scoping, the scope is set here
     const auth = ctx.get(AuthService);
     tenantA = (await auth.createTenant('rls-a', 'A', undefined)).tenant.id;
     tenantB = (await auth.createTenant('rls-b', 'B', undefined)).tenant.id;
     // Tenant A's rows in every table: the demo (ops data, assets, runbook documents), a chat, a stage run.
     await ctx.get(DemoDataService).load(tenantA, { scale: 'small', now: NOW, drainDocuments: true });
+    // A user's code: a repository, its file, the diff request and the graph's nodes and edges.
+    const diffs = ctx.get(DiffApplicationService);
+    await diffs.apply(tenantA, {
+      userId: 'u',
+      files: [
+        { path: 'a.ts', status: 'added', after: 'export function f() {\n  g();\n}\nfunction g() {}\n' },
+      ],
+    });
+    await diffs.processQueue();
     await runAsTenant(tenantA, async () => {
       const [conversation] = await db.query(
         `INSERT INTO chat_conversations (tenant_id, user_id, title) VALUES ($1, 'u', 't') RETURNING id`,

@@ -507,6 +507,55 @@ export class EnvironmentVariables {
   @Min(0)
   EMBEDDINGS_RETRY_BASE_MS = 500;
 
+  // Code intelligence (libs/code): diff application, the code graph and code search
+  /** The largest file text a diff may leave (bytes); a bigger one is refused with 413. */
+  @Transform(toNumber)
+  @IsInt()
+  @Min(1024)
+  CODE_MAX_FILE_BYTES = 1024 * 1024;
+
+  /** The most text one diff request may carry (befores, afters and unified text, bytes). */
+  @Transform(toNumber)
+  @IsInt()
+  @Min(1024)
+  CODE_MAX_REQUEST_BYTES = 8 * 1024 * 1024;
+
+  /** The most file changes one diff request may carry. */
+  @Transform(toNumber)
+  @IsInt()
+  @Min(1)
+  @Max(100_000)
+  CODE_MAX_FILES_PER_DIFF = 2000;
+
+  /** Diff requests the server's worker indexes at once (0: none; one-shot contexts drain explicitly). */
+  @Transform(toNumber)
+  @IsInt()
+  @Min(0)
+  @Max(16)
+  CODE_WORKER_CONCURRENCY = 1;
+
+  @Transform(toNumber)
+  @IsInt()
+  @Min(2)
+  CODE_DIFF_LEASE_SECONDS = 120;
+
+  @Transform(toNumber)
+  @IsInt()
+  @Min(1)
+  CODE_DIFF_MAX_ATTEMPTS = 5;
+
+  /** Delay before a failed diff is retried (the seed's WAL recovery ran every 5 minutes). */
+  @Transform(toNumber)
+  @IsInt()
+  @Min(1)
+  CODE_DIFF_RETRY_SECONDS = 300;
+
+  /** Finished diff requests are deleted after this many days (the seed's WAL cleanup). */
+  @Transform(toNumber)
+  @IsInt()
+  @Min(1)
+  CODE_DIFF_RETENTION_DAYS = 7;
+
   // Agents (libs/planner): the tool-calling agent (/internal/v1/llm/execute) and the RAG chat (/api/chat)
   @Transform(toNumber)
   @IsInt()

@@ -1,0 +1,83 @@
+import { createTwoFilesPatch } from 'diff';
+import { CodeException } from '../code.exception';
+import { checkRequestSize, normalizePath, parseUnified, resolveChanges } from './diff-resolution.util';
+
+const LIMITS = { maxFileBytes: 100, maxRequestBytes: 150, maxFiles: 3 };
+const stored = new Map([
+  ['a.ts', 'one\ntwo\nthree\n'],
+  ['b.ts', 'bee\n'],
+]);
+const fail = (fn: () => unknown): CodeException => {
+  try {
+    fn();
+  } catch (error) {
+    return error as CodeException;
+  }
+  throw new Error('did not throw');
+};
+
+describe('resolveChanges', () => {
+  it('applies whole texts in request order and drops what does not change', () => {
+    expect(
+      resolveChanges(
+        {
+          files: [
+            { path: 'c.ts', status: 'added', after: 'sea\n' },
+            { path: 'a.ts', status: 'modified', after: 'one\ntwo\nthree\n' },
+            { path: 'd.ts', status: 'renamed', old_path: 'b.ts' },
+          ],
+        },
+        stored,
+        LIMITS,
+      ),
+    ).toEqual([
+      { path: 'c.ts', text: 'sea\n' },
+      { path: 'b.ts', text: null },
+      { path: 'd.ts', text: 'bee\n' },
+    ]);
+  });
+
+  it('applies a unified diff, skips one already applied, and names a hunk that does not apply', () => {
+    const unified = createTwoFilesPatch('a/a.ts', 'b/a.ts', 'one\ntwo\nthree\n', 'one\n2\nthree\n');
+    expect(resolveChanges({ unified }, stored, LIMITS)).toEqual([{ path: 'a.ts', text: 'one\n2\nthree\n' }]);
+    expect(resolveChanges({ unified }, new Map([['a.ts', 'one\n2\nthree\n']]), LIMITS)).toEqual([]);
+    const error = fail(() => resolveChanges({ unified }, new Map([['a.ts', 'x\ny\n']]), LIMITS));
+    expect(error).toMatchObject({ code: 'HUNK_DOES_NOT_APPLY', details: { file: 'a.ts', hunk: 1 } });
+  });
+
+  it('creates and deletes files from git headers', () => {
+    const created = createTwoFilesPatch('/dev/null', 'b/new.ts', '', 'fresh\n');
+    expect(resolveChanges({ unified: created }, stored, LIMITS)).toEqual([
+      { path: 'new.ts', text: 'fresh\n' },
+    ]);
+    const deleted = createTwoFilesPatch('a/b.ts', '/dev/null', 'bee\n', '');
+    expect(resolveChanges({ unified: deleted }, stored, LIMITS)).toEqual([{ path: 'b.ts', text: null }]);
+  });
+
+  it('refuses paths outside the repository, missing texts and oversize input with the limit', () => {
+    expect(() => normalizePath('../x.ts')).toThrow(CodeException);
+    expect(() => normalizePath('/etc/passwd')).toThrow(CodeException);
+    expect(normalizePath('./src\\a.ts')).toBe('src/a.ts');
+    expect(
+      fail(() => resolveChanges({ files: [{ path: 'x.ts', status: 'added' }] }, stored, LIMITS)),
+    ).toMatchObject({
+      code: 'INVALID_DIFF',
+    });
+    expect(
+      fail(() =>
+        checkRequestSize([{ path: 'x', status: 'added', after: 'x'.repeat(101) }], undefined, LIMITS),
+      ),
+    ).toMatchObject({
+      code: 'DIFF_TOO_LARGE',
+      details: { limit: { key: 'CODE_MAX_FILE_BYTES', limit: 100 } },
+    });
+    expect(fail(() => checkRequestSize(undefined, 'x'.repeat(151), LIMITS))).toMatchObject({
+      details: { limit: { key: 'CODE_MAX_REQUEST_BYTES' } },
+    });
+    const four = Array.from({ length: 4 }, (_, i) => ({ path: `${i}.ts`, status: 'deleted' as const }));
+    expect(fail(() => checkRequestSize(four, undefined, LIMITS))).toMatchObject({
+      details: { limit: { key: 'CODE_MAX_FILES_PER_DIFF' } },
+    });
+    expect(() => parseUnified('not a diff')).toThrow(CodeException);
+  });
+});

@@ -1,0 +1,12 @@
+export { CodeModule } from './code.module';
+export { DiffApplicationService, DEFAULT_REPOSITORY } from './diff/diff-application.service';
+export { CodeQueryService, type CodeSearchHit, type GraphSearchHit } from './search/code-query.service';
+export { CodeGraphStore, type GraphEdgeView } from './graph/code-graph.store';
+export { CodeException, CodeExceptionCode } from './code.exception';
+export { CodeParser, languageOf } from './parsing/code-parser';
+export { identifierWords, splitIdentifier } from './search/identifier-words.util';
+export { SEARCH_VECTOR_DB_TOOL } from './tools/search-vector-db.tool';
+export { SEARCH_GRAPH_DB_TOOL } from './tools/search-graph-db.tool';
+export { CODE_GRAPH_TOOL } from './tools/code-graph.tool';
+export type * from './code.types';
+export type * from './parsing/code-parser.types';
