@@ -2,7 +2,7 @@ import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown, Opti
 import { Cron, CronExpression, SchedulerRegistry } from '@nestjs/schedule';
 import { randomUUID } from 'node:crypto';
 import os from 'node:os';
-import { AppConfig, runAsSystem, runAsTenant } from '@app/platform';
+import { AppConfig, ClusterLock, ProcessRole, runAsSystem, runAsTenant } from '@app/platform';
 import { CodeIndexerService, DiffLeaseLostError } from '../indexing/code-indexer.service';
 import { ClaimedDiff, CodeStoreRepository } from './code-store.repository';
 
@@ -31,11 +31,14 @@ export class CodeDiffWorker implements OnApplicationBootstrap, OnApplicationShut
     private readonly config: AppConfig,
     private readonly store: CodeStoreRepository,
     private readonly indexer: CodeIndexerService,
+    private readonly role: ProcessRole,
+    private readonly lock: ClusterLock,
     @Optional() private readonly scheduler?: SchedulerRegistry,
   ) {}
 
+  /** Claims diffs in the background only where jobs run (APP_ROLE all or worker), as the document worker. */
   get autoStarts(): boolean {
-    return Boolean(this.scheduler) && this.config.get('CODE_WORKER_CONCURRENCY') > 0;
+    return Boolean(this.scheduler) && this.role.runsJobs && this.config.get('CODE_WORKER_CONCURRENCY') > 0;
   }
 
   onApplicationBootstrap(): void {
@@ -175,8 +178,12 @@ export class CodeDiffWorker implements OnApplicationBootstrap, OnApplicationShut
 
   @Cron(CronExpression.EVERY_DAY_AT_4AM, { name: 'code-diffs-cleanup' })
   async cleanup(): Promise<void> {
-    const cutoff = new Date(Date.now() - this.config.get('CODE_DIFF_RETENTION_DAYS') * 86_400_000);
-    const deleted = await runAsSystem('code diffs: cleanup', () => this.store.deleteFinishedBefore(cutoff));
-    if (deleted) this.logger.log({ msg: 'finished diffs deleted', deleted });
+    if (!this.role.runsSchedulers) return;
+    // Once per cluster: the process holding the lock runs it, the others skip this round.
+    await this.lock.runExclusive('code-diffs-cleanup', async () => {
+      const cutoff = new Date(Date.now() - this.config.get('CODE_DIFF_RETENTION_DAYS') * 86_400_000);
+      const deleted = await runAsSystem('code diffs: cleanup', () => this.store.deleteFinishedBefore(cutoff));
+      if (deleted) this.logger.log({ msg: 'finished diffs deleted', deleted });
+    });
   }
 }
