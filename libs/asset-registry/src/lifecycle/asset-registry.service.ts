@@ -271,7 +271,7 @@ export class AssetRegistryService {
     for (const ref of secretReferencesOf(snapshot)) await this.secrets.assertResolvable(asset.tenantId, ref);
     let contractCheck = null;
     let dryRun = null;
-    if (asset.assetType === 'tool') {
+    if (asset.assetType === 'tool' || asset.assetType === 'query') {
       const previous =
         asset.version > 0
           ? await this.repository.findVersion(asset.tenantId, asset.assetId, asset.version)

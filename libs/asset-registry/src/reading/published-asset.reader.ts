@@ -9,6 +9,7 @@ import {
   toMappingContent,
   toPromptContent,
   toPublishedContent,
+  toQueryToolSpec,
   toToolSpec,
 } from './asset-content.mapper';
 
@@ -115,6 +116,21 @@ export class PublishedAssetReader {
 
   async listPublishedToolsAcrossTenants(): Promise<PublishedContent<ToolAssetSpec>[]> {
     return (await this.listPublishedAcrossTenants('tool')).map((a) => toPublishedContent(a, toToolSpec));
+  }
+
+  /** A published query asset as the spec of the `query` tool that runs it. */
+  async getPublishedQueryTool(
+    tenantId: string,
+    name: string,
+  ): Promise<PublishedContent<ToolAssetSpec> | null> {
+    const asset = await this.getPublished(tenantId, 'query', name);
+    return asset ? toPublishedContent(asset, toQueryToolSpec) : null;
+  }
+
+  async listPublishedQueryToolsAcrossTenants(): Promise<PublishedContent<ToolAssetSpec>[]> {
+    return (await this.listPublishedAcrossTenants('query')).map((a) =>
+      toPublishedContent(a, toQueryToolSpec),
+    );
   }
 
   /** Drops every cached lookup that could include this asset. */

@@ -6,8 +6,11 @@ import { ToolRegistry } from '../core/tool-registry';
 import { Tool } from '../core/tool.types';
 import { ToolKindRegistry } from '../kinds/tool-kind.registry';
 
+/** Asset types that become tools when published: tool assets, and query assets (the query registry). */
+const RUNNABLE_ASSET_TYPES = new Set<string>(['tool', 'query']);
+
 /**
- * Keeps each tenant's dynamic tools equal to its published tool assets: all of them at start-up,
+ * Keeps each tenant's dynamic tools equal to its published tool and query assets: all of them at start-up,
  * then one at a time as assets are published, rolled back or archived.
  */
 @Injectable()
@@ -23,9 +26,10 @@ export class DynamicToolLoader implements OnApplicationBootstrap {
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
-    const published = await runAsSystem("tools: load every tenant's published tools at boot", () =>
-      this.reader.listPublishedToolsAcrossTenants(),
-    );
+    const published = await runAsSystem("tools: load every tenant's published tools at boot", async () => [
+      ...(await this.reader.listPublishedToolsAcrossTenants()),
+      ...(await this.reader.listPublishedQueryToolsAcrossTenants()),
+    ]);
     const byTenant = new Map<string, Tool[]>();
     for (const asset of published) {
       const tool = this.build(asset);
@@ -40,9 +44,11 @@ export class DynamicToolLoader implements OnApplicationBootstrap {
   @OnEvent(APP_EVENTS.ASSET_PUBLISHED)
   @OnEvent(APP_EVENTS.ASSET_ROLLED_BACK)
   async onPublished(event: AssetLifecycleEvent): Promise<void> {
-    if (event.assetType !== 'tool') return;
+    if (!RUNNABLE_ASSET_TYPES.has(event.assetType)) return;
     const asset = await runAsTenant(event.tenantId, () =>
-      this.reader.getPublishedTool(event.tenantId, event.name),
+      event.assetType === 'query'
+        ? this.reader.getPublishedQueryTool(event.tenantId, event.name)
+        : this.reader.getPublishedTool(event.tenantId, event.name),
     );
     const previousName = this.names.get(event.tenantId)?.get(event.assetId);
     if (previousName && previousName !== event.name)
@@ -58,7 +64,7 @@ export class DynamicToolLoader implements OnApplicationBootstrap {
 
   @OnEvent(APP_EVENTS.ASSET_ARCHIVED)
   onArchived(event: AssetLifecycleEvent): void {
-    if (event.assetType !== 'tool') return;
+    if (!RUNNABLE_ASSET_TYPES.has(event.assetType)) return;
     this.registry.removeDynamicTool(
       event.tenantId,
       this.names.get(event.tenantId)?.get(event.assetId) ?? event.name,
