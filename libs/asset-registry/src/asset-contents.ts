@@ -60,6 +60,21 @@ export interface PolicyContent {
   settings: Record<string, unknown>;
 }
 
+/** One entry of a `tool_access` policy: applies to the tool it names, or to the names a `*` pattern matches. */
+export interface ToolAccessRule {
+  /** Roles that may run the tool (a role satisfies those below it: admin > operator > reader). */
+  roles?: Array<'reader' | 'operator' | 'admin' | 'service'>;
+  /** Run only once a person confirmed (the pending-action flow), even when the tool has no side effects. */
+  requires_confirmation?: boolean;
+  rate_per_minute?: number;
+  max_concurrent?: number;
+}
+
+/** `policy_type: "tool_access"`: the settings the tool registry enforces for every caller. */
+export interface ToolAccessSettings {
+  tools: Record<string, ToolAccessRule>;
+}
+
 /**
  * A database other than the service's own, for catalog sync. Credentials are never stored: `url_ref`
  * and `password_ref` name a secret of the tenant (`secret:<NAME>`) or an environment variable the

@@ -1,7 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import { OnEvent } from '@nestjs/event-emitter';
 import { AppConfig, type AssetLifecycleEvent, type AssetType, CacheStore } from '@app/platform';
-import type { CatalogContent, MappingContent, PromptContent, ToolAssetSpec } from '../asset-contents';
+import type {
+  CatalogContent,
+  MappingContent,
+  PolicyContent,
+  PromptContent,
+  ToolAssetSpec,
+} from '../asset-contents';
 import type { PublishedAsset, PublishedContent } from '../asset.types';
 import { AssetRepository, type PublishedRow } from '../persistence/asset.repository';
 import {
@@ -116,6 +122,13 @@ export class PublishedAssetReader {
 
   async listPublishedToolsAcrossTenants(): Promise<PublishedContent<ToolAssetSpec>[]> {
     return (await this.listPublishedAcrossTenants('tool')).map((a) => toPublishedContent(a, toToolSpec));
+  }
+
+  /** The tenant's published policies (of every policy_type). */
+  async listPublishedPolicies(tenantId: string): Promise<PublishedContent<PolicyContent>[]> {
+    return (await this.listPublished(tenantId, 'policy')).map((a) =>
+      toPublishedContent(a, (snapshot) => snapshot.content as PolicyContent),
+    );
   }
 
   /** A published query asset as the spec of the `query` tool that runs it. */

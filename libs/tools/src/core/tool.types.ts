@@ -1,3 +1,5 @@
+import type { Role } from '@app/platform';
+
 export type JsonSchema = Record<string, unknown>;
 
 export type ToolSource = 'builtin' | 'dynamic' | 'mcp';
@@ -36,6 +38,11 @@ export interface ToolContext {
   signal: AbortSignal;
   /** Absent: treated like a caller that may not run side effects on its own. */
   caller?: ToolCaller;
+  /**
+   * The role of the key behind the call, for the tenant's tool_access policy. Absent: the role of the
+   * request's principal (HTTP), else unknown (a policy that restricts roles then refuses the call).
+   */
+  role?: Role;
   /**
    * A human confirmed this run (a confirmed pending action, or an operator's `confirm: true`). Without
    * it a tool with side effects does not run: the registry holds it as a pending action.
