@@ -6,6 +6,7 @@ import type {
   MappingContent,
   PolicyContent,
   PromptContent,
+  ResolverContent,
   ToolAssetSpec,
 } from '../asset-contents';
 import type { PublishedAsset, PublishedContent } from '../asset.types';
@@ -128,6 +129,13 @@ export class PublishedAssetReader {
   async listPublishedPolicies(tenantId: string): Promise<PublishedContent<PolicyContent>[]> {
     return (await this.listPublished(tenantId, 'policy')).map((a) =>
       toPublishedContent(a, (snapshot) => snapshot.content as PolicyContent),
+    );
+  }
+
+  /** The tenant's published resolvers (aliases and patterns that map typed names to canonical values). */
+  async listPublishedResolvers(tenantId: string): Promise<PublishedContent<ResolverContent>[]> {
+    return (await this.listPublished(tenantId, 'resolver')).map((a) =>
+      toPublishedContent(a, (snapshot) => snapshot.content as ResolverContent),
     );
   }
 
