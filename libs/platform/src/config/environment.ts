@@ -29,6 +29,9 @@ const toNumber = ({ value }: { value: unknown }): unknown =>
 const emptyToUndefined = ({ value }: { value: unknown }): unknown =>
   typeof value === 'string' && value.trim() === '' ? undefined : value;
 
+const optionalNumber = ({ value }: { value: unknown }): unknown =>
+  toNumber({ value: emptyToUndefined({ value }) });
+
 export const LOG_LEVELS = ['debug', 'info', 'warn', 'error'] as const;
 export type LogLevelName = (typeof LOG_LEVELS)[number];
 
@@ -561,6 +564,54 @@ export class EnvironmentVariables {
   @IsInt()
   @Min(0)
   CHAT_RETRY_BASE_DELAY_MS = 1000;
+
+  /**
+   * Retries of each chat component (the seed's error matrix: router 2, agent 2, grader 1, rewriter 1,
+   * search 1-2). The model steps default to LLM_MAX_RETRIES when unset; CHAT_ANSWER_RETRIES covers the
+   * search agent's, the answer's and the chitchat's model calls. Search retries back off from
+   * CHAT_RETRY_BASE_DELAY_MS.
+   */
+  @Transform(optionalNumber)
+  @IsOptional()
+  @IsInt()
+  @Min(0)
+  @Max(10)
+  CHAT_ROUTER_RETRIES?: number;
+
+  @Transform(optionalNumber)
+  @IsOptional()
+  @IsInt()
+  @Min(0)
+  @Max(10)
+  CHAT_GRADER_RETRIES?: number;
+
+  @Transform(optionalNumber)
+  @IsOptional()
+  @IsInt()
+  @Min(0)
+  @Max(10)
+  CHAT_REWRITER_RETRIES?: number;
+
+  @Transform(optionalNumber)
+  @IsOptional()
+  @IsInt()
+  @Min(0)
+  @Max(10)
+  CHAT_ANSWER_RETRIES?: number;
+
+  @Transform(toNumber)
+  @IsInt()
+  @Min(0)
+  @Max(10)
+  CHAT_SEARCH_RETRIES = 2;
+
+  /**
+   * What the chat does when its search tool fails after its retries: `report` answers that it could not
+   * search (no model call); `answer_without_tools` (the seed's rule) lets the model answer without search
+   * results, saying the search was unavailable (the report is still used when no model is configured).
+   */
+  @IsIn(['report', 'answer_without_tools'])
+  CHAT_ON_SEARCH_ERROR: 'report' | 'answer_without_tools' = 'report';
 }
 
 export class InvalidEnvironmentError extends Error {
