@@ -154,7 +154,7 @@ export class ChatSearchAgentService {
         (attempt) => {
           call.attempts = attempt;
           return route === 'WEB_SEARCH'
-            ? this.web.search(query, this.options.topK, trace.signal)
+            ? this.web.search(query, this.options.topK, trace.signal, tenantId)
             : this.documents.search(tenantId, query, this.options.topK);
         },
         {

@@ -612,6 +612,21 @@ export class EnvironmentVariables {
    */
   @IsIn(['report', 'answer_without_tools'])
   CHAT_ON_SEARCH_ERROR: 'report' | 'answer_without_tools' = 'report';
+
+  /**
+   * The chat's internal search and web search through MCP tools (the seed's `vector-search` and
+   * `web-search` servers): the registry name `<server>__<tool>` of a read-only tool of a server in
+   * MCP_SERVERS. Unset: the document search of this service, and WEB_SEARCH_URL.
+   */
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @Matches(/^[A-Za-z0-9_-]+__[A-Za-z0-9_.-]+$/, { message: 'must be an MCP tool name <server>__<tool>' })
+  CHAT_INTERNAL_SEARCH_MCP_TOOL?: string;
+
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @Matches(/^[A-Za-z0-9_-]+__[A-Za-z0-9_.-]+$/, { message: 'must be an MCP tool name <server>__<tool>' })
+  CHAT_WEB_SEARCH_MCP_TOOL?: string;
 }
 
 export class InvalidEnvironmentError extends Error {
