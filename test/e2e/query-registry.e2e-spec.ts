@@ -164,6 +164,22 @@ describe(`query registry: published query assets run as tools (${testBackend()})
     expect(t.app.get(ToolRegistry).has(tenantId, name)).toBe(false);
   });
 
+  it('refuses a query named like a published tool (both would be the tool of that name)', async () => {
+    const tool = await t.request('POST', '/api/assets', {
+      key: admin,
+      body: {
+        asset_type: 'tool',
+        name: 'twin_name',
+        tool_type: 'sql',
+        tool_config: { query: 'SELECT name FROM configuration_items' },
+        tool_input_schema: { type: 'object', properties: {} },
+      },
+    });
+    expect((await t.request('POST', `/api/assets/${tool.body.id}/publish`, { key: admin })).status).toBe(200);
+    const { published } = await publishQuery('twin_name', { query_sql: 'SELECT 1 AS one' });
+    expect(published).toMatchObject({ status: 409, body: { error: 'ASSET_NAME_TAKEN' } });
+  });
+
   it('refuses to narrow the params of a published query unless forced', async () => {
     const { id } = await publishQuery('count_by_type', {
       query_sql: 'SELECT count(*)::int AS n FROM configuration_items WHERE ci_type = :ci_type',
