@@ -14,7 +14,7 @@ import { CreateTenantSecrets1795319000000 } from './1795319000000-CreateTenantSe
 import { AddCancelledDocumentJobs1795605946554 } from './1795605946554-AddCancelledDocumentJobs';
 import { CreateToolPendingActions1795606677666 } from './1795606677666-CreateToolPendingActions';
 import { EnableRowLevelSecurity1795607000000 } from './1795607000000-EnableRowLevelSecurity';
-import { AddDocumentFailureHandling1795700000000 } from './1795700000000-AddDocumentFailureHandling';
+import { AddDocumentFailureHandling1795700100000 } from './1795700100000-AddDocumentFailureHandling';
 
 type MigrationClass = new () => MigrationInterface;
 
@@ -35,7 +35,7 @@ export const MIGRATIONS: MigrationClass[] = [
   AddCancelledDocumentJobs1795605946554,
   CreateToolPendingActions1795606677666,
   EnableRowLevelSecurity1795607000000,
-  AddDocumentFailureHandling1795700000000,
+  AddDocumentFailureHandling1795700100000,
 ];
 
 /** The database roles row-level security is written for (see docs/notes/rls.md). */

@@ -5,8 +5,8 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  * failed job keeps its bytes and is "resolved" (retried, replaced by new content, or dismissed) before
  * the retention cleanup may remove it. Unresolved failed jobs are the dead-letter view.
  */
-export class AddDocumentFailureHandling1795700000000 implements MigrationInterface {
-  name = 'AddDocumentFailureHandling1795700000000';
+export class AddDocumentFailureHandling1795700100000 implements MigrationInterface {
+  name = 'AddDocumentFailureHandling1795700100000';
 
   public async up(queryRunner: QueryRunner): Promise<void> {
     await queryRunner.query(`ALTER TABLE "documents" ADD "retry_count" integer NOT NULL DEFAULT 0`);
