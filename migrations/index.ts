@@ -14,6 +14,7 @@ import { CreateTenantSecrets1795319000000 } from './1795319000000-CreateTenantSe
 import { AddCancelledDocumentJobs1795605946554 } from './1795605946554-AddCancelledDocumentJobs';
 import { CreateToolPendingActions1795606677666 } from './1795606677666-CreateToolPendingActions';
 import { EnableRowLevelSecurity1795607000000 } from './1795607000000-EnableRowLevelSecurity';
+import { StageOutputsAndStageAssets1795700000000 } from './1795700000000-StageOutputsAndStageAssets';
 import { AddDocumentFailureHandling1795700100000 } from './1795700100000-AddDocumentFailureHandling';
 
 type MigrationClass = new () => MigrationInterface;
@@ -35,6 +36,7 @@ export const MIGRATIONS: MigrationClass[] = [
   AddCancelledDocumentJobs1795605946554,
   CreateToolPendingActions1795606677666,
   EnableRowLevelSecurity1795607000000,
+  StageOutputsAndStageAssets1795700000000,
   AddDocumentFailureHandling1795700100000,
 ];
 
