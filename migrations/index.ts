@@ -17,6 +17,7 @@ import { EnableRowLevelSecurity1795607000000 } from './1795607000000-EnableRowLe
 import { CreateTenantChangeGenerations1795608000000 } from './1795608000000-CreateTenantChangeGenerations';
 import { CreateCodeIntelligence1795700000000 } from './1795700000000-CreateCodeIntelligence';
 import { StageOutputsAndStageAssets1795700000001 } from './1795700000001-StageOutputsAndStageAssets';
+import { AddDocumentFailureHandling1795700100000 } from './1795700100000-AddDocumentFailureHandling';
 
 type MigrationClass = new () => MigrationInterface;
 
@@ -40,6 +41,7 @@ export const MIGRATIONS: MigrationClass[] = [
   CreateTenantChangeGenerations1795608000000,
   CreateCodeIntelligence1795700000000,
   StageOutputsAndStageAssets1795700000001,
+  AddDocumentFailureHandling1795700100000,
 ];
 
 /** The database roles row-level security is written for (see docs/notes/rls.md). */

@@ -60,6 +60,21 @@ export interface PolicyContent {
   settings: Record<string, unknown>;
 }
 
+/** One entry of a `tool_access` policy: applies to the tool it names, or to the names a `*` pattern matches. */
+export interface ToolAccessRule {
+  /** Roles that may run the tool (a role satisfies those below it: admin > operator > reader). */
+  roles?: Array<'reader' | 'operator' | 'admin' | 'service'>;
+  /** Run only once a person confirmed (the pending-action flow), even when the tool has no side effects. */
+  requires_confirmation?: boolean;
+  rate_per_minute?: number;
+  max_concurrent?: number;
+}
+
+/** `policy_type: "tool_access"`: the settings the tool registry enforces for every caller. */
+export interface ToolAccessSettings {
+  tools: Record<string, ToolAccessRule>;
+}
+
 /**
  * A database other than the service's own, for catalog sync. Credentials are never stored: `url_ref`
  * and `password_ref` name a secret of the tenant (`secret:<NAME>`) or an environment variable the
@@ -118,6 +133,26 @@ export const TOOL_ASSET_TYPES = ['http', 'sql'] as const;
 export type ToolAssetType = (typeof TOOL_ASSET_TYPES)[number];
 
 /**
+ * The kinds of runnable tool built from published assets: a tool asset's `tool_type`, or `query` for a
+ * published query asset (the query registry), which runs its SQL or HTTP request as a tool.
+ */
+export type ToolKindName = ToolAssetType | 'query';
+
+/**
+ * A query asset as a tool's config. `query_metadata` may carry `row_limit`, `timeout_ms`,
+ * `has_side_effects`, `output_schema` and `sample_input` (the publish-time dry run's input).
+ */
+export interface QueryToolConfig {
+  query_sql: string | null;
+  query_cypher: string | null;
+  query_http:
+    | (Pick<HttpToolConfig, 'method' | 'url' | 'headers' | 'body'> &
+        Partial<Omit<HttpToolConfig, 'method' | 'url' | 'headers' | 'body'>>)
+    | null;
+  query_metadata: Record<string, unknown>;
+}
+
+/**
  * `http` tool config. Templates use `{{input.<path>}}`, `{{context.user_id}}`, `{{context.tenant_id}}`
  * and `{{secret}}` (the resolved `secret_ref`); values are URL-encoded inside `url`.
  */
@@ -150,8 +185,8 @@ export interface SqlToolConfig {
 export interface ToolAssetSpec {
   name: string;
   description: string;
-  tool_type: ToolAssetType;
-  tool_config: HttpToolConfig | SqlToolConfig;
+  tool_type: ToolKindName;
+  tool_config: HttpToolConfig | SqlToolConfig | QueryToolConfig;
   tool_input_schema: Record<string, unknown>;
   tool_output_schema: Record<string, unknown> | null;
   /** Optional example input: publishing runs the tool with it once (a dry run) and records the outcome. */

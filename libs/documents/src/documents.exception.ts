@@ -7,6 +7,11 @@ export enum DocumentsExceptionCode {
   INVALID_DOCUMENT_INPUT = 'INVALID_DOCUMENT_INPUT',
   INVALID_SEARCH_REQUEST = 'INVALID_SEARCH_REQUEST',
   EMBEDDINGS_UNAVAILABLE = 'EMBEDDINGS_UNAVAILABLE',
+  /** Retry asked for a document whose ingestion has not failed. */
+  DOCUMENT_NOT_FAILED = 'DOCUMENT_NOT_FAILED',
+  /** Retry asked for a failure whose bytes are gone (failed before they were kept): upload it again. */
+  DOCUMENT_CONTENT_UNAVAILABLE = 'DOCUMENT_CONTENT_UNAVAILABLE',
+  DOCUMENT_JOB_NOT_FOUND = 'DOCUMENT_JOB_NOT_FOUND',
   /** Failures recorded on a document (error_details.code), never thrown to a client. */
   DOCUMENT_ENCRYPTED = 'DOCUMENT_ENCRYPTED',
   DOCUMENT_CORRUPT = 'DOCUMENT_CORRUPT',

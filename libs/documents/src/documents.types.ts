@@ -32,6 +32,8 @@ export interface DocumentView {
   source_hash: string;
   doc_metadata: DocumentMetadata;
   error_details: DocumentErrorDetails | null;
+  /** Manual retries after a failure (POST /api/documents/:id/retry). */
+  retry_count: number;
   created_at: string;
   updated_at: string;
   deleted_at: string | null;
@@ -50,6 +52,41 @@ export interface DocumentErrorDetails {
   failed_at: string;
   /** For DOCUMENT_BUDGET_EXCEEDED: which limit was hit. */
   limit?: { key: string; limit: number; observed: number };
+}
+
+/** A failed ingestion or re-embed job: the dead-letter view. */
+export interface DeadLetterJobView {
+  job_id: string;
+  kind: 'ingest' | 'reembed';
+  document_id: string | null;
+  filename: string | null;
+  revision: number | null;
+  target_model: string | null;
+  attempts: number;
+  max_attempts: number;
+  /** True when it failed after its last allowed attempt; false when the failure was not retryable. */
+  exhausted_retries: boolean;
+  error_details: Record<string, unknown> | null;
+  /** Whether POST /api/documents/:id/retry can resubmit the kept bytes. */
+  retryable_by_api: boolean;
+  created_at: string;
+  finished_at: string | null;
+  resolved_at: string | null;
+  resolution: 'retried' | 'replaced' | 'dismissed' | null;
+}
+
+export interface DeadLetterPage {
+  items: DeadLetterJobView[];
+  total: number;
+  limit: number;
+  offset: number;
+}
+
+export interface DocumentRetryOutcome {
+  retried: string[];
+  skipped: Array<{ document_id: string; code: string; message: string }>;
+  /** Failed documents beyond this call's batch; call again to retry them. */
+  remaining: number;
 }
 
 export interface DocumentChunkView {

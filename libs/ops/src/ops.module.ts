@@ -18,6 +18,7 @@ import { DemoDataScheduler } from './demo/demo-data.scheduler';
 import { DemoDataService } from './demo/demo-data.service';
 import { DemoKnowledgeService } from './demo/demo-knowledge.service';
 import { DemoLoadEntity } from './demo/demo-load.entity';
+import { QueryToolFactory } from './query/query-tool.factory';
 import { SqlToolFactory } from './sql/sql-tool.factory';
 import { SqlToolRepository } from './sql/sql-tool.repository';
 import { CiLookupTool } from './tools/ci-lookup.tool';
@@ -27,8 +28,8 @@ import { MetricQueryTool } from './tools/metric-query.tool';
 
 /**
  * The OPS domain: configuration items, metrics, history events and their relations, the built-in
- * tools over them (discovered by the tool registry through `@BuiltinTool`), the `sql` tool kind
- * and its sandbox (registered on the tool-kind port), and the demo dataset with its loader.
+ * tools over them (discovered by the tool registry through `@BuiltinTool`), the `sql` and `query`
+ * tool kinds and the sandbox (registered on the tool-kind port), and the demo dataset with its loader.
  */
 @Module({
   imports: [
@@ -56,6 +57,7 @@ import { MetricQueryTool } from './tools/metric-query.tool';
     GraphAnalysisTool,
     SqlToolRepository,
     SqlToolFactory,
+    QueryToolFactory,
     DemoDataRepository,
     DemoDataService,
     DemoKnowledgeService,
@@ -67,10 +69,15 @@ export class OpsModule implements OnModuleInit {
   constructor(
     private readonly kinds: ToolKindRegistry,
     private readonly sqlFactory: SqlToolFactory,
+    private readonly queryFactory: QueryToolFactory,
   ) {}
 
-  /** The `sql` tool kind reads the OPS tables through the sandbox, so the OPS domain provides it. */
+  /**
+   * The `sql` tool kind reads the OPS tables through the sandbox, so the OPS domain provides it; so
+   * does the `query` kind (published query assets), which runs its SQL through the same sandbox.
+   */
   onModuleInit(): void {
     this.kinds.register('sql', this.sqlFactory);
+    this.kinds.register('query', this.queryFactory);
   }
 }

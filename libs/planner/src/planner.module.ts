@@ -4,7 +4,7 @@ import { AppConfig, HealthRegistry } from '@app/platform';
 import { AssetRegistryModule } from '@app/asset-registry';
 import { DocumentsModule } from '@app/documents';
 import { OpsModule } from '@app/ops';
-import { ToolsModule } from '@app/tools';
+import { ToolRegistry, ToolsModule } from '@app/tools';
 import { AgentController } from './agent/agent.controller';
 import { AgentFallbackService } from './agent/agent-fallback.service';
 import { AgentOptions } from './agent/agent-options';
@@ -22,6 +22,7 @@ import { ChatMessageEntity } from './chat/persistence/chat-message.entity';
 import { ChatRepository } from './chat/persistence/chat.repository';
 import { DocumentRetriever } from './chat/search/document-retriever';
 import { DocumentSearchRetriever } from './chat/search/document-search.retriever';
+import { McpDocumentRetriever, McpWebSearchProvider } from './chat/search/mcp-search';
 import {
   DisabledWebSearchProvider,
   SearxngWebSearchProvider,
@@ -102,18 +103,36 @@ export function createLlmClient(config: AppConfig): LlmClient {
         minRelevance: config.get('CHAT_MIN_RELEVANCE'),
         retryBaseDelayMs: config.get('CHAT_RETRY_BASE_DELAY_MS'),
         timeoutMs: config.get('AGENT_TIMEOUT_MS'),
+        retries: {
+          router: config.get('CHAT_ROUTER_RETRIES'),
+          grader: config.get('CHAT_GRADER_RETRIES'),
+          rewriter: config.get('CHAT_REWRITER_RETRIES'),
+          answer: config.get('CHAT_ANSWER_RETRIES'),
+          search: config.get('CHAT_SEARCH_RETRIES'),
+        },
+        onSearchError: config.get('CHAT_ON_SEARCH_ERROR'),
       }),
       inject: [AppConfig],
     },
     {
       provide: WebSearchProvider,
-      useFactory: (config: AppConfig): WebSearchProvider => {
+      useFactory: (config: AppConfig, registry: ToolRegistry): WebSearchProvider => {
+        const mcpTool = config.get('CHAT_WEB_SEARCH_MCP_TOOL');
+        if (mcpTool) return new McpWebSearchProvider(registry, mcpTool);
         const url = config.get('WEB_SEARCH_URL');
         return url ? new SearxngWebSearchProvider(url, 10_000) : new DisabledWebSearchProvider();
       },
-      inject: [AppConfig],
+      inject: [AppConfig, ToolRegistry],
     },
-    { provide: DocumentRetriever, useClass: DocumentSearchRetriever },
+    DocumentSearchRetriever,
+    {
+      provide: DocumentRetriever,
+      useFactory: (config: AppConfig, registry: ToolRegistry, local: DocumentSearchRetriever) => {
+        const mcpTool = config.get('CHAT_INTERNAL_SEARCH_MCP_TOOL');
+        return mcpTool ? new McpDocumentRetriever(registry, mcpTool) : local;
+      },
+      inject: [AppConfig, ToolRegistry, DocumentSearchRetriever],
+    },
     ChatRepository,
     ChatRouterService,
     ChatJudgesService,

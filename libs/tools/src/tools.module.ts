@@ -11,6 +11,7 @@ import { StageController } from './api/stage.controller';
 import { ToolsController } from './api/tools.controller';
 import { DocumentSearchTool } from './builtin/document-search.tool';
 import { TenantToolLimiter } from './core/tenant-tool-limiter';
+import { ToolPolicyService } from './core/tool-policy.service';
 import { ToolRegistry } from './core/tool-registry';
 import { DynamicToolLoader } from './dynamic/dynamic-tool-loader.service';
 import { HttpToolsModule } from './http/http-tools.module';
@@ -36,6 +37,7 @@ import { StageRunRepository } from './stage/stage-run.repository';
   controllers: [ToolsController, StageController, McpHttpController, PendingActionController],
   providers: [
     TenantToolLimiter,
+    ToolPolicyService,
     ToolRegistry,
     DynamicToolLoader,
     DocumentSearchTool,

@@ -49,10 +49,10 @@ describe(`tool asset dry runs (${testBackend()})`, () => {
     await stand?.close();
   });
 
-  it('plugs its dry runner into the asset registry and registers the http and sql kinds on init', () => {
+  it('plugs its dry runner into the asset registry and registers the http, sql and query kinds on init', () => {
     // The raw instances: ctx.get wraps each in a tenant-scoping proxy, which identity checks cannot see through.
     expect(ctx.app.get(ToolDryRunnerPort).runner === ctx.app.get(ToolAssetDryRunner)).toBe(true);
-    expect(ctx.get(ToolKindRegistry).kinds().sort()).toEqual(['http', 'sql']);
+    expect(ctx.get(ToolKindRegistry).kinds().sort()).toEqual(['http', 'query', 'sql']);
   });
 
   it('runs an http spec with its sample input and checks the output schema', async () => {

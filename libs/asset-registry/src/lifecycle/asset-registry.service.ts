@@ -283,7 +283,16 @@ export class AssetRegistryService {
     }
     let contractCheck = null;
     let dryRun = null;
-    if (asset.assetType === 'tool') {
+    if (asset.assetType === 'tool' || asset.assetType === 'query') {
+      // Both become tools of their name: a published tool and a published query may not share one.
+      const other = asset.assetType === 'tool' ? 'query' : 'tool';
+      if (await this.repository.findPublished(asset.tenantId, other, asset.name)) {
+        throw new AssetRegistryException(
+          Code.ASSET_NAME_TAKEN,
+          `A published ${other} asset is already called "${asset.name}"; both would be the tool of that name.`,
+          { name: asset.name, asset_type: other },
+        );
+      }
       const previous =
         asset.version > 0
           ? await this.repository.findVersion(asset.tenantId, asset.assetId, asset.version)

@@ -3,6 +3,7 @@ import type {
   HttpToolConfig,
   MappingContent,
   PromptContent,
+  QueryToolConfig,
   SqlToolConfig,
   ToolAssetSpec,
   ToolAssetType,
@@ -24,6 +25,38 @@ export function toToolSpec(snapshot: AssetSnapshot): ToolAssetSpec {
       ? { has_side_effects: snapshot.has_side_effects }
       : {}),
     ...(config?.timeout_ms ? { timeout_ms: config.timeout_ms } : {}),
+  };
+}
+
+const objectOrNull = (v: unknown): Record<string, unknown> | null =>
+  v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : null;
+
+/**
+ * A published query asset as the spec of a `query` tool: `query_params` is its input schema (absent:
+ * no input), `query_metadata.output_schema` its output schema, `query_metadata.sample_input` the
+ * input of the publish-time dry run.
+ */
+export function toQueryToolSpec(snapshot: AssetSnapshot): ToolAssetSpec {
+  const metadata = objectOrNull(snapshot.query_metadata) ?? {};
+  const config: QueryToolConfig = {
+    query_sql: typeof snapshot.query_sql === 'string' ? snapshot.query_sql : null,
+    query_cypher: typeof snapshot.query_cypher === 'string' ? snapshot.query_cypher : null,
+    query_http: (objectOrNull(snapshot.query_http) as QueryToolConfig['query_http']) ?? null,
+    query_metadata: metadata,
+  };
+  const timeout = metadata.timeout_ms;
+  return {
+    name: snapshot.name,
+    description: snapshot.description ?? '',
+    tool_type: 'query',
+    tool_config: config,
+    tool_input_schema: objectOrNull(snapshot.query_params) ?? { type: 'object', properties: {} },
+    tool_output_schema: objectOrNull(metadata.output_schema),
+    sample_input: objectOrNull(metadata.sample_input),
+    ...(typeof metadata.has_side_effects === 'boolean'
+      ? { has_side_effects: metadata.has_side_effects }
+      : {}),
+    ...(typeof timeout === 'number' ? { timeout_ms: timeout } : {}),
   };
 }
 

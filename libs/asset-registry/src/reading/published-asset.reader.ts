@@ -9,7 +9,14 @@ import {
   runAsTenant,
   type TenantResyncEvent,
 } from '@app/platform';
-import type { CatalogContent, MappingContent, PromptContent, ToolAssetSpec } from '../asset-contents';
+import type {
+  CatalogContent,
+  MappingContent,
+  PolicyContent,
+  PromptContent,
+  ResolverContent,
+  ToolAssetSpec,
+} from '../asset-contents';
 import type { PublishedAsset, PublishedContent } from '../asset.types';
 import { AssetRepository, type PublishedRow } from '../persistence/asset.repository';
 import {
@@ -17,6 +24,7 @@ import {
   toMappingContent,
   toPromptContent,
   toPublishedContent,
+  toQueryToolSpec,
   toToolSpec,
 } from './asset-content.mapper';
 
@@ -123,6 +131,35 @@ export class PublishedAssetReader {
 
   async listPublishedToolsAcrossTenants(): Promise<PublishedContent<ToolAssetSpec>[]> {
     return (await this.listPublishedAcrossTenants('tool')).map((a) => toPublishedContent(a, toToolSpec));
+  }
+
+  /** The tenant's published policies (of every policy_type). */
+  async listPublishedPolicies(tenantId: string): Promise<PublishedContent<PolicyContent>[]> {
+    return (await this.listPublished(tenantId, 'policy')).map((a) =>
+      toPublishedContent(a, (snapshot) => snapshot.content as PolicyContent),
+    );
+  }
+
+  /** The tenant's published resolvers (aliases and patterns that map typed names to canonical values). */
+  async listPublishedResolvers(tenantId: string): Promise<PublishedContent<ResolverContent>[]> {
+    return (await this.listPublished(tenantId, 'resolver')).map((a) =>
+      toPublishedContent(a, (snapshot) => snapshot.content as ResolverContent),
+    );
+  }
+
+  /** A published query asset as the spec of the `query` tool that runs it. */
+  async getPublishedQueryTool(
+    tenantId: string,
+    name: string,
+  ): Promise<PublishedContent<ToolAssetSpec> | null> {
+    const asset = await this.getPublished(tenantId, 'query', name);
+    return asset ? toPublishedContent(asset, toQueryToolSpec) : null;
+  }
+
+  async listPublishedQueryToolsAcrossTenants(): Promise<PublishedContent<ToolAssetSpec>[]> {
+    return (await this.listPublishedAcrossTenants('query')).map((a) =>
+      toPublishedContent(a, toQueryToolSpec),
+    );
   }
 
   /** Drops every cached lookup that could include this asset. */

@@ -213,12 +213,41 @@ export const MAPPING_CONTENT_SCHEMA: Schema = {
   },
 };
 
+/** `tool_access` policy settings: per tool name or `*` pattern, who may run it and within what limits. */
+export const TOOL_ACCESS_SETTINGS_SCHEMA: Schema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['tools'],
+  properties: {
+    tools: {
+      type: 'object',
+      propertyNames: { pattern: '^[A-Za-z0-9_*-]{1,64}$' },
+      additionalProperties: {
+        type: 'object',
+        additionalProperties: false,
+        properties: {
+          roles: {
+            type: 'array',
+            uniqueItems: true,
+            items: { enum: ['reader', 'operator', 'admin', 'service'] },
+          },
+          requires_confirmation: { type: 'boolean' },
+          rate_per_minute: { type: 'integer', minimum: 1, maximum: 100_000 },
+          max_concurrent: { type: 'integer', minimum: 1, maximum: 1000 },
+        },
+      },
+    },
+  },
+};
+
 export const POLICY_CONTENT_SCHEMA: Schema = {
   title: 'PolicyContent',
   type: 'object',
   additionalProperties: false,
   required: ['policy_type', 'settings'],
   properties: { policy_type: { type: 'string', pattern: '^[a-z][a-z0-9_]{0,63}$' }, settings: jsonObject },
+  if: { required: ['policy_type'], properties: { policy_type: { const: 'tool_access' } } },
+  then: { properties: { settings: TOOL_ACCESS_SETTINGS_SCHEMA } },
 };
 
 export const SOURCE_CONTENT_SCHEMA: Schema = {

@@ -12,6 +12,7 @@ import {
 import { DocumentEntity } from './document.entity';
 
 export type DocumentJobKind = 'ingest' | 'reembed';
+export type DocumentJobResolution = 'retried' | 'replaced' | 'dismissed';
 export type DocumentJobStatus = 'queued' | 'running' | 'done' | 'failed' | 'superseded' | 'cancelled';
 
 @Entity('document_jobs')
@@ -20,9 +21,14 @@ export type DocumentJobStatus = 'queued' | 'running' | 'done' | 'failed' | 'supe
   'CHK_document_jobs_status',
   `"status" IN ('queued', 'running', 'done', 'failed', 'superseded', 'cancelled')`,
 )
+@Check(
+  'CHK_document_jobs_resolution',
+  `"resolution" IS NULL OR "resolution" IN ('retried', 'replaced', 'dismissed')`,
+)
 @Index(['status', 'runAfter'])
 @Index(['documentId'])
 @Index('UQ_document_jobs_pending_reembed', { synchronize: false })
+@Index('IDX_document_jobs_dead_letter', { synchronize: false })
 export class DocumentJobEntity {
   @PrimaryGeneratedColumn('uuid')
   id!: string;
@@ -79,6 +85,13 @@ export class DocumentJobEntity {
 
   @Column({ type: 'jsonb', nullable: true })
   errorDetails!: Record<string, unknown> | null;
+
+  /** A failed job stays (with its bytes) until someone retries, replaces or dismisses it. */
+  @Column({ type: 'timestamptz', nullable: true })
+  resolvedAt!: Date | null;
+
+  @Column({ type: 'varchar', length: 16, nullable: true })
+  resolution!: DocumentJobResolution | null;
 
   @CreateDateColumn({ type: 'timestamptz' })
   createdAt!: Date;

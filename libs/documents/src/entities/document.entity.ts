@@ -62,6 +62,10 @@ export class DocumentEntity {
   @Column({ type: 'jsonb', nullable: true })
   errorDetails!: DocumentErrorDetails | null;
 
+  /** Manual retries of a failed ingestion (POST /api/documents/:id/retry). */
+  @Column({ type: 'integer', default: 0 })
+  retryCount!: number;
+
   /** sha256 of the latest submitted content. */
   @Column({ type: 'char', length: 64 })
   sourceHash!: string;

@@ -118,6 +118,34 @@ export class DocumentListQueryDto {
   offset?: number;
 }
 
+export class DocumentRetryQueryDto {
+  @ApiProperty({ enum: ['failed'], description: 'Which documents to retry: all failed ones of the tenant.' })
+  @IsIn(['failed'])
+  status!: 'failed';
+}
+
+export class DeadLetterQueryDto {
+  @ApiPropertyOptional({ description: 'Also list failures already retried, replaced or dismissed.' })
+  @IsOptional()
+  @Transform(toBoolean)
+  @IsBoolean()
+  include_resolved?: boolean;
+
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(500)
+  limit?: number;
+
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(0)
+  @Max(MAX_PAGE_OFFSET)
+  offset?: number;
+}
+
 export class ChunkListQueryDto {
   @IsOptional()
   @Type(() => Number)

@@ -22,6 +22,8 @@ import { DocumentIngestionService } from '../ingestion/document-ingestion.servic
 import { DocumentSearchService } from '../search/document-search.service';
 import {
   ChunkListQueryDto,
+  DeadLetterQueryDto,
+  DocumentRetryQueryDto,
   DocumentContentRequestDto,
   DocumentListQueryDto,
   DocumentSearchRequestDto,
@@ -120,6 +122,41 @@ export class DocumentsController {
     });
   }
 
+  @Post('retry')
+  @RequireRole('operator')
+  @HttpCode(200)
+  @ApiOperation({
+    summary:
+      'Retry every failed document of the tenant (?status=failed) with the bytes kept from its failure; lists what it skipped',
+  })
+  retryAll(@Query() _query: DocumentRetryQueryDto, @CurrentPrincipal() principal: Principal) {
+    return this.ingestion.retryAllFailed(principal.tenantId);
+  }
+
+  @Get('jobs/dead-letter')
+  @RequireRole('reader')
+  @ApiOperation({
+    summary:
+      'Failed ingestion and re-embed jobs nobody has retried, replaced or dismissed yet, with their error and attempts',
+  })
+  deadLetter(@Query() query: DeadLetterQueryDto, @CurrentPrincipal() principal: Principal) {
+    return this.ingestion.deadLetter(principal.tenantId, {
+      includeResolved: query.include_resolved,
+      limit: query.limit,
+      offset: query.offset,
+    });
+  }
+
+  @Post('jobs/:jobId/dismiss')
+  @RequireRole('operator')
+  @HttpCode(200)
+  @ApiOperation({
+    summary: 'Mark a dead-letter job as looked at: it leaves the view and retention cleanup may remove it',
+  })
+  dismissDeadLetter(@Param('jobId', ParseUUIDPipe) jobId: string, @CurrentPrincipal() principal: Principal) {
+    return this.ingestion.dismissDeadLetter(principal.tenantId, jobId);
+  }
+
   @Get(':id')
   @RequireRole('reader')
   @ApiOperation({ summary: 'A document with its status, progress, chunk count and error details' })
@@ -166,6 +203,19 @@ export class DocumentsController {
     @CurrentPrincipal() principal: Principal,
   ): Promise<DocumentView> {
     return this.ingestion.remove(principal.tenantId, id);
+  }
+
+  @Post(':id/retry')
+  @RequireRole('operator')
+  @HttpCode(202)
+  @ApiOperation({
+    summary: 'Queue a failed document again with the bytes kept from its failure (retry_count + 1)',
+  })
+  retry(
+    @Param('id', ParseUUIDPipe) id: string,
+    @CurrentPrincipal() principal: Principal,
+  ): Promise<DocumentView> {
+    return this.ingestion.retry(principal.tenantId, id);
   }
 
   @Post(':id/restore')

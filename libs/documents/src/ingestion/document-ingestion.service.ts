@@ -5,7 +5,9 @@ import { EmbeddingProviders } from '../embedding/embedding-provider';
 import { DocumentEntity } from '../entities/document.entity';
 import { DocumentsException, DocumentsExceptionCode } from '../documents.exception';
 import type {
+  DeadLetterPage,
   DocumentChunkView,
+  DocumentRetryOutcome,
   DocumentInput,
   DocumentListQuery,
   DocumentMetadata,
@@ -17,7 +19,30 @@ import { ChunksRepository } from './chunks.repository';
 import { DocumentWorker } from './document-worker.service';
 import { IngestionStageClock, type IngestionStageTimings } from './ingestion-stage-clock.service';
 import { ContentReplacement, DocumentsRepository } from './documents.repository';
-import { JobsRepository } from './jobs.repository';
+import { DeadLetterRow, JobsRepository } from './jobs.repository';
+
+const BULK_RETRY_BATCH = 500;
+
+function toDeadLetterView(row: DeadLetterRow): DeadLetterPage['items'][number] {
+  const exhausted = row.attempts >= row.max_attempts;
+  return {
+    job_id: row.id,
+    kind: row.kind,
+    document_id: row.document_id,
+    filename: row.filename,
+    revision: row.revision,
+    target_model: row.target_model,
+    attempts: row.attempts,
+    max_attempts: row.max_attempts,
+    exhausted_retries: exhausted,
+    error_details: row.error_details,
+    retryable_by_api: row.kind === 'ingest' && row.has_content && row.resolved_at === null,
+    created_at: new Date(row.created_at).toISOString(),
+    finished_at: row.finished_at ? new Date(row.finished_at).toISOString() : null,
+    resolved_at: row.resolved_at ? new Date(row.resolved_at).toISOString() : null,
+    resolution: row.resolution,
+  };
+}
 
 export function toDocumentView(entity: DocumentEntity): DocumentView {
   return {
@@ -35,6 +60,7 @@ export function toDocumentView(entity: DocumentEntity): DocumentView {
     source_hash: entity.sourceHash,
     doc_metadata: entity.docMetadata,
     error_details: entity.errorDetails,
+    retry_count: entity.retryCount,
     created_at: entity.createdAt.toISOString(),
     updated_at: entity.updatedAt.toISOString(),
     deleted_at: entity.deletedAt ? entity.deletedAt.toISOString() : null,
@@ -230,6 +256,97 @@ export class DocumentIngestionService {
     }
     this.events.emit('documents.changed', { tenantId, documentIds: [id], reason: 'restored' });
     return toDocumentView(entity);
+  }
+
+  /** Queues a failed document again with the bytes its failed job kept (retry_count + 1). */
+  async retry(tenantId: string, id: string): Promise<DocumentView> {
+    const result = await this.documents.retryFailedWithJob(
+      tenantId,
+      id,
+      this.config.get('DOCUMENTS_JOB_MAX_ATTEMPTS'),
+    );
+    if ('refused' in result) throw this.retryRefusal(id, result.refused, result.document);
+    this.worker.wake();
+    return toDocumentView(result.document);
+  }
+
+  /**
+   * Retries every live failed document of the tenant whose bytes were kept, up to a batch per call
+   * (`remaining` counts those left for the next call); failures without kept bytes are listed as skipped.
+   */
+  async retryAllFailed(tenantId: string): Promise<DocumentRetryOutcome> {
+    const ids = await this.documents.failedIds(tenantId, true, BULK_RETRY_BATCH + 1);
+    const outcome: DocumentRetryOutcome = { retried: [], skipped: [], remaining: 0 };
+    for (const id of ids.slice(0, BULK_RETRY_BATCH)) {
+      try {
+        await this.retry(tenantId, id);
+        outcome.retried.push(id);
+      } catch (error) {
+        if (!(error instanceof DocumentsException)) throw error;
+        outcome.skipped.push({ document_id: id, code: error.code, message: error.message });
+      }
+    }
+    if (ids.length > BULK_RETRY_BATCH) {
+      outcome.remaining = (await this.documents.failedIds(tenantId, true, 100_000)).length;
+    }
+    for (const id of await this.documents.failedIds(tenantId, false, BULK_RETRY_BATCH)) {
+      const error = this.retryRefusal(id, 'content_unavailable');
+      outcome.skipped.push({ document_id: id, code: error.code, message: error.message });
+    }
+    return outcome;
+  }
+
+  private retryRefusal(
+    id: string,
+    reason: 'not_found' | 'not_failed' | 'content_unavailable',
+    document?: DocumentEntity,
+  ): DocumentsException {
+    if (reason === 'not_found') return DocumentsException.notFound(id);
+    if (reason === 'not_failed') {
+      return new DocumentsException(
+        DocumentsExceptionCode.DOCUMENT_NOT_FAILED,
+        ErrorKind.CONFLICT,
+        `Document ${id} is ${document?.status ?? 'not failed'}; only a failed document can be retried.`,
+        { document_id: id, status: document?.status },
+      );
+    }
+    return new DocumentsException(
+      DocumentsExceptionCode.DOCUMENT_CONTENT_UNAVAILABLE,
+      ErrorKind.CONFLICT,
+      `The content of document ${id} was not kept with its failure; upload it again (PUT /api/documents/${id}).`,
+      { document_id: id },
+    );
+  }
+
+  /** Failed jobs nobody has retried, replaced or dismissed yet (the dead letter), newest first. */
+  async deadLetter(
+    tenantId: string,
+    query: { includeResolved?: boolean; limit?: number; offset?: number } = {},
+  ): Promise<DeadLetterPage> {
+    const limit = Math.min(Math.max(query.limit ?? 50, 1), 500);
+    const offset = Math.max(query.offset ?? 0, 0);
+    const { rows, total } = await this.jobs.deadLetter(tenantId, {
+      includeResolved: query.includeResolved ?? false,
+      limit,
+      offset,
+    });
+    return { items: rows.map(toDeadLetterView), total, limit, offset };
+  }
+
+  /** Marks a dead-letter job as looked at: it leaves the view and the retention cleanup may remove it. */
+  async dismissDeadLetter(
+    tenantId: string,
+    jobId: string,
+  ): Promise<{ job_id: string; resolution: 'dismissed' }> {
+    if (!(await this.jobs.dismiss(tenantId, jobId))) {
+      throw new DocumentsException(
+        DocumentsExceptionCode.DOCUMENT_JOB_NOT_FOUND,
+        ErrorKind.NOT_FOUND,
+        `No unresolved failed job ${jobId} in this tenant.`,
+        { job_id: jobId },
+      );
+    }
+    return { job_id: jobId, resolution: 'dismissed' };
   }
 
   /**

@@ -107,9 +107,61 @@ export class DocumentsRepository {
          WHERE document_id = $1 AND kind = 'ingest' AND status = 'queued'`,
         [id],
       );
+      await this.jobs.resolveFailedOfDocument(em, id, 'replaced');
       await this.insertIngestJob(em, document, replacement.content, replacement.maxAttempts);
       return document;
     });
+  }
+
+  /**
+   * Queues a failed document again with the bytes its failed job kept: same revision (so the worker
+   * resumes what an earlier attempt committed), fresh attempts, retry_count + 1. The failed job is
+   * resolved as retried. Says why when it cannot.
+   */
+  retryFailedWithJob(
+    tenantId: string,
+    id: string,
+    maxAttempts: number,
+  ): Promise<
+    | { document: DocumentEntity }
+    | { refused: 'not_found' | 'not_failed' | 'content_unavailable'; document?: DocumentEntity }
+  > {
+    return this.dataSource.transaction(async (em) => {
+      const repo = em.getRepository(DocumentEntity);
+      const document = await repo.findOne({ where: { tenantId, id }, lock: { mode: 'pessimistic_write' } });
+      if (!document || document.deletedAt) return { refused: 'not_found' as const };
+      if (document.status !== 'failed') return { refused: 'not_failed' as const, document };
+      const content = await this.jobs.failedContentFor(em, id, document.revision);
+      if (!content) return { refused: 'content_unavailable' as const, document };
+      Object.assign(document, {
+        status: 'queued',
+        processingProgress: 0,
+        errorDetails: null,
+        retryCount: document.retryCount + 1,
+      });
+      await repo.save(document);
+      await this.jobs.resolveFailedOfDocument(em, id, 'retried');
+      await this.insertIngestJob(em, document, content, maxAttempts);
+      return { document };
+    });
+  }
+
+  /**
+   * The tenant's live failed documents, oldest failure first, split by whether their failed job kept
+   * the bytes a retry needs.
+   */
+  async failedIds(tenantId: string, withContent: boolean, limit: number): Promise<string[]> {
+    const rows: Array<{ id: string }> = await this.dataSource.query(
+      `SELECT d.id FROM documents d
+       WHERE d.tenant_id = $1 AND d.status = 'failed' AND d.deleted_at IS NULL
+         AND ${withContent ? '' : 'NOT '}EXISTS (
+           SELECT 1 FROM document_jobs j
+           WHERE j.document_id = d.id AND j.revision = d.revision AND j.kind = 'ingest'
+             AND j.status = 'failed' AND j.content IS NOT NULL)
+       ORDER BY d.updated_at, d.id LIMIT $2`,
+      [tenantId, limit],
+    );
+    return rows.map((r) => r.id);
   }
 
   private async insertIngestJob(

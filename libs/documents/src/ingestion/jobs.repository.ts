@@ -1,7 +1,24 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
-import type { DocumentJobKind } from '../entities/document-job.entity';
+import type { DocumentJobKind, DocumentJobResolution } from '../entities/document-job.entity';
+
+export interface DeadLetterRow {
+  id: string;
+  document_id: string | null;
+  filename: string | null;
+  kind: DocumentJobKind;
+  revision: number | null;
+  target_model: string | null;
+  attempts: number;
+  max_attempts: number;
+  error_details: Record<string, unknown> | null;
+  created_at: Date;
+  finished_at: Date | null;
+  resolved_at: Date | null;
+  resolution: DocumentJobResolution | null;
+  has_content: boolean;
+}
 
 export interface ClaimedJob {
   id: string;
@@ -83,9 +100,10 @@ export class JobsRepository {
     status: 'done' | 'failed' | 'superseded' | 'cancelled',
     errorDetails: Record<string, unknown> | null = null,
   ): Promise<boolean> {
+    // A failed job keeps its bytes: retrying it later needs them (they go with the retry or the cleanup).
     const result: [unknown[], number] = await em.query(
-      `UPDATE document_jobs SET status = $3, error_details = $4::jsonb, finished_at = now(), updated_at = now(),
-              locked_by = NULL, lease_expires_at = NULL, content = NULL
+      `UPDATE document_jobs SET status = $3::varchar, error_details = $4::jsonb, finished_at = now(), updated_at = now(),
+              locked_by = NULL, lease_expires_at = NULL, content = CASE WHEN $3::varchar = 'failed' THEN content END
        WHERE id = $1 AND locked_by = $2 AND status = 'running'`,
       [jobId, workerId, status, errorDetails ? JSON.stringify(errorDetails) : null],
     );
@@ -142,12 +160,75 @@ export class JobsRepository {
     return count;
   }
 
+  /** Finished jobs past retention, except failures nobody has resolved yet (the dead letter). */
   async deleteFinishedBefore(cutoff: Date): Promise<number> {
     const [, count]: [unknown[], number] = await this.dataSource.query(
-      `DELETE FROM document_jobs WHERE status IN ('done', 'failed', 'superseded', 'cancelled') AND finished_at < $1`,
+      `DELETE FROM document_jobs
+       WHERE status IN ('done', 'failed', 'superseded', 'cancelled') AND finished_at < $1
+         AND (status <> 'failed' OR resolved_at IS NOT NULL)`,
       [cutoff],
     );
     return count;
+  }
+
+  /** The bytes of the failed ingest job of this document revision, locked for the retry that takes them. */
+  async failedContentFor(em: EntityManager, documentId: string, revision: number): Promise<Buffer | null> {
+    const rows: Array<{ content: Buffer | null }> = await em.query(
+      `SELECT content FROM document_jobs
+       WHERE document_id = $1 AND revision = $2 AND kind = 'ingest' AND status = 'failed' AND content IS NOT NULL
+       ORDER BY finished_at DESC NULLS LAST
+       LIMIT 1
+       FOR UPDATE`,
+      [documentId, revision],
+    );
+    return rows[0]?.content ?? null;
+  }
+
+  /** Marks a document's unresolved failed jobs as looked at, dropping their bytes. */
+  async resolveFailedOfDocument(
+    em: EntityManager,
+    documentId: string,
+    resolution: DocumentJobResolution,
+  ): Promise<number> {
+    const [, count]: [unknown[], number] = await em.query(
+      `UPDATE document_jobs SET resolved_at = now(), resolution = $2, content = NULL, updated_at = now()
+       WHERE document_id = $1 AND status = 'failed' AND resolved_at IS NULL`,
+      [documentId, resolution],
+    );
+    return count;
+  }
+
+  /** Dismisses one dead-letter job of the tenant; false when there is no such unresolved failed job. */
+  async dismiss(tenantId: string, jobId: string): Promise<boolean> {
+    const [, count]: [unknown[], number] = await this.dataSource.query(
+      `UPDATE document_jobs SET resolved_at = now(), resolution = 'dismissed', content = NULL, updated_at = now()
+       WHERE tenant_id = $1 AND id = $2 AND status = 'failed' AND resolved_at IS NULL`,
+      [tenantId, jobId],
+    );
+    return count === 1;
+  }
+
+  /** Failed jobs of a tenant, newest first: unresolved ones only unless `includeResolved`. */
+  async deadLetter(
+    tenantId: string,
+    options: { includeResolved: boolean; limit: number; offset: number },
+  ): Promise<{ rows: DeadLetterRow[]; total: number }> {
+    const where = `j.tenant_id = $1 AND j.status = 'failed'${options.includeResolved ? '' : ' AND j.resolved_at IS NULL'}`;
+    const rows: DeadLetterRow[] = await this.dataSource.query(
+      `SELECT j.id, j.document_id, d.filename, j.kind, j.revision, j.target_model, j.attempts, j.max_attempts,
+              j.error_details, j.created_at, j.finished_at, j.resolved_at, j.resolution,
+              (j.content IS NOT NULL) AS has_content
+       FROM document_jobs j LEFT JOIN documents d ON d.id = j.document_id
+       WHERE ${where}
+       ORDER BY j.finished_at DESC NULLS LAST, j.id
+       LIMIT $2 OFFSET $3`,
+      [tenantId, options.limit, options.offset],
+    );
+    const [{ count }]: Array<{ count: string }> = await this.dataSource.query(
+      `SELECT count(*) AS count FROM document_jobs j WHERE ${where}`,
+      [tenantId],
+    );
+    return { rows, total: Number(count) };
   }
 
   async enqueueReembed(tenantId: string, model: string, maxAttempts: number): Promise<boolean> {

@@ -1,6 +1,9 @@
+import { Optional } from '@nestjs/common';
+import { PublishedAssetReader } from '@app/asset-registry';
 import { BuiltinTool, Tool, ToolContext, ToolDefinition, ToolOutput } from '@app/tools';
 import { ConfigurationItemRepository } from '../data/configuration-item.repository';
 import { CI_FILTER_SCHEMA, CiFilterInput, keywordsToFilters, toCiFilters } from './ci-filter.schema';
+import { resolveKeywords } from './ci-resolver.util';
 
 interface CiLookupInput {
   keywords: string[];
@@ -79,11 +82,21 @@ export const CI_LOOKUP_TOOL: ToolDefinition = {
 export class CiLookupTool implements Tool {
   readonly definition = CI_LOOKUP_TOOL;
 
-  constructor(private readonly items: ConfigurationItemRepository) {}
+  constructor(
+    private readonly items: ConfigurationItemRepository,
+    @Optional() private readonly assets?: PublishedAssetReader,
+  ) {}
 
   async execute(context: ToolContext, raw: Record<string, unknown>): Promise<ToolOutput> {
     const input = raw as unknown as CiLookupInput;
-    const mapped = keywordsToFilters(input.keywords, toCiFilters(input.filters, input.ids));
+    const resolvers =
+      this.assets && input.keywords.length ? await this.assets.listPublishedResolvers(context.tenantId) : [];
+    const resolution = resolveKeywords(
+      resolvers.map((r) => ({ name: r.name, content: r.content })),
+      input.keywords,
+      toCiFilters(input.filters, input.ids),
+    );
+    const mapped = keywordsToFilters(resolution.keywords, resolution.filters);
     const { items, total } = await this.items.search({
       tenantId: context.tenantId,
       keywords: mapped.keywords,
@@ -93,7 +106,11 @@ export class CiLookupTool implements Tool {
     });
     return {
       data: { items, count: items.length, total },
-      metadata: { keywords_as_filters: mapped.applied, text_keywords: mapped.keywords },
+      metadata: {
+        keywords_as_filters: mapped.applied,
+        text_keywords: mapped.keywords,
+        ...(resolution.resolved.length ? { resolved: resolution.resolved } : {}),
+      },
     };
   }
 }

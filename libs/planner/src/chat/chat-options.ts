@@ -7,4 +7,17 @@ export abstract class ChatOptions {
   abstract readonly minRelevance: number;
   abstract readonly retryBaseDelayMs: number;
   abstract readonly timeoutMs: number;
+  /** Retries per component; a model step without a value uses the LLM client's LLM_MAX_RETRIES. */
+  abstract readonly retries: ChatRetries;
+  /** On a failed search: say so (`report`), or let the model answer without tools (the seed's rule). */
+  abstract readonly onSearchError: 'report' | 'answer_without_tools';
+}
+
+export interface ChatRetries {
+  router?: number;
+  grader?: number;
+  rewriter?: number;
+  /** The search agent's, the answer's and the chitchat's model calls. */
+  answer?: number;
+  search: number;
 }

@@ -35,6 +35,12 @@ export const ANSWER_PROMPT = [
   'If they do not contain the answer, say so plainly. Answer in the language of the question.',
 ].join(' ');
 
+export const ANSWER_WITHOUT_SEARCH_PROMPT = [
+  'You are a company assistant. The document search is unavailable right now, so answer without search results:',
+  'say first that you could not search the company documents, then answer briefly from general knowledge only if you can,',
+  'without inventing company-specific facts or citations. Answer in the language of the question.',
+].join(' ');
+
 export const CHITCHAT_PROMPT =
   'You are a friendly company assistant that can also search the company documents. Reply briefly and naturally, in the language of the user.';
 

@@ -119,7 +119,9 @@ export class ChatSearchAgentService {
           const start = gathered.length + 1;
           const { fresh, error } = await search(this.queryOf(call.arguments, question));
           content = error
-            ? `The search failed (${error}); say that you could not search.`
+            ? this.options.onSearchError === 'answer_without_tools'
+              ? `The search failed (${error}); answer without search results, from what you know, and say that the search was unavailable.`
+              : `The search failed (${error}); say that you could not search.`
             : fresh.length
               ? numberedPassages(fresh, start)
               : '(no new results)';
@@ -129,7 +131,7 @@ export class ChatSearchAgentService {
     }
   }
 
-  /** One search through the route's provider, retried with 1 s / 2 s backoff; an error becomes an empty result. */
+  /** One search through the route's provider, retried (CHAT_SEARCH_RETRIES) with 1 s / 2 s backoff; an error becomes an empty result. */
   async search(
     tenantId: string,
     route: SearchRoute,
@@ -152,11 +154,11 @@ export class ChatSearchAgentService {
         (attempt) => {
           call.attempts = attempt;
           return route === 'WEB_SEARCH'
-            ? this.web.search(query, this.options.topK, trace.signal)
+            ? this.web.search(query, this.options.topK, trace.signal, tenantId)
             : this.documents.search(tenantId, query, this.options.topK);
         },
         {
-          retries: 2,
+          retries: this.options.retries.search,
           baseDelayMs: this.options.retryBaseDelayMs,
           isRetryable: (error) => !(error instanceof AppException && error.kind === ErrorKind.INVALID_INPUT),
         },

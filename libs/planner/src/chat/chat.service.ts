@@ -3,7 +3,12 @@ import { LlmClient, LlmMessage } from '../llm/llm-client';
 import { ChatException } from './chat.exception';
 import { ChatJudgesService, gradeByOverlap } from './chat-judges.service';
 import { ChatOptions } from './chat-options';
-import { ANSWER_PROMPT, CHITCHAT_PROMPT, numberedPassages } from './chat-prompts';
+import {
+  ANSWER_PROMPT,
+  ANSWER_WITHOUT_SEARCH_PROMPT,
+  CHITCHAT_PROMPT,
+  numberedPassages,
+} from './chat-prompts';
 import { ChatRouterService } from './chat-router.service';
 import { ChatSearchAgentService, SearchAttempt, ToolBudget } from './chat-search-agent.service';
 import { ChatTrace } from './chat-trace';
@@ -58,7 +63,12 @@ export class ChatService {
     const history: LlmMessage[] = previous.map((m) => ({ role: m.role, content: m.content }));
     await this.repository.appendMessage(request.tenantId, conversation.id, 'user', request.message, null);
 
-    const trace = new ChatTrace(this.llm, request.model, AbortSignal.timeout(this.options.timeoutMs));
+    const trace = new ChatTrace(
+      this.llm,
+      request.model,
+      AbortSignal.timeout(this.options.timeoutMs),
+      this.options.retries,
+    );
     const { route, source: routeSource } = await this.router.route(request.message, history, trace);
     let grade: { grade: Grade; source: DecisionSource } | null = null;
     const queries: string[] = [];
@@ -141,7 +151,7 @@ export class ChatService {
     queries.push(...trace.toolCalls.map((call) => call.query));
     if (first.searchFailed && !first.passages.length) {
       return {
-        answer: { text: searchFailedAnswer(question, first.searchFailed), source: 'template', passages: [] },
+        answer: await this.answerAfterSearchError(question, first.searchFailed, first.answer, history, trace),
         grade: null,
         rewritten: false,
       };
@@ -170,9 +180,19 @@ export class ChatService {
     const rewritten = rewrite.query !== question;
     // Without a model nothing reads the second results, so they must share a term with the question to be quoted.
     const unrelated = !trace.llmConfigured && gradeByOverlap(question, second.passages) === 'FAIL';
+    if (second.error && !second.passages.length) {
+      return {
+        answer: await this.answerAfterSearchError(question, second.error, null, history, trace),
+        grade,
+        rewritten,
+      };
+    }
     if (!second.passages.length || unrelated) {
-      const text = second.error ? searchFailedAnswer(question, second.error) : noResultsAnswer(question);
-      return { answer: { text, source: 'template', passages: [] }, grade, rewritten };
+      return {
+        answer: { text: noResultsAnswer(question), source: 'template', passages: [] },
+        grade,
+        rewritten,
+      };
     }
     return { answer: await this.answerFrom(question, second.passages, history, trace), grade, rewritten };
   }
@@ -200,6 +220,35 @@ export class ChatService {
       trace.warnings.push('The answer was quoted from the passages because the model failed.');
     }
     return { text: extractiveAnswer(question, citations), source: 'extractive', passages };
+  }
+
+  /**
+   * The search failed after its retries. `report` (default) says so; `answer_without_tools` (the seed's
+   * rule) has the model answer without search results, saying the search was unavailable, and falls back
+   * to the report without a model.
+   */
+  private async answerAfterSearchError(
+    question: string,
+    error: string,
+    agentAnswer: string | null,
+    history: LlmMessage[],
+    trace: ChatTrace,
+  ): Promise<Answer> {
+    const report: Answer = { text: searchFailedAnswer(question, error), source: 'template', passages: [] };
+    if (this.options.onSearchError !== 'answer_without_tools' || !trace.llmConfigured) return report;
+    trace.warnings.push(
+      'The search failed; the answer was written without search results (CHAT_ON_SEARCH_ERROR).',
+    );
+    if (agentAnswer) return { text: agentAnswer, source: 'llm', passages: [] };
+    const response = await trace.callLlm('answer', {
+      messages: [
+        { role: 'system', content: ANSWER_WITHOUT_SEARCH_PROMPT },
+        ...history,
+        { role: 'user', content: question },
+      ],
+    });
+    const text = response instanceof Error ? null : response.content?.trim();
+    return text ? { text, source: 'llm', passages: [] } : report;
   }
 
   private async chitchat(message: string, history: LlmMessage[], trace: ChatTrace): Promise<Answer> {

@@ -33,6 +33,8 @@ export interface LlmChatRequest {
   tools?: LlmToolSpec[];
   toolChoice?: 'auto' | 'none' | 'required' | { name: string };
   timeoutMs?: number;
+  /** Overrides the configured retries of transient failures for this call. */
+  maxRetries?: number;
   signal?: AbortSignal;
 }
 

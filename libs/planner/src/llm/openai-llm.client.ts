@@ -82,7 +82,7 @@ export class OpenAiLlmClient extends LlmClient {
         }
       },
       {
-        retries: this.options.maxRetries,
+        retries: request.maxRetries ?? this.options.maxRetries,
         baseDelayMs: this.options.retryBaseDelayMs,
         jitter: 0.2,
         isRetryable: (failure) => (failure as LlmException).transient,

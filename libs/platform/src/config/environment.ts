@@ -32,6 +32,9 @@ const emptyToUndefined = ({ value }: { value: unknown }): unknown =>
 export const APP_ROLES = ['all', 'api', 'worker'] as const;
 export type AppRoleName = (typeof APP_ROLES)[number];
 
+const optionalNumber = ({ value }: { value: unknown }): unknown =>
+  toNumber({ value: emptyToUndefined({ value }) });
+
 export const LOG_LEVELS = ['debug', 'info', 'warn', 'error'] as const;
 export type LogLevelName = (typeof LOG_LEVELS)[number];
 
@@ -647,6 +650,69 @@ export class EnvironmentVariables {
   @Min(1)
   @Max(3600)
   RATE_LIMIT_WINDOW_SECONDS = 60;
+
+  /**
+   * Retries of each chat component (the seed's error matrix: router 2, agent 2, grader 1, rewriter 1,
+   * search 1-2). The model steps default to LLM_MAX_RETRIES when unset; CHAT_ANSWER_RETRIES covers the
+   * search agent's, the answer's and the chitchat's model calls. Search retries back off from
+   * CHAT_RETRY_BASE_DELAY_MS.
+   */
+  @Transform(optionalNumber)
+  @IsOptional()
+  @IsInt()
+  @Min(0)
+  @Max(10)
+  CHAT_ROUTER_RETRIES?: number;
+
+  @Transform(optionalNumber)
+  @IsOptional()
+  @IsInt()
+  @Min(0)
+  @Max(10)
+  CHAT_GRADER_RETRIES?: number;
+
+  @Transform(optionalNumber)
+  @IsOptional()
+  @IsInt()
+  @Min(0)
+  @Max(10)
+  CHAT_REWRITER_RETRIES?: number;
+
+  @Transform(optionalNumber)
+  @IsOptional()
+  @IsInt()
+  @Min(0)
+  @Max(10)
+  CHAT_ANSWER_RETRIES?: number;
+
+  @Transform(toNumber)
+  @IsInt()
+  @Min(0)
+  @Max(10)
+  CHAT_SEARCH_RETRIES = 2;
+
+  /**
+   * What the chat does when its search tool fails after its retries: `report` answers that it could not
+   * search (no model call); `answer_without_tools` (the seed's rule) lets the model answer without search
+   * results, saying the search was unavailable (the report is still used when no model is configured).
+   */
+  @IsIn(['report', 'answer_without_tools'])
+  CHAT_ON_SEARCH_ERROR: 'report' | 'answer_without_tools' = 'report';
+
+  /**
+   * The chat's internal search and web search through MCP tools (the seed's `vector-search` and
+   * `web-search` servers): the registry name `<server>__<tool>` of a read-only tool of a server in
+   * MCP_SERVERS. Unset: the document search of this service, and WEB_SEARCH_URL.
+   */
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @Matches(/^[A-Za-z0-9_-]+__[A-Za-z0-9_.-]+$/, { message: 'must be an MCP tool name <server>__<tool>' })
+  CHAT_INTERNAL_SEARCH_MCP_TOOL?: string;
+
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @Matches(/^[A-Za-z0-9_-]+__[A-Za-z0-9_.-]+$/, { message: 'must be an MCP tool name <server>__<tool>' })
+  CHAT_WEB_SEARCH_MCP_TOOL?: string;
 }
 
 export class InvalidEnvironmentError extends Error {

@@ -67,6 +67,15 @@ export class ToolsController {
       name,
       body.input ?? {},
     );
+    if (result.error_details?.code === ToolErrorCode.FORBIDDEN) {
+      const { code: _code, ...details } = result.error_details;
+      throw new ToolsException(
+        ToolsExceptionCode.TOOL_FORBIDDEN_BY_POLICY,
+        ErrorKind.FORBIDDEN,
+        result.error ?? 'Forbidden.',
+        { tool: name, ...details },
+      );
+    }
     if (result.error_details?.code === ToolErrorCode.RATE_LIMITED) {
       // The tenant's tool budget stayed full for the whole queue wait: a 429 the client can retry.
       const retryAfter = Number(result.error_details.retry_after_seconds) || 1;

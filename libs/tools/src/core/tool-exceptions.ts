@@ -5,6 +5,8 @@ export enum ToolsExceptionCode {
   TOOL_INPUT_INVALID = 'TOOL_INPUT_INVALID',
   TOOL_NAME_CONFLICT = 'TOOL_NAME_CONFLICT',
   TOOLS_BUSY = 'TOOLS_BUSY',
+  /** The tenant's tool_access policy does not let the caller's role run the tool. */
+  TOOL_FORBIDDEN_BY_POLICY = 'TOOL_FORBIDDEN_BY_POLICY',
 }
 
 export class ToolsException extends AppException {

@@ -4,6 +4,7 @@ import { ErrorKind } from '@app/platform';
 import { SchemaIssue, CompiledSchema, SchemaValidator } from './schema-validator';
 import { SideEffectGate } from './side-effect-gate';
 import { TenantToolLimiter } from './tenant-tool-limiter';
+import { ToolPolicyService } from './tool-policy.service';
 import { BUILTIN_TOOL } from './tool.decorator';
 import { failedToolResult } from './tool-result';
 import { ToolsException, ToolsExceptionCode } from './tool-exceptions';
@@ -61,6 +62,7 @@ export class ToolRegistry implements OnModuleInit {
   constructor(
     private readonly discovery: DiscoveryService,
     @Optional() private readonly limiter?: TenantToolLimiter,
+    @Optional() private readonly policies?: ToolPolicyService,
   ) {}
 
   onModuleInit(): void {
@@ -201,19 +203,27 @@ export class ToolRegistry implements OnModuleInit {
     if (!entry.available) return fail(ToolErrorCode.UNAVAILABLE, `Tool "${name}" is currently unavailable.`);
     const { input, issues } = this.validateInput(context.tenantId, name, rawInput);
     if (issues.length) return fail(ToolErrorCode.INVALID_INPUT, `Invalid input for ${name}.`, { issues });
+    // The tenant's tool_access policy binds every caller: who may run the tool, and whether a person must confirm.
+    const admission = this.policies ? await this.policies.admit(context, name) : null;
+    if (admission && !admission.allowed) return fail(admission.code, admission.message, admission.details);
+    const policyConfirms =
+      admission?.allowed === true && admission.match?.rule.requires_confirmation === true;
     // The one gate every caller passes: a side effect runs only once a human confirmed it.
-    if (entry.tool.definition.has_side_effects && context.confirmed !== true) {
+    if ((entry.tool.definition.has_side_effects || policyConfirms) && context.confirmed !== true) {
+      const why = entry.tool.definition.has_side_effects
+        ? 'has side effects'
+        : 'needs a confirmation (tool_access policy)';
       if (!this.gate) {
         return fail(
           ToolErrorCode.CONFIRMATION_REQUIRED,
-          `${name} has side effects and no confirmation store is available, so it was not run.`,
+          `${name} ${why} and no confirmation store is available, so it was not run.`,
         );
       }
       const pending = await this.gate.hold(context, name, input);
       return {
         ...fail(
           ToolErrorCode.CONFIRMATION_REQUIRED,
-          `${name} has side effects: it was not run and waits for a person to confirm action ${pending.action_id}.`,
+          `${name} ${why}: it was not run and waits for a person to confirm action ${pending.action_id}.`,
           { action_id: pending.action_id, expires_at: pending.expires_at },
         ),
         data: pending,
@@ -238,9 +248,18 @@ export class ToolRegistry implements OnModuleInit {
         { retry_after_seconds: this.limiter!.retryAfterSeconds },
       );
     }
+    const slot =
+      admission?.allowed === true && this.policies
+        ? await this.policies.acquire(context, name, admission.match)
+        : null;
+    if (slot && !slot.allowed) {
+      release();
+      return fail(slot.code, slot.message, slot.details);
+    }
     try {
       return await this.run(entry, context, name, input, fail);
     } finally {
+      slot?.release();
       release();
     }
   }

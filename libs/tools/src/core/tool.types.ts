@@ -1,3 +1,5 @@
+import type { Role } from '@app/platform';
+
 export type JsonSchema = Record<string, unknown>;
 
 export type ToolSource = 'builtin' | 'dynamic' | 'mcp';
@@ -6,7 +8,7 @@ export type ToolSource = 'builtin' | 'dynamic' | 'mcp';
 export interface ToolDefinition {
   name: string;
   description: string;
-  /** `builtin` tools name their kind (ci_lookup, metric_query, ...); dynamic ones `http` or `sql`. */
+  /** `builtin` tools name their kind (ci_lookup, metric_query, ...); dynamic ones `http`, `sql` or `query` (a published query asset). */
   tool_type: string;
   input_schema: JsonSchema;
   output_schema: JsonSchema | null;
@@ -36,6 +38,11 @@ export interface ToolContext {
   signal: AbortSignal;
   /** Absent: treated like a caller that may not run side effects on its own. */
   caller?: ToolCaller;
+  /**
+   * The role of the key behind the call, for the tenant's tool_access policy. Absent: the role of the
+   * request's principal (HTTP), else unknown (a policy that restricts roles then refuses the call).
+   */
+  role?: Role;
   /**
    * A human confirmed this run (a confirmed pending action, or an operator's `confirm: true`). Without
    * it a tool with side effects does not run: the registry holds it as a pending action.

@@ -12,8 +12,11 @@ import { ToolRegistry } from '../core/tool-registry';
 import { Tool } from '../core/tool.types';
 import { ToolKindRegistry } from '../kinds/tool-kind.registry';
 
+/** Asset types that become tools when published: tool assets, and query assets (the query registry). */
+const RUNNABLE_ASSET_TYPES = new Set<string>(['tool', 'query']);
+
 /**
- * Keeps each tenant's dynamic tools equal to its published tool assets: all of them at start-up,
+ * Keeps each tenant's dynamic tools equal to its published tool and query assets: all of them at start-up,
  * then one at a time as assets are published, rolled back or archived.
  */
 @Injectable()
@@ -29,9 +32,10 @@ export class DynamicToolLoader implements OnApplicationBootstrap {
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
-    const published = await runAsSystem("tools: load every tenant's published tools at boot", () =>
-      this.reader.listPublishedToolsAcrossTenants(),
-    );
+    const published = await runAsSystem("tools: load every tenant's published tools at boot", async () => [
+      ...(await this.reader.listPublishedToolsAcrossTenants()),
+      ...(await this.reader.listPublishedQueryToolsAcrossTenants()),
+    ]);
     const byTenant = new Map<string, Tool[]>();
     for (const asset of published) {
       const tool = this.build(asset);
@@ -46,12 +50,14 @@ export class DynamicToolLoader implements OnApplicationBootstrap {
   @OnEvent(APP_EVENTS.ASSET_PUBLISHED)
   @OnEvent(APP_EVENTS.ASSET_ROLLED_BACK)
   async onPublished(event: AssetLifecycleEvent): Promise<void> {
-    if (event.assetType !== 'tool') return;
+    if (!RUNNABLE_ASSET_TYPES.has(event.assetType)) return;
     // The cache listener runs alongside this one: for another process's change, a per-process
     // memory cache may still hold the old lookup, so drop it before reading.
-    if (event.remote) await this.reader.invalidate(event.tenantId, 'tool', event.name);
+    if (event.remote) await this.reader.invalidate(event.tenantId, event.assetType, event.name);
     const asset = await runAsTenant(event.tenantId, () =>
-      this.reader.getPublishedTool(event.tenantId, event.name),
+      event.assetType === 'query'
+        ? this.reader.getPublishedQueryTool(event.tenantId, event.name)
+        : this.reader.getPublishedTool(event.tenantId, event.name),
     );
     const previousName = this.names.get(event.tenantId)?.get(event.assetId);
     if (previousName && previousName !== event.name)
@@ -90,7 +96,7 @@ export class DynamicToolLoader implements OnApplicationBootstrap {
 
   @OnEvent(APP_EVENTS.ASSET_ARCHIVED)
   onArchived(event: AssetLifecycleEvent): void {
-    if (event.assetType !== 'tool') return;
+    if (!RUNNABLE_ASSET_TYPES.has(event.assetType)) return;
     this.registry.removeDynamicTool(
       event.tenantId,
       this.names.get(event.tenantId)?.get(event.assetId) ?? event.name,

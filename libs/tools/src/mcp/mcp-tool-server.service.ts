@@ -125,6 +125,7 @@ export class McpToolServer {
               deadline: Date.now() + MCP_CALL_DEADLINE_MS,
               signal: extra.signal,
               caller: 'mcp',
+              role: principal.role,
             },
             name,
             request.params.arguments ?? {},

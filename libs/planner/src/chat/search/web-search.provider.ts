@@ -6,7 +6,13 @@ export type WebPassage = Extract<Passage, { kind: 'web' }>;
 /** A web search engine. With none configured the chat's router never chooses WEB_SEARCH. */
 export abstract class WebSearchProvider {
   abstract readonly configured: boolean;
-  abstract search(query: string, topK: number, signal?: AbortSignal): Promise<WebPassage[]>;
+  /** `tenantId`: the asking tenant (a provider that runs a tool needs it for the tenant's tool policy). */
+  abstract search(
+    query: string,
+    topK: number,
+    signal?: AbortSignal,
+    tenantId?: string,
+  ): Promise<WebPassage[]>;
   abstract health(): Promise<DependencyHealth>;
 }
 
