@@ -1,0 +1,191 @@
+import type { KeywordMapping, MappingContent } from '@app/asset-registry';
+import type { ToolDefinition } from '@app/tools';
+import { CatalogIndex } from '../knowledge/catalog-index';
+import { containsTerm, contentTerms, normalizeText, queryHasTerm } from '../knowledge/text-match.util';
+import { schemaProperties } from '../plan/schema-introspection.util';
+import { extractSignals, QuerySignals } from './query-signals.util';
+
+/** A value the question names: a catalog value or a mapped keyword, with the field it belongs to. */
+export interface Fact {
+  field: string;
+  value: string;
+  table: string | null;
+  /** Where in the question it was named (for clause-level decisions). */
+  at: number;
+}
+
+/** What a question says, read against the tenant's knowledge (catalog, mappings, tool descriptions). */
+export interface QuestionAnalysis {
+  text: string;
+  /** The text without item names. */
+  factText: string;
+  signals: QuerySignals;
+  matchedMappings: KeywordMapping[];
+  facts: Fact[];
+  /** Item names (prod-payment-db) and tag-like names (tier-1) the question mentions. */
+  identifiers: string[];
+  tags: string[];
+  /** Per tool: description-term overlap, mapping and catalog-column evidence. */
+  strong: Record<string, number>;
+  weak: Record<string, number>;
+  /** Named signals for the intent classifier. */
+  features: Record<string, number>;
+}
+
+const TYPE_WORDS =
+  /^(?:servers?|services?|dbs?|databases?|boxes|hosts?|apps?|applications?|instances?|machines?|nodes?|서버|서비스|db|디비|데이터베이스|애플리케이션|앱|시스템)/;
+const RELATED = /^(?:related|관련|쪽|계열)/;
+
+export function knowledgeFacts(text: string, catalog: CatalogIndex, mappings: KeywordMapping[]): Fact[] {
+  const facts: Fact[] = [];
+  const add = (fact: Fact) => {
+    if (!facts.some((f) => f.field === fact.field && f.value === fact.value)) facts.push(fact);
+  };
+  for (const mapping of mappings) {
+    if (mapping.kind === 'tool' || mapping.kind === 'aggregation') continue;
+    const at = text.indexOf(normalizeText(mapping.keyword));
+    const located = catalog
+      .allEnumValues()
+      .find((hit) => hit.value === mapping.value && (!mapping.field || hit.column === mapping.field));
+    if (located) add({ field: located.column, value: located.value, table: located.table, at });
+    else if (mapping.field) add({ field: mapping.field, value: mapping.value, table: null, at });
+    else if (mapping.kind === 'metric') add({ field: 'metric_name', value: mapping.value, table: null, at });
+  }
+  for (const hit of catalog.allEnumValues()) {
+    if (hit.value.length >= 2 && containsTerm(text, hit.value.toLowerCase()))
+      add({
+        field: hit.column,
+        value: hit.value,
+        table: hit.table,
+        at: text.indexOf(hit.value.toLowerCase()),
+      });
+  }
+  return facts;
+}
+
+export function toolTerms(tool: ToolDefinition): Set<string> {
+  // Names of other tools and values (history_query, cpu_usage) in a description say nothing about this tool.
+  const description = tool.description.replace(/\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b/g, ' ');
+  return contentTerms(`${tool.name.replace(/_/g, ' ')} ${description}`);
+}
+
+function inverseDocumentFrequency(tools: ToolDefinition[]): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const tool of tools) for (const term of toolTerms(tool)) counts.set(term, (counts.get(term) ?? 0) + 1);
+  const idf = new Map<string, number>();
+  for (const [term, count] of counts) idf.set(term, Math.log(1 + tools.length / count));
+  return idf;
+}
+
+/**
+ * Words the tenant's knowledge knows (mapping keywords, catalog values and aliases, tool descriptions):
+ * a word outside them next to "servers" or "related" is a topic to look items up by ("payment servers").
+ */
+function knownWords(tools: ToolDefinition[], catalog: CatalogIndex, mappings: KeywordMapping[]): Set<string> {
+  const known = new Set<string>();
+  const addAll = (text: string) => {
+    for (const word of normalizeText(text).match(/[a-z][a-z0-9]+/g) ?? []) known.add(word);
+  };
+  for (const mapping of mappings) addAll(mapping.keyword);
+  for (const table of catalog.content?.tables ?? [])
+    for (const column of table.columns) {
+      for (const value of column.enum_values ?? []) addAll(value);
+      for (const alias of column.aliases ?? []) addAll(alias);
+    }
+  for (const tool of tools) for (const property of schemaProperties(tool.input_schema)) addAll(property.name);
+  addAll(
+    'all every the these those other any some my our which what top bottom most least high low highest lowest busy critical major ' +
+      'warning info and or of in on for with by per last past this each one only just new old',
+  );
+  return known;
+}
+
+export function analyseQuestion(
+  query: string,
+  tools: ToolDefinition[],
+  catalog: CatalogIndex,
+  mappingContent: MappingContent | null,
+  now: Date,
+): QuestionAnalysis {
+  const text = normalizeText(query);
+  const signals = extractSignals(query, now);
+  const mappings = [...(mappingContent?.mappings ?? [])].sort((a, b) => b.keyword.length - a.keyword.length);
+  const environments = new Set(
+    catalog
+      .allEnumValues()
+      .filter((h) => h.column === 'environment')
+      .map((h) => h.value),
+  );
+  const itemNames = signals.identifiers.filter(
+    (id) => environments.size === 0 || environments.has(id.split('-')[0]),
+  );
+  const tags = signals.identifiers.filter((id) => !itemNames.includes(id) && !/^(top|bottom)-/.test(id));
+  const factText = signals.identifiers.reduce((rest, id) => rest.split(id).join(' '), text);
+  const terms = contentTerms(factText);
+  const matchedMappings = mappings.filter((m) => containsTerm(factText, normalizeText(m.keyword)));
+  const facts = knowledgeFacts(factText, catalog, matchedMappings);
+  const identifiers = itemNames.filter((id) => !facts.some((f) => f.value.toLowerCase() === id));
+  // "what depends on X" asks for X's dependents: the graph's impact view, not X's own dependencies.
+  const viewFact = facts.find((f) => f.field === 'view' && f.value === 'dependency');
+  const dependents =
+    identifiers.some((id) =>
+      new RegExp(
+        `(?:depend(?:s|ing)?\\s+on|need|needs|rely\\s+on|relies\\s+on)\\s+(?:the\\s+)?${id}|${id}\\s*(?:에|을|를)\\s*(?:의존|필요로|사용)`,
+      ).test(text),
+    ) || /depends?\s+on\s+(?:it|them)\b/.test(text);
+  if (viewFact && dependents && !facts.some((f) => f.field === 'view' && f.value === 'impact'))
+    facts.unshift({ field: 'view', value: 'impact', table: null, at: viewFact.at });
+  else if (dependents) {
+    const impact = facts.findIndex((f) => f.field === 'view' && f.value === 'impact');
+    if (impact > 0) facts.unshift(...facts.splice(impact, 1));
+  }
+
+  const idf = inverseDocumentFrequency(tools);
+  const strong: Record<string, number> = {};
+  const weak: Record<string, number> = {};
+  const features: Record<string, number> = {};
+  for (const tool of tools) {
+    let description = 0;
+    for (const term of toolTerms(tool))
+      if (queryHasTerm(factText, terms, term)) description += idf.get(term) ?? 0;
+    const mapped = matchedMappings.some((m) => m.kind === 'tool' && m.value === tool.name);
+    let column = 0;
+    weak[tool.name] = 0;
+    for (const property of schemaProperties(tool.input_schema)) {
+      if (property.catalogColumn) {
+        const [table, name] = property.catalogColumn.split('.');
+        if (name !== 'name' && facts.some((f) => f.field === name && (f.table === null || f.table === table)))
+          column += 1;
+      } else if (property.enumValues && property.name !== 'order') {
+        if (facts.some((f) => f.field === property.name && property.enumValues!.includes(f.value)))
+          column += 1;
+      } else if (property.catalogTable) {
+        weak[tool.name] += facts.filter((f) =>
+          f.table
+            ? f.table === property.catalogTable
+            : Boolean(catalog.column(property.catalogTable!, f.field)),
+        ).length;
+      }
+    }
+    strong[tool.name] = Math.round((description + (mapped ? 3 : 0) + column * 3) * 100) / 100;
+    features[`desc:${tool.name}`] = Math.min(description, 4) / 4;
+    if (mapped) features[`mapped:${tool.name}`] = 1;
+    if (column) features[`column:${tool.name}`] = Math.min(column, 2);
+  }
+  if (identifiers.length) features.item = 1;
+  if (identifiers.length > 1) features.items = 1;
+  if (tags.length) features.tag = 1;
+  if (facts.some((f) => ['environment', 'ci_type', 'status'].includes(f.field))) features.itemFilter = 1;
+  if (signals.timeRange) features.time = 1;
+  if (signals.limit !== null || signals.superlative) features.ranked = 1;
+
+  const known = knownWords(tools, catalog, mappings);
+  const words = factText.match(/[a-z][a-z0-9]*|[\uac00-\ud7a3]+/g) ?? [];
+  for (let i = 0; i + 1 < words.length; i++) {
+    const next = words[i + 1];
+    if (/^[a-z]{3,}$/.test(words[i]) && !known.has(words[i]) && (TYPE_WORDS.test(next) || RELATED.test(next)))
+      features.topic = 1;
+  }
+  if (/[a-z]-?related|관련/.test(factText)) features.related = 1;
+  return { text, factText, signals, matchedMappings, facts, identifiers, tags, strong, weak, features };
+}
