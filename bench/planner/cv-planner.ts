@@ -62,9 +62,9 @@ function main(): void {
     );
   }
   if (process.argv.includes('--misses'))
-    for (const s of scores.filter((q) => !q.toolsCorrect || q.misses.length))
+    for (const s of scores.filter((q) => !q.toolsCorrect || q.misses.length || !q.valid))
       process.stdout.write(
-        `  miss ${s.id}: expected [${s.expected.join(', ')}] chose [${s.chosen.join(', ')}] ${s.misses.join(', ')}\n`,
+        `  miss ${s.id}: expected [${s.expected.join(', ')}] chose [${s.chosen.join(', ')}] ${s.misses.join(", ")}${s.valid ? "" : ` INVALID ${s.errors.join("; ")}`}\n`,
       );
 }
 

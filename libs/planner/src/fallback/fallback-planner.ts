@@ -100,6 +100,19 @@ export class FallbackPlanner {
             ? 2
             : 3;
     chosen.sort((a, b) => stage(a) - stage(b) || scores[b.name] - scores[a.name]);
+    // A graph question about items another step finds ("the stopped ones and what they depend on") runs
+    // after that step and starts from its items.
+    const feedsItems = (t: ToolDefinition) =>
+      !findProperty(t.input_schema, ['scope']) &&
+      Boolean(findIdPath(t.output_schema)) &&
+      schemaProperties(t.input_schema).some((p) => p.catalogTable);
+    const feeders = chosen.filter(feedsItems);
+    if (!identifiers.length && feeders.length)
+      chosen.sort(
+        (a, b) =>
+          Number(Boolean(findProperty(a.input_schema, ['scope']))) -
+            Number(Boolean(findProperty(b.input_schema, ['scope']))) || stage(a) - stage(b),
+      );
 
     const steps: PlanStep[] = [];
     const sources: Array<{ id: string; path: string; tool: string }> = [];
@@ -115,6 +128,7 @@ export class FallbackPlanner {
         input,
         warnings,
         multiple,
+        feeder: sources.find((source) => feeders.some((t) => t.name === source.tool)) ?? null,
       });
       for (const parameters of built) {
         const id = `s${steps.length + 1}`;
@@ -205,6 +219,7 @@ export class FallbackPlanner {
       input: FallbackPlannerInput;
       warnings: string[];
       multiple: boolean;
+      feeder: { id: string; path: string } | null;
     },
   ): Array<Record<string, unknown>> {
     const { signals, facts, identifiers, input, warnings } = ctx;
@@ -281,6 +296,7 @@ export class FallbackPlanner {
       } else if (['scope', 'item', 'target', 'ci'].includes(name)) {
         if (identifiers.length)
           params[name] = identifiers.length > 1 && property.schema.anyOf ? identifiers : identifiers[0];
+        else if (ctx.feeder) params[name] = { $ref: ctx.feeder.id, path: ctx.feeder.path };
       } else if (['query', 'question', 'text'].includes(name) && property.type === 'string') {
         params[name] = input.query.trim();
       }
@@ -336,8 +352,7 @@ export class FallbackPlanner {
       ) ??
       sources.find((s) => findProperty(definition(s.tool)?.input_schema, ['kinds']));
     if (!source) return;
-    for (const step of steps) {
-      if (step.id === source.id) continue;
+    for (const step of steps.slice(steps.findIndex((s) => s.id === source.id) + 1)) {
       const tool = definition(step.tool_type);
       const idsProperty = findProperty(tool?.input_schema, ['ci_ids', 'item_ids']);
       if (!idsProperty) continue;

@@ -74,6 +74,39 @@ export function parseTimeRange(query: string, now: Date): (ResolvedTimeRange & {
     }
   }
 
+  const sinceMidnight = /since\s+midnight|자정\s*(?:부터|이후)/.exec(text);
+  if (sinceMidnight) return { ...range(startOfUtcDay(now), now, 'today'), span: sinceMidnight[0] };
+  const weekdays = ['sunday', 'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday'];
+  const koWeekdays = ['일요일', '월요일', '화요일', '수요일', '목요일', '금요일', '토요일'];
+  const sinceDay =
+    /since\s+(sunday|monday|tuesday|wednesday|thursday|friday|saturday)|(일요일|월요일|화요일|수요일|목요일|금요일|토요일)\s*(?:부터|이후)/.exec(
+      text,
+    );
+  if (sinceDay) {
+    const index = sinceDay[1] ? weekdays.indexOf(sinceDay[1]) : koWeekdays.indexOf(sinceDay[2]);
+    const back = (now.getUTCDay() - index + 7) % 7 || 7;
+    const start = new Date(
+      startOfUtcDay(now).getTime() - (back === 7 && index === now.getUTCDay() ? 0 : back) * DAY,
+    );
+    return { ...range(start, now, sinceDay[0]), span: sinceDay[0] };
+  }
+  const months = ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'];
+  const monthDay =
+    /(?:since\s+|from\s+|on\s+)?\b(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+(\d{1,2})(?:st|nd|rd|th)?\b|(\d{1,2})월\s*(\d{1,2})일\s*(부터|이후)?/.exec(
+      text,
+    );
+  if (monthDay) {
+    const month = monthDay[1] ? months.indexOf(monthDay[1]) : Number(monthDay[3]) - 1;
+    const day = Number(monthDay[2] ?? monthDay[4]);
+    let start = new Date(Date.UTC(now.getUTCFullYear(), month, day));
+    if (start > now) start = new Date(Date.UTC(now.getUTCFullYear() - 1, month, day));
+    const since = /^(?:since|from)/.test(monthDay[0]) || Boolean(monthDay[5]);
+    return {
+      ...range(start, since ? now : new Date(start.getTime() + DAY), monthDay[0].trim()),
+      span: monthDay[0],
+    };
+  }
+
   const rollingEn =
     /(?:last|past|previous|recent|in the last|over the last)\s+(\d+)\s*(minute|min|hour|hr|h|day|d|week|wk|month)s?\b/.exec(
       text,
