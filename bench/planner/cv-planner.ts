@@ -24,7 +24,14 @@ function main(): void {
   const scores: QuestionScore[] = [];
   for (let fold = 0; fold < folds; fold++) {
     const train = tune.filter((_, i) => i % folds !== fold).map((q) => ({ text: q.query, tools: q.tools }));
-    const planner = new FallbackPlanner(train);
+    const option = (name: string) =>
+      process.argv.includes(`--${name}`)
+        ? Number(process.argv[process.argv.indexOf(`--${name}`) + 1])
+        : undefined;
+    const planner = new FallbackPlanner(train, {
+      threshold: option('threshold'),
+      clauseThreshold: option('clause'),
+    });
     for (const question of tune.filter((_, i) => i % folds === fold)) {
       const result = planner.plan({
         query: question.query,
@@ -64,7 +71,7 @@ function main(): void {
   if (process.argv.includes('--misses'))
     for (const s of scores.filter((q) => !q.toolsCorrect || q.misses.length || !q.valid))
       process.stdout.write(
-        `  miss ${s.id}: expected [${s.expected.join(', ')}] chose [${s.chosen.join(', ')}] ${s.misses.join(", ")}${s.valid ? "" : ` INVALID ${s.errors.join("; ")}`}\n`,
+        `  miss ${s.id}: expected [${s.expected.join(', ')}] chose [${s.chosen.join(', ')}] ${s.misses.join(', ')}${s.valid ? '' : ` INVALID ${s.errors.join('; ')}`}\n`,
       );
 }
 

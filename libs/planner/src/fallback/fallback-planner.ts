@@ -49,6 +49,17 @@ const INTENT_BY_TOOL: Record<string, string> = {
 const COREFERENCE =
   /\b(?:their|them|those|these|they|its|each|it)\b|걔네|그\s*(?:서비스|서버|db|의존|대상)|그것|각\s|거기|포함된|그중|들의|대상들/;
 
+const CLAUSE_BREAK =
+  /[,;?+:]|\s-\s|\.\s|\b(?:and|then|also|plus)\b|및|그리고|(?<=[가-힣])(?:고|서)\s|(?<=[가-힣])(?:이랑|랑|하고)(?=\s|,)/;
+
+/** The parts of a question: split at conjunctions, clause endings and punctuation ("A 보여주고 B도", "A, and B"). */
+export function splitClauses(query: string): string[] {
+  return query
+    .split(new RegExp(CLAUSE_BREAK.source, 'g'))
+    .map((part) => part.trim())
+    .filter((part) => part.length >= 2);
+}
+
 /**
  * Plans without a language model. Which tools: a classifier over character n-grams of the question and
  * the knowledge signals (tool descriptions, keyword mappings, catalog values the question names), trained
@@ -61,7 +72,10 @@ export class FallbackPlanner {
     { classifier: IntentClassifier; counts: Map<string, number> }
   >();
 
-  constructor(private readonly examples: ReadonlyArray<IntentExample> = OPS_INTENT_EXAMPLES) {}
+  constructor(
+    private readonly examples: ReadonlyArray<IntentExample> = OPS_INTENT_EXAMPLES,
+    private readonly options: { threshold?: number; clauseThreshold?: number } = {},
+  ) {}
 
   plan(input: FallbackPlannerInput): FallbackPlanResult {
     const analysis = analyseQuestion(input.query, input.tools, input.catalog, input.mappings, input.now);
@@ -74,13 +88,28 @@ export class FallbackPlanner {
 
     const { classifier, counts } = this.classifierFor(input);
     const probabilities = classifier.predict(input.query, analysis.features);
+    // Each part of a multi-part question is classified on its own too, so one half is not drowned by the other.
+    const clauseThreshold = this.options.clauseThreshold ?? 0.7;
+    const clauses = splitClauses(input.query);
+    if (clauses.length > 1)
+      for (const clause of clauses) {
+        const features = analyseQuestion(
+          clause,
+          input.tools,
+          input.catalog,
+          input.mappings,
+          input.now,
+        ).features;
+        for (const [tool, p] of Object.entries(classifier.predict(clause, features)))
+          if (p >= clauseThreshold) probabilities[tool] = Math.max(probabilities[tool] ?? 0, p);
+      }
     const scores: Record<string, number> = {};
     for (const tool of input.tools)
       scores[tool.name] =
         (counts.get(tool.name) ?? 0) >= MIN_TOOL_EXAMPLES
           ? Math.round((probabilities[tool.name] ?? 0) * 100) / 100
           : Math.min(1, analysis.strong[tool.name] / (2 * MIN_TOOL_SCORE));
-    let chosen = input.tools.filter((tool) => scores[tool.name] >= 0.5);
+    let chosen = input.tools.filter((tool) => scores[tool.name] >= (this.options.threshold ?? 0.5));
     if (!chosen.length && !this.examples.length) {
       const byWeak = input.tools
         .filter((tool) => analysis.weak[tool.name] > 0)
