@@ -47,7 +47,7 @@ const INTENT_BY_TOOL: Record<string, string> = {
 };
 /** Words that point back at items found by another part of the question ("their alerts", "걔네 이력"). */
 const COREFERENCE =
-  /\b(?:their|them|those|these|they|its|each|it)\b|걔네|그\s*(?:서비스|서버|db|의존|대상)|그것|각\s|거기|포함된|그중|들의|대상들/;
+  /\b(?:their|them|those|these|they|each)\b|걔네|그\s*(?:서비스들|서버들|의존|대상)|각\s|거기|포함된|그중|들의|대상들/;
 
 const CLAUSE_BREAK =
   /[,;?+:]|\s-\s|\.\s|\b(?:and|then|also|plus)\b|및|그리고|(?<=[가-힣])(?:고|서)\s|(?<=[가-힣])(?:이랑|랑|하고)(?=\s|,)/;
@@ -110,6 +110,9 @@ export class FallbackPlanner {
           ? Math.round((probabilities[tool.name] ?? 0) * 100) / 100
           : Math.min(1, analysis.strong[tool.name] / (2 * MIN_TOOL_SCORE));
     let chosen = input.tools.filter((tool) => scores[tool.name] >= (this.options.threshold ?? 0.5));
+    // Items named by a topic ("payment servers") are looked up by keyword first: no filter names them.
+    const lookup = input.tools.find((t) => this.isItemLookup(t));
+    if (analysis.itemTopics.length && lookup && !chosen.includes(lookup)) chosen.push(lookup);
     if (!chosen.length && !this.examples.length) {
       const byWeak = input.tools
         .filter((tool) => analysis.weak[tool.name] > 0)
@@ -153,6 +156,8 @@ export class FallbackPlanner {
         facts,
         identifiers,
         tags: analysis.tags,
+        itemTopics: analysis.itemTopics,
+        textTopics: analysis.textTopics,
         aggregation,
         input,
         warnings,
@@ -244,6 +249,8 @@ export class FallbackPlanner {
       facts: Fact[];
       identifiers: string[];
       tags: string[];
+      itemTopics: string[];
+      textTopics: string[];
       aggregation: string | null;
       input: FallbackPlannerInput;
       warnings: string[];
@@ -319,9 +326,11 @@ export class FallbackPlanner {
       } else if (name === 'depth') {
         if (signals.depth !== null) params[name] = Math.min(signals.depth, property.maximum ?? signals.depth);
       } else if (name === 'keywords' && property.type === 'array') {
+        const eventText = Boolean(findProperty(tool.input_schema, ['kinds']));
         if (signals.quoted.length) params[name] = signals.quoted;
-        else if (identifiers.length && !namesFiltered && !tool.name.includes('history'))
-          params[name] = identifiers;
+        else if (eventText && ctx.textTopics.length) params[name] = ctx.textTopics;
+        else if (!eventText && ctx.itemTopics.length) params[name] = ctx.itemTopics;
+        else if (identifiers.length && !namesFiltered && !eventText) params[name] = identifiers;
       } else if (['scope', 'item', 'target', 'ci'].includes(name)) {
         if (identifiers.length)
           params[name] = identifiers.length > 1 && property.schema.anyOf ? identifiers : identifiers[0];
@@ -386,6 +395,9 @@ export class FallbackPlanner {
       const idsProperty = findProperty(tool?.input_schema, ['ci_ids', 'item_ids']);
       if (!idsProperty) continue;
       step.parameters[idsProperty.name] = { $ref: source.id, path: source.path };
+      step.depends_on = [source.id];
+      // Items around a graph start are other items than the one named; a lookup or history narrows the named ones.
+      if (!findProperty(definition(source.tool)?.input_schema, ['scope'])) continue;
       for (const key of ['item', 'scope']) delete step.parameters[key];
       for (const property of schemaProperties(tool?.input_schema).filter((p) => p.catalogTable)) {
         const filters = step.parameters[property.name] as Record<string, unknown> | undefined;
@@ -442,6 +454,16 @@ export class FallbackPlanner {
     const fact = facts.find((f) => f.field === property.name && values.includes(f.value));
     if (fact) return fact.value;
     return values.find((value) => value.length >= 3 && containsTerm(text, value.toLowerCase())) ?? null;
+  }
+
+  /** A tool that finds items by keywords and catalog filters, without a time window (ci_lookup). */
+  private isItemLookup(tool: ToolDefinition): boolean {
+    const properties = schemaProperties(tool.input_schema);
+    return (
+      properties.some((p) => p.name === 'keywords') &&
+      properties.some((p) => p.catalogTable) &&
+      !properties.some((p) => ['time_range', 'kinds', 'scope', 'metric_name'].includes(p.name))
+    );
   }
 
   private requiredCount(tool: ToolDefinition): number {

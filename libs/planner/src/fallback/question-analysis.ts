@@ -25,6 +25,10 @@ export interface QuestionAnalysis {
   /** Item names (prod-payment-db) and tag-like names (tier-1) the question mentions. */
   identifiers: string[];
   tags: string[];
+  /** Words to look items up by ("payment" in "payment servers", "order 관련 서비스"). */
+  itemTopics: string[];
+  /** Words to search event texts for ("disk" in "disk 관련 알림"). */
+  textTopics: string[];
   /** Per tool: description-term overlap, mapping and catalog-column evidence. */
   strong: Record<string, number>;
   weak: Record<string, number>;
@@ -33,8 +37,10 @@ export interface QuestionAnalysis {
 }
 
 const TYPE_WORDS =
-  /^(?:servers?|services?|dbs?|databases?|boxes|hosts?|apps?|applications?|instances?|machines?|nodes?|서버|서비스|db|디비|데이터베이스|애플리케이션|앱|시스템)/;
-const RELATED = /^(?:related|관련|쪽|계열)/;
+  /^(?:servers?|services?|dbs?|databases?|boxes|hosts?|apps?|applications?|서버|서비스|db|디비|데이터베이스|애플리케이션|앱)/;
+const RELATED = /^(?:related|관련|계열)$/;
+/** Hyphenated words that are not item names nor tags ("warning-level", "user-related"). */
+const NOT_A_NAME = /-(?:level|related|based|wide|ish|like)$/;
 
 export function knowledgeFacts(text: string, catalog: CatalogIndex, mappings: KeywordMapping[]): Fact[] {
   const facts: Fact[] = [];
@@ -51,7 +57,9 @@ export function knowledgeFacts(text: string, catalog: CatalogIndex, mappings: Ke
     else if (mapping.field) add({ field: mapping.field, value: mapping.value, table: null, at });
     else if (mapping.kind === 'metric') add({ field: 'metric_name', value: mapping.value, table: null, at });
   }
+  const mapped = new Set(facts.map((f) => f.value));
   for (const hit of catalog.allEnumValues()) {
+    if (mapped.has(hit.value)) continue;
     if (hit.value.length >= 2 && containsTerm(text, hit.value.toLowerCase()))
       add({
         field: hit.column,
@@ -81,7 +89,7 @@ function inverseDocumentFrequency(tools: ToolDefinition[]): Map<string, number> 
  * Words the tenant's knowledge knows (mapping keywords, catalog values and aliases, tool descriptions):
  * a word outside them next to "servers" or "related" is a topic to look items up by ("payment servers").
  */
-function knownWords(tools: ToolDefinition[], catalog: CatalogIndex, mappings: KeywordMapping[]): Set<string> {
+function knownWords(catalog: CatalogIndex, mappings: KeywordMapping[]): Set<string> {
   const known = new Set<string>();
   const addAll = (text: string) => {
     for (const word of normalizeText(text).match(/[a-z][a-z0-9]+/g) ?? []) known.add(word);
@@ -92,7 +100,6 @@ function knownWords(tools: ToolDefinition[], catalog: CatalogIndex, mappings: Ke
       for (const value of column.enum_values ?? []) addAll(value);
       for (const alias of column.aliases ?? []) addAll(alias);
     }
-  for (const tool of tools) for (const property of schemaProperties(tool.input_schema)) addAll(property.name);
   addAll(
     'all every the these those other any some my our which what top bottom most least high low highest lowest busy critical major ' +
       'warning info and or of in on for with by per last past this each one only just new old',
@@ -116,13 +123,25 @@ export function analyseQuestion(
       .filter((h) => h.column === 'environment')
       .map((h) => h.value),
   );
-  const itemNames = signals.identifiers.filter(
-    (id) => environments.size === 0 || environments.has(id.split('-')[0]),
-  );
-  const tags = signals.identifiers.filter((id) => !itemNames.includes(id) && !/^(top|bottom)-/.test(id));
-  const factText = signals.identifiers.reduce((rest, id) => rest.split(id).join(' '), text);
+  const names = signals.identifiers.filter((id) => !NOT_A_NAME.test(id));
+  const itemNames = names.filter((id) => environments.size === 0 || environments.has(id.split('-')[0]));
+  const tags = names.filter((id) => !itemNames.includes(id) && !/^(top|bottom)-/.test(id));
+  const factText = [...itemNames, ...tags]
+    .reduce((rest, id) => rest.split(id).join(' '), text)
+    .replace(/-(?=level|related|based)/g, ' ');
   const terms = contentTerms(factText);
-  const matchedMappings = mappings.filter((m) => containsTerm(factText, normalizeText(m.keyword)));
+  // Longest keyword first; a shorter keyword inside a longer one's match is not read again ("배포 롤백" is not "배포").
+  let unclaimed = factText;
+  const matchedMappings: KeywordMapping[] = [];
+  for (const mapping of mappings) {
+    const keyword = normalizeText(mapping.keyword);
+    if (!containsTerm(factText, keyword)) continue;
+    const sameWords = matchedMappings.some((m) => normalizeText(m.keyword) === keyword);
+    if (!sameWords && !containsTerm(unclaimed, keyword)) continue;
+    matchedMappings.push(mapping);
+    if (keyword.includes(' ') || /[\uac00-\ud7a3]/.test(keyword))
+      unclaimed = unclaimed.split(keyword).join(' '.repeat(keyword.length));
+  }
   const facts = knowledgeFacts(factText, catalog, matchedMappings);
   const identifiers = itemNames.filter((id) => !facts.some((f) => f.value.toLowerCase() === id));
   // "what depends on X" asks for X's dependents: the graph's impact view, not X's own dependencies.
@@ -179,13 +198,31 @@ export function analyseQuestion(
   if (signals.timeRange) features.time = 1;
   if (signals.limit !== null || signals.superlative) features.ranked = 1;
 
-  const known = knownWords(tools, catalog, mappings);
+  const known = knownWords(catalog, mappings);
   const words = factText.match(/[a-z][a-z0-9]*|[\uac00-\ud7a3]+/g) ?? [];
+  const itemTopics: string[] = [];
+  const textTopics: string[] = [];
   for (let i = 0; i + 1 < words.length; i++) {
-    const next = words[i + 1];
-    if (/^[a-z]{3,}$/.test(words[i]) && !known.has(words[i]) && (TYPE_WORDS.test(next) || RELATED.test(next)))
-      features.topic = 1;
+    const [word, next, after] = [words[i], words[i + 1], words[i + 2] ?? ''];
+    if (!/^[a-z]{3,}$/.test(word) || ['prod', 'staging', 'dev', 'the', 'all'].includes(word)) continue;
+    if (RELATED.test(next) && TYPE_WORDS.test(after)) itemTopics.push(word);
+    else if (!known.has(word) && TYPE_WORDS.test(next)) itemTopics.push(word);
+    else if (RELATED.test(next) && !TYPE_WORDS.test(after)) textTopics.push(word);
   }
-  if (/[a-z]-?related|관련/.test(factText)) features.related = 1;
-  return { text, factText, signals, matchedMappings, facts, identifiers, tags, strong, weak, features };
+  if (itemTopics.length) features.topic = 1;
+  if (textTopics.length) features.textTopic = 1;
+  return {
+    text,
+    factText,
+    signals,
+    matchedMappings,
+    facts,
+    identifiers,
+    tags,
+    itemTopics: [...new Set(itemTopics)],
+    textTopics: [...new Set(textTopics)],
+    strong,
+    weak,
+    features,
+  };
 }
