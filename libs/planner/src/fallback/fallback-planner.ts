@@ -112,7 +112,33 @@ export class FallbackPlanner {
     let chosen = input.tools.filter((tool) => scores[tool.name] >= (this.options.threshold ?? 0.5));
     // Items named by a topic ("payment servers") are looked up by keyword first: no filter names them.
     const lookup = input.tools.find((t) => this.isItemLookup(t));
-    if (analysis.itemTopics.length && lookup && !chosen.includes(lookup)) chosen.push(lookup);
+    const itemTools = chosen.filter(
+      (t) =>
+        t !== lookup && schemaProperties(t.input_schema).some((p) => p.catalogTable || p.name === 'scope'),
+    );
+    if (
+      analysis.itemTopics.length &&
+      lookup &&
+      !chosen.includes(lookup) &&
+      (itemTools.length || chosen.length === 0)
+    )
+      chosen.push(lookup);
+    // A named item needs no lookup beside another tool unless the question asks about the item record itself (spec, owner).
+    const lookupAsked = analysis.matchedMappings.some((m) => m.kind === 'tool' && m.value === lookup?.name);
+    if (lookup && identifiers.length && itemTools.length && !lookupAsked && !analysis.itemTopics.length)
+      chosen = chosen.filter((t) => t !== lookup);
+    // A graph question about items only described by filters ("the stopped dev services") looks them up first.
+    const graph = chosen.find((t) => findProperty(t.input_schema, ['scope'])?.required);
+    const described = facts.some((f) => ['environment', 'ci_type', 'status'].includes(f.field));
+    const fed = chosen.some(
+      (t) =>
+        t !== graph &&
+        findIdPath(t.output_schema) &&
+        schemaProperties(t.input_schema).some((p) => p.catalogTable),
+    );
+    if (graph && lookup && !identifiers.length && described && !fed) chosen.push(lookup);
+    // Nothing in the question touches the operated systems: a general question, no tool.
+    if (!analysis.inDomain) chosen = [];
     if (!chosen.length && !this.examples.length) {
       const byWeak = input.tools
         .filter((tool) => analysis.weak[tool.name] > 0)

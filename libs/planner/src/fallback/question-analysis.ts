@@ -32,6 +32,8 @@ export interface QuestionAnalysis {
   /** Per tool: description-term overlap, mapping and catalog-column evidence. */
   strong: Record<string, number>;
   weak: Record<string, number>;
+  /** The question touches the operated systems: a catalog value, an item, a tool keyword or a topic. */
+  inDomain: boolean;
   /** Named signals for the intent classifier. */
   features: Record<string, number>;
 }
@@ -191,6 +193,11 @@ export function analyseQuestion(
     if (mapped) features[`mapped:${tool.name}`] = 1;
     if (column) features[`column:${tool.name}`] = Math.min(column, 2);
   }
+  // How-to phrasing alone ("how do I reverse a string") is not about the operated systems.
+  const howTo = new Set(
+    mappings.filter((m) => m.kind === 'other' && m.value === 'how_to').map((m) => normalizeText(m.keyword)),
+  );
+  if (matchedMappings.some((m) => howTo.has(normalizeText(m.keyword)))) features.howTo = 1;
   if (identifiers.length) features.item = 1;
   if (identifiers.length > 1) features.items = 1;
   if (tags.length) features.tag = 1;
@@ -223,6 +230,14 @@ export function analyseQuestion(
     textTopics: [...new Set(textTopics)],
     strong,
     weak,
+    inDomain:
+      facts.length > 0 ||
+      identifiers.length > 0 ||
+      tags.length > 0 ||
+      itemTopics.length > 0 ||
+      matchedMappings.some(
+        (m) => (m.kind === 'tool' && !howTo.has(normalizeText(m.keyword))) || m.kind === 'metric',
+      ),
     features,
   };
 }
