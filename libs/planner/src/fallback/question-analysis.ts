@@ -119,15 +119,17 @@ export function analyseQuestion(
   const text = normalizeText(query);
   const signals = extractSignals(query, now);
   const mappings = [...(mappingContent?.mappings ?? [])].sort((a, b) => b.keyword.length - a.keyword.length);
-  const environments = new Set(
-    catalog
-      .allEnumValues()
-      .filter((h) => h.column === 'environment')
-      .map((h) => h.value),
-  );
   const names = signals.identifiers.filter((id) => !NOT_A_NAME.test(id));
-  const itemNames = names.filter((id) => environments.size === 0 || environments.has(id.split('-')[0]));
-  const tags = names.filter((id) => !itemNames.includes(id) && !/^(top|bottom)-/.test(id));
+  // A tag is what the catalog gives as a tag example or what the question calls a tag; the rest are item names.
+  const tagColumns = (catalog.content?.tables ?? []).flatMap((t) =>
+    t.columns.filter((c) => c.name === 'tags'),
+  );
+  const tagExamples = normalizeText(tagColumns.map((c) => c.description ?? '').join(' '));
+  const isTag = (id: string) =>
+    containsTerm(tagExamples, id) ||
+    new RegExp(`${id}\\s*(?:태그|tags?)|tag(?:ged)?\\s+(?:with\\s+)?${id}`).test(text);
+  const tags = names.filter((id) => isTag(id) && !/^(top|bottom)-/.test(id));
+  const itemNames = names.filter((id) => !tags.includes(id) && !/^(top|bottom)-/.test(id));
   const factText = [...itemNames, ...tags]
     .reduce((rest, id) => rest.split(id).join(' '), text)
     .replace(/-(?=level|related|based)/g, ' ');
@@ -231,6 +233,7 @@ export function analyseQuestion(
     strong,
     weak,
     inDomain:
+      mappings.length === 0 ||
       facts.length > 0 ||
       identifiers.length > 0 ||
       tags.length > 0 ||
