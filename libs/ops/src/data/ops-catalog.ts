@@ -192,8 +192,12 @@ const filter = (field: string, value: string, ...keywords: string[]): KeywordMap
   keywords.map((keyword) => ({ keyword, value, kind: 'filter', field }));
 const aggregation = (value: string, ...keywords: string[]): KeywordMapping[] =>
   keywords.map((keyword) => ({ keyword, value, kind: 'aggregation' }));
+export const TOOL_OUTPUT_NOUN = 'names what the tool returns';
 const tool = (value: string, ...keywords: string[]): KeywordMapping[] =>
   keywords.map((keyword) => ({ keyword, value, kind: 'tool' }));
+/** Words naming what a tool returns ("runbook"): a one-part question naming them asks for that tool alone. */
+const toolOutput = (value: string, ...keywords: string[]): KeywordMapping[] =>
+  keywords.map((keyword) => ({ keyword, value, kind: 'tool', description: TOOL_OUTPUT_NOUN }));
 const graphView = (value: string, ...keywords: string[]): KeywordMapping[] =>
   keywords.map((keyword) => ({ keyword, value, kind: 'other', field: 'view' }));
 const other = (value: string, description: string, ...keywords: string[]): KeywordMapping[] =>
@@ -238,18 +242,22 @@ export const OPS_KEYWORD_MAPPINGS: MappingContent = {
     ...tool('metric_query', '사용률', '추이', 'trend', 'usage'),
     ...tool('history_query', '이력', '히스토리', 'history', 'events', '이벤트', 'timeline', 'what happened', '무슨 일', 'what changed'),
     ...tool('graph_analysis', '구성도', '의존성', '영향도', '영향', 'dependency', 'dependencies', 'deps', 'impact', 'impacted', 'blast radius', 'topology', 'depend', 'depends', 'depending', 'running on', 'runs on', 'hosts running', 'host running', '돌아가', 'that need', 'services that need', '소속', 'part of', 'belong', '구성돼', '구성요소', 'component', 'components', 'inside', '필요로', '의존'),
-    ...tool(
+    ...toolOutput(
       'document_search',
       '매뉴얼',
       '런북',
-      '절차',
       '가이드',
       '문서',
       'runbook',
       'manual',
-      'procedure',
       'guide',
       'documentation',
+      'docs',
+    ),
+    ...tool(
+      'document_search',
+      '절차',
+      'procedure',
       'how do i',
       'how to',
       'how do we',

@@ -49,6 +49,9 @@ const INTENT_BY_TOOL: Record<string, string> = {
 const COREFERENCE =
   /\b(?:their|them|those|these|they|each)\b|걔네|그\s*(?:서비스들|서버들|의존|대상)|각\s|거기|포함된|그중|들의|대상들/;
 
+/** The description a keyword mapping carries when it names what a tool returns (mapping data, see libs/ops). */
+export const TOOL_OUTPUT_NOUN = 'names what the tool returns';
+
 const CLAUSE_BREAK =
   /[,;?+:]|\s-\s|\.\s|\b(?:and|then|also|plus)\b|및|그리고|(?<=[가-힣])(?:고|서)\s|(?<=[가-힣])(?:이랑|랑|하고)(?=\s|,)/;
 
@@ -137,6 +140,12 @@ export class FallbackPlanner {
         schemaProperties(t.input_schema).some((p) => p.catalogTable),
     );
     if (graph && lookup && !identifiers.length && described && !fed) chosen.push(lookup);
+    // A one-part question naming what a tool returns ("the runbook for high CPU") asks for that tool alone.
+    const named = analysis.matchedMappings.find(
+      (m) => m.kind === 'tool' && m.description === TOOL_OUTPUT_NOUN,
+    );
+    const namedTool = named && chosen.find((t) => t.name === named.value);
+    if (namedTool && clauses.length <= 1) chosen = [namedTool];
     // Nothing in the question touches the operated systems: a general question, no tool.
     if (!analysis.inDomain) chosen = [];
     if (!chosen.length && !this.examples.length) {
