@@ -24,12 +24,9 @@ describe('FallbackPlanner', () => {
     const { plan: result } = plan('지난 주 prod 환경의 서버들 중 CPU 사용률이 높은 top 5개를 보여줘');
     expect(result.intent).toBe('query_metrics');
     expect(result.language).toBe('ko');
-    expect(result.steps.map((s) => s.tool_type)).toEqual(['ci_lookup', 'metric_query']);
-    expect(result.steps[0].parameters).toMatchObject({
-      filters: { environment: 'prod', ci_type: 'server' },
-      limit: 5,
-    });
-    expect(result.steps[1].parameters).toEqual({
+    // metric_query filters on environment and type itself (its ci_filter): no lookup step first.
+    expect(result.steps.map((s) => s.tool_type)).toEqual(['metric_query']);
+    expect(result.steps[0].parameters).toEqual({
       metric_name: 'cpu_usage',
       time_range: { start: '2026-11-09T00:00:00.000Z', end: '2026-11-16T00:00:00.000Z' },
       ci_filter: { environment: 'prod', ci_type: 'server' },
@@ -44,13 +41,13 @@ describe('FallbackPlanner', () => {
       maxSteps: 8,
     });
     expect(validation.errors).toEqual([]);
-    expect(validation.plan?.steps[1].parameters.agg).toBe('avg');
+    expect(validation.plan?.steps[0].parameters.agg).toBe('avg');
   });
 
   it('plans the same question in English the same way', () => {
     const steps = plan('Show the top 5 prod servers by CPU usage last week').plan.steps;
-    expect(steps.map((s) => s.tool_type)).toEqual(['ci_lookup', 'metric_query']);
-    expect(steps[1].parameters).toMatchObject({
+    expect(steps.map((s) => s.tool_type)).toEqual(['metric_query']);
+    expect(steps[0].parameters).toMatchObject({
       metric_name: 'cpu_usage',
       top_n: 5,
       ci_filter: { environment: 'prod' },

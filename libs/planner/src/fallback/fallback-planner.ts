@@ -69,16 +69,21 @@ export function splitClauses(query: string): string[] {
  * on labelled questions plus the tools' own descriptions and the mapping keywords. Parameters: from the
  * tools' input schemas, the catalog's enum values and the mappings. Deterministic for a given `now`.
  */
+type TrainedClassifier = { classifier: IntentClassifier; counts: Map<string, number> };
+/** Trained classifiers per example set and knowledge, shared by planner instances (training takes ~0.5 s). */
+const TRAINED = new WeakMap<ReadonlyArray<IntentExample>, Map<string, TrainedClassifier>>();
+
 export class FallbackPlanner {
-  private readonly classifiers = new Map<
-    string,
-    { classifier: IntentClassifier; counts: Map<string, number> }
-  >();
+  private readonly classifiers: Map<string, TrainedClassifier>;
 
   constructor(
     private readonly examples: ReadonlyArray<IntentExample> = OPS_INTENT_EXAMPLES,
     private readonly options: { threshold?: number; clauseThreshold?: number } = {},
-  ) {}
+  ) {
+    const shared = TRAINED.get(examples) ?? new Map<string, TrainedClassifier>();
+    TRAINED.set(examples, shared);
+    this.classifiers = shared;
+  }
 
   plan(input: FallbackPlannerInput): FallbackPlanResult {
     const analysis = analyseQuestion(input.query, input.tools, input.catalog, input.mappings, input.now);
@@ -234,7 +239,7 @@ export class FallbackPlanner {
     counts: Map<string, number>;
   } {
     const names = input.tools.map((t) => t.name).sort();
-    const key = `${names.join(',')}|${JSON.stringify(input.mappings ?? null).length}|${input.catalog.allEnumValues().length}`;
+    const key = `${input.tools.map((t) => `${t.name}:${t.description.length}`).join(',')}|${JSON.stringify(input.mappings ?? null)}|${JSON.stringify(input.catalog.content ?? null).length}|${JSON.stringify(this.options)}`;
     const cached = this.classifiers.get(key);
     if (cached) return cached;
     const available = new Set(names);
