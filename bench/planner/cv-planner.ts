@@ -28,7 +28,7 @@ function main(): void {
       process.argv.includes(`--${name}`)
         ? Number(process.argv[process.argv.indexOf(`--${name}`) + 1])
         : undefined;
-    const planner = new FallbackPlanner(train, {
+    const planner = new FallbackPlanner(process.argv.includes('--rules-only') ? [] : train, {
       threshold: option('threshold'),
       clauseThreshold: option('clause'),
     });

@@ -13,7 +13,7 @@ export interface IntentExample {
 
 export type FeatureVector = Map<number, number>;
 
-const DIMENSIONS = 1 << 18;
+const DIMENSIONS = 1 << 16;
 const ITEM_NAME = /(?<![a-z0-9_-])[a-z][a-z0-9]*(?:-[a-z0-9]+)+(?![a-z0-9_-])/g;
 
 function hash(feature: string): number {
@@ -72,26 +72,30 @@ export class IntentClassifier {
   ) {}
 
   train(examples: IntentExample[]): this {
-    const data = examples.map((e) => ({
-      x: featurize(e.text, e.signals),
-      tools: new Set(e.tools),
-      w: e.weight ?? 1,
-    }));
+    const data = examples.map((e) => {
+      const x = featurize(e.text, e.signals);
+      return {
+        indices: Int32Array.from(x.keys()),
+        values: Float64Array.from(x.values()),
+        tools: new Set(e.tools),
+        weight: e.weight ?? 1,
+      };
+    });
     const epochs = this.options.epochs ?? 60;
     const rate = this.options.rate ?? 0.5;
     const l2 = this.options.l2 ?? 1e-4;
+    const touched = Int32Array.from(new Set(data.flatMap((d) => [...d.indices])));
     for (const tool of this.tools) {
       const w = new Float64Array(DIMENSIONS);
-      const touched = new Set<number>();
-      for (const { x } of data) for (const index of x.keys()) touched.add(index);
       for (let epoch = 0; epoch < epochs; epoch++) {
-        for (const { x, tools, w: weight } of data) {
+        for (const { indices, values, tools, weight } of data) {
           let z = 0;
-          for (const [index, value] of x) z += w[index] * value;
-          const gradient = (sigmoid(z) - (tools.has(tool) ? 1 : 0)) * weight;
-          for (const [index, value] of x) w[index] -= rate * gradient * value;
+          for (let i = 0; i < indices.length; i++) z += w[indices[i]] * values[i];
+          const step = rate * (sigmoid(z) - (tools.has(tool) ? 1 : 0)) * weight;
+          for (let i = 0; i < indices.length; i++) w[indices[i]] -= step * values[i];
         }
-        for (const index of touched) w[index] *= 1 - rate * l2;
+        const decay = 1 - rate * l2;
+        for (let i = 0; i < touched.length; i++) w[touched[i]] *= decay;
       }
       this.weights.set(tool, w);
     }

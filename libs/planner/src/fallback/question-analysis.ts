@@ -49,18 +49,19 @@ export function knowledgeFacts(text: string, catalog: CatalogIndex, mappings: Ke
   const add = (fact: Fact) => {
     if (!facts.some((f) => f.field === fact.field && f.value === fact.value)) facts.push(fact);
   };
+  const enumValues = catalog.allEnumValues();
   for (const mapping of mappings) {
     if (mapping.kind === 'tool' || mapping.kind === 'aggregation') continue;
     const at = text.indexOf(normalizeText(mapping.keyword));
-    const located = catalog
-      .allEnumValues()
-      .find((hit) => hit.value === mapping.value && (!mapping.field || hit.column === mapping.field));
+    const located = enumValues.find(
+      (hit) => hit.value === mapping.value && (!mapping.field || hit.column === mapping.field),
+    );
     if (located) add({ field: located.column, value: located.value, table: located.table, at });
     else if (mapping.field) add({ field: mapping.field, value: mapping.value, table: null, at });
     else if (mapping.kind === 'metric') add({ field: 'metric_name', value: mapping.value, table: null, at });
   }
   const mapped = new Set(facts.map((f) => f.value));
-  for (const hit of catalog.allEnumValues()) {
+  for (const hit of enumValues) {
     if (mapped.has(hit.value)) continue;
     if (hit.value.length >= 2 && containsTerm(text, hit.value.toLowerCase()))
       add({
@@ -91,8 +92,14 @@ function inverseDocumentFrequency(tools: ToolDefinition[]): Map<string, number> 
  * Words the tenant's knowledge knows (mapping keywords, catalog values and aliases, tool descriptions):
  * a word outside them next to "servers" or "related" is a topic to look items up by ("payment servers").
  */
-function knownWords(catalog: CatalogIndex, mappings: KeywordMapping[]): Set<string> {
+const EMPTY_KNOWLEDGE = {};
+const KNOWN_WORDS = new WeakMap<object, Set<string>>();
+
+function knownWords(catalog: CatalogIndex, mappings: KeywordMapping[], content: object): Set<string> {
+  const cached = KNOWN_WORDS.get(content);
+  if (cached) return cached;
   const known = new Set<string>();
+  KNOWN_WORDS.set(content, known);
   const addAll = (text: string) => {
     for (const word of normalizeText(text).match(/[a-z][a-z0-9]+/g) ?? []) known.add(word);
   };
@@ -207,7 +214,7 @@ export function analyseQuestion(
   if (signals.timeRange) features.time = 1;
   if (signals.limit !== null || signals.superlative) features.ranked = 1;
 
-  const known = knownWords(catalog, mappings);
+  const known = knownWords(catalog, mappings, mappingContent ?? EMPTY_KNOWLEDGE);
   const words = factText.match(/[a-z][a-z0-9]*|[\uac00-\ud7a3]+/g) ?? [];
   const itemTopics: string[] = [];
   const textTopics: string[] = [];
