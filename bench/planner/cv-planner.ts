@@ -31,6 +31,8 @@ function main(): void {
     const planner = new FallbackPlanner(process.argv.includes('--rules-only') ? [] : train, {
       threshold: option('threshold'),
       clauseThreshold: option('clause'),
+      mappingWeight: option('mw'),
+      descriptionWeight: option('dw'),
     });
     for (const question of tune.filter((_, i) => i % folds === fold)) {
       const result = planner.plan({

@@ -78,7 +78,12 @@ export class FallbackPlanner {
 
   constructor(
     private readonly examples: ReadonlyArray<IntentExample> = OPS_INTENT_EXAMPLES,
-    private readonly options: { threshold?: number; clauseThreshold?: number } = {},
+    private readonly options: {
+      threshold?: number;
+      clauseThreshold?: number;
+      mappingWeight?: number;
+      descriptionWeight?: number;
+    } = {},
   ) {
     const shared = TRAINED.get(examples) ?? new Map<string, TrainedClassifier>();
     TRAINED.set(examples, shared);
@@ -256,7 +261,7 @@ export class FallbackPlanner {
       examples.push({
         text: tool.description,
         tools: [tool.name],
-        weight: 0.5,
+        weight: this.options.descriptionWeight ?? 0.5,
         signals: signalsOf(tool.description),
       });
       const columns = schemaProperties(tool.input_schema).map((p) =>
@@ -270,7 +275,7 @@ export class FallbackPlanner {
           examples.push({
             text: mapping.keyword,
             tools: [tool.name],
-            weight: 0.3,
+            weight: this.options.mappingWeight ?? 0.1,
             signals: signalsOf(mapping.keyword),
           });
       }
