@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { CatalogIndex, FallbackPlanner, PlanValidator, type PlanOutcome } from '@app/planner';
 import { BUILTIN_TOOL_DEFINITIONS, OPS_CATALOG, OPS_KEYWORD_MAPPINGS } from '@app/ops';
@@ -9,6 +9,22 @@ import { gradeQuestion, type LabelledQuestion, type QuestionScore } from './grad
  * from k-1 folds and is graded on the fold it never saw. This is the honest figure for the tuning part
  * (the planner as shipped learns from every tuning question). The held-out part is never read here.
  */
+/** Headings and bullet lines of the demo runbooks, as document_search examples (experiment). */
+function runbookLines(weight: number): Array<{ text: string; tools: string[]; weight: number }> {
+  const dir = path.resolve(__dirname, '../../../libs/ops/src/demo/runbooks');
+  const lines: string[] = [];
+  for (const file of readdirSync(dir).filter((f) => f.endsWith('.md')))
+    for (const line of readFileSync(path.join(dir, file), 'utf8').split('\n'))
+      if (/^(#|-|\d+\.)/.test(line.trim()))
+        lines.push(
+          line
+            .replace(/^[#\-\d.\s]+/, '')
+            .replace(/`[^`]*`/g, ' ')
+            .trim(),
+        );
+  return lines.filter((l) => l.length > 3).map((text) => ({ text, tools: ['document_search'], weight }));
+}
+
 function main(): void {
   const file = ['planner-questions-independent.json']
     .flatMap((f) => [path.join(__dirname, f), path.resolve(__dirname, '../../../bench/planner', f)])
@@ -22,12 +38,16 @@ function main(): void {
   const catalog = new CatalogIndex(OPS_CATALOG);
   const validator = new PlanValidator();
   const scores: QuestionScore[] = [];
+  const option = (name: string) =>
+    process.argv.includes(`--${name}`)
+      ? Number(process.argv[process.argv.indexOf(`--${name}`) + 1])
+      : undefined;
   for (let fold = 0; fold < folds; fold++) {
-    const train = tune.filter((_, i) => i % folds !== fold).map((q) => ({ text: q.query, tools: q.tools }));
-    const option = (name: string) =>
-      process.argv.includes(`--${name}`)
-        ? Number(process.argv[process.argv.indexOf(`--${name}`) + 1])
-        : undefined;
+    const train: Array<{ text: string; tools: string[]; weight?: number }> = tune
+      .filter((_, i) => i % folds !== fold)
+      .map((q) => ({ text: q.query, tools: q.tools }));
+    const runbookWeight = option('runbooks');
+    if (runbookWeight !== undefined) train.push(...runbookLines(runbookWeight));
     const planner = new FallbackPlanner(process.argv.includes('--rules-only') ? [] : train, {
       threshold: option('threshold'),
       clauseThreshold: option('clause'),

@@ -201,6 +201,7 @@ export class FallbackPlanner {
         facts,
         identifiers,
         tags: analysis.tags,
+        regions: analysis.regions,
         itemTopics: analysis.itemTopics,
         textTopics: analysis.textTopics,
         aggregation,
@@ -294,6 +295,7 @@ export class FallbackPlanner {
       facts: Fact[];
       identifiers: string[];
       tags: string[];
+      regions: string[];
       itemTopics: string[];
       textTopics: string[];
       aggregation: string | null;
@@ -329,6 +331,8 @@ export class FallbackPlanner {
           namesFiltered = true;
         }
         if (ctx.tags.length && (!allowed || allowed.has('tags'))) filters.tags = ctx.tags;
+        if (ctx.regions.length && (!allowed || allowed.has('attributes')))
+          filters.attributes = { region: ctx.regions[0] };
         if (Object.keys(filters).length) params[name] = filters;
       } else if (property.enumValues && ['aggregation', 'agg'].includes(name)) {
         if (ctx.aggregation && property.enumValues.includes(ctx.aggregation)) params[name] = ctx.aggregation;

@@ -25,6 +25,7 @@ export interface QuestionAnalysis {
   /** Item names (prod-payment-db) and tag-like names (tier-1) the question mentions. */
   identifiers: string[];
   tags: string[];
+  regions: string[];
   /** Words to look items up by ("payment" in "payment servers", "order 관련 서비스"). */
   itemTopics: string[];
   /** Words to search event texts for ("disk" in "disk 관련 알림"). */
@@ -42,6 +43,7 @@ const TYPE_WORDS =
   /^(?:servers?|services?|dbs?|databases?|boxes|hosts?|apps?|applications?|서버|서비스|db|디비|데이터베이스|애플리케이션|앱)/;
 const RELATED = /^(?:related|관련|계열)$/;
 /** Hyphenated words that are not item names nor tags ("warning-level", "user-related"). */
+const REGION = /^(?:ap|us|eu|sa|ca|me|af|il)-[a-z]+-\d$/;
 const NOT_A_NAME = /-(?:level|related|based|wide|ish|like)$/;
 
 export function knowledgeFacts(text: string, catalog: CatalogIndex, mappings: KeywordMapping[]): Fact[] {
@@ -111,7 +113,10 @@ function knownWords(catalog: CatalogIndex, mappings: KeywordMapping[], content: 
     }
   addAll(
     'all every the these those other any some my our which what top bottom most least high low highest lowest busy critical major ' +
-      'warning info and or of in on for with by per last past this each one only just new old',
+      'warning info and or of in on for with by per last past this each one only just new old list show find get give ' +
+      'display check compare see tell pls please are is were was have has any many much how when where why who whose ' +
+      'running stopped degraded from across among between into over under about up down out off same other more less ' +
+      'busiest slowest fastest worst best hot cold idle large small big',
   );
   return known;
 }
@@ -126,7 +131,9 @@ export function analyseQuestion(
   const text = normalizeText(query);
   const signals = extractSignals(query, now);
   const mappings = [...(mappingContent?.mappings ?? [])].sort((a, b) => b.keyword.length - a.keyword.length);
-  const names = signals.identifiers.filter((id) => !NOT_A_NAME.test(id));
+  // Cloud regions ("ap-northeast-2") are an item attribute, not an item.
+  const regions = signals.identifiers.filter((id) => REGION.test(id));
+  const names = signals.identifiers.filter((id) => !NOT_A_NAME.test(id) && !REGION.test(id));
   // A tag is what the catalog gives as a tag example or what the question calls a tag; the rest are item names.
   const tagColumns = (catalog.content?.tables ?? []).flatMap((t) =>
     t.columns.filter((c) => c.name === 'tags'),
@@ -137,7 +144,7 @@ export function analyseQuestion(
     new RegExp(`${id}\\s*(?:태그|tags?)|tag(?:ged)?\\s+(?:with\\s+)?${id}`).test(text);
   const tags = names.filter((id) => isTag(id) && !/^(top|bottom)-/.test(id));
   const itemNames = names.filter((id) => !tags.includes(id) && !/^(top|bottom)-/.test(id));
-  const factText = [...itemNames, ...tags]
+  const factText = [...itemNames, ...tags, ...regions]
     .reduce((rest, id) => rest.split(id).join(' '), text)
     .replace(/-(?=level|related|based)/g, ' ');
   const terms = contentTerms(factText);
@@ -235,6 +242,7 @@ export function analyseQuestion(
     facts,
     identifiers,
     tags,
+    regions,
     itemTopics: [...new Set(itemTopics)],
     textTopics: [...new Set(textTopics)],
     strong,
@@ -244,6 +252,7 @@ export function analyseQuestion(
       facts.length > 0 ||
       identifiers.length > 0 ||
       tags.length > 0 ||
+      regions.length > 0 ||
       itemTopics.length > 0 ||
       matchedMappings.some(
         (m) => (m.kind === 'tool' && !howTo.has(normalizeText(m.keyword))) || m.kind === 'metric',
