@@ -52,6 +52,9 @@ function main(): void {
       threshold: option('threshold'),
       clauseThreshold: option('clause'),
       mappingWeight: option('mw'),
+      evidenceThreshold: option('evidence'),
+      l2: option('l2'),
+      epochs: option('epochs'),
       descriptionWeight: option('dw'),
     });
     for (const question of tune.filter((_, i) => i % folds === fold)) {

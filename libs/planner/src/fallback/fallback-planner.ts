@@ -83,6 +83,9 @@ export class FallbackPlanner {
       clauseThreshold?: number;
       mappingWeight?: number;
       descriptionWeight?: number;
+      evidenceThreshold?: number;
+      l2?: number;
+      epochs?: number;
     } = {},
   ) {
     const shared = TRAINED.get(examples) ?? new Map<string, TrainedClassifier>();
@@ -122,7 +125,14 @@ export class FallbackPlanner {
         (counts.get(tool.name) ?? 0) >= MIN_TOOL_EXAMPLES
           ? Math.round((probabilities[tool.name] ?? 0) * 100) / 100
           : Math.min(1, analysis.strong[tool.name] / (2 * MIN_TOOL_SCORE));
-    let chosen = input.tools.filter((tool) => scores[tool.name] >= (this.options.threshold ?? 0.5));
+    // A tool the knowledge points at directly (a value of a column it takes, a keyword mapped to it) needs less.
+    const evidence = (tool: ToolDefinition) =>
+      Boolean(analysis.features[`column:${tool.name}`] || analysis.features[`mapped:${tool.name}`]);
+    let chosen = input.tools.filter(
+      (tool) =>
+        scores[tool.name] >=
+        (evidence(tool) ? (this.options.evidenceThreshold ?? 0.3) : (this.options.threshold ?? 0.5)),
+    );
     // Items named by a topic ("payment servers") are looked up by keyword first: no filter names them.
     const lookup = input.tools.find((t) => this.isItemLookup(t));
     const itemTools = chosen.filter(
@@ -281,7 +291,12 @@ export class FallbackPlanner {
           });
       }
     }
-    const entry = { classifier: new IntentClassifier(names).train(examples), counts };
+    const entry = {
+      classifier: new IntentClassifier(names, { l2: this.options.l2, epochs: this.options.epochs }).train(
+        examples,
+      ),
+      counts,
+    };
     if (this.classifiers.size > 16) this.classifiers.clear();
     this.classifiers.set(key, entry);
     return entry;
