@@ -54,6 +54,7 @@ function main(): void {
       mappingWeight: option('mw'),
       evidenceThreshold: option('evidence'),
       l2: option('l2'),
+      procedureRule: !process.argv.includes('--no-procedure'),
       epochs: option('epochs'),
       descriptionWeight: option('dw'),
     });

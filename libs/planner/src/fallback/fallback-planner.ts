@@ -86,6 +86,7 @@ export class FallbackPlanner {
       evidenceThreshold?: number;
       l2?: number;
       epochs?: number;
+      procedureRule?: boolean;
     } = {},
   ) {
     const shared = TRAINED.get(examples) ?? new Map<string, TrainedClassifier>();
@@ -166,6 +167,23 @@ export class FallbackPlanner {
     );
     const namedTool = named && chosen.find((t) => t.name === named.value);
     if (namedTool && clauses.length <= 1) chosen = [namedTool];
+    // A procedure question that names no item, time, filter or ranking is for the documents alone.
+    const docTool =
+      input.tools.find((t) => analysis.features[`mapped:${t.name}`] && t.name === named?.value) ??
+      input.tools.find(
+        (t) =>
+          findProperty(t.input_schema, ['query'])?.required &&
+          (analysis.features[`mapped:${t.name}`] || analysis.features.howTo),
+      );
+    const unanchored =
+      !identifiers.length &&
+      !signals.timeRange &&
+      signals.limit === null &&
+      !signals.superlative &&
+      !aggregation &&
+      !facts.some((f) => ['environment', 'ci_type', 'status'].includes(f.field));
+    if (this.options.procedureRule !== false && docTool && unanchored && clauses.length <= 2)
+      chosen = [docTool];
     // Nothing in the question touches the operated systems: a general question, no tool.
     if (!analysis.inDomain) chosen = [];
     if (!chosen.length && !this.examples.length) {

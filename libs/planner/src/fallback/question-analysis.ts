@@ -133,7 +133,11 @@ export function analyseQuestion(
   const mappings = [...(mappingContent?.mappings ?? [])].sort((a, b) => b.keyword.length - a.keyword.length);
   // Cloud regions ("ap-northeast-2") are an item attribute, not an item.
   const regions = signals.identifiers.filter((id) => REGION.test(id));
-  const names = signals.identifiers.filter((id) => !NOT_A_NAME.test(id) && !REGION.test(id));
+  // A hyphenated word the mappings know ("on-call", "follow-up") is vocabulary, not an item name.
+  const vocabulary = new Set(mappings.map((m) => normalizeText(m.keyword)));
+  const names = signals.identifiers.filter(
+    (id) => !NOT_A_NAME.test(id) && !REGION.test(id) && !vocabulary.has(id),
+  );
   // A tag is what the catalog gives as a tag example or what the question calls a tag; the rest are item names.
   const tagColumns = (catalog.content?.tables ?? []).flatMap((t) =>
     t.columns.filter((c) => c.name === 'tags'),
