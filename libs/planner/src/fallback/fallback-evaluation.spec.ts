@@ -13,3 +13,17 @@ describe('fallback planner on the labelled OPS questions', () => {
     expect(report.invalidPlansExecuted).toBe(0);
   });
 });
+
+describe('fallback planner on the independent questions (tuning part only; the held-out part is never read in tests)', () => {
+  it('chooses the labelled tools and parameters, with no invalid plan', async () => {
+    const [tune] = (await evaluatePlanner('fallback', undefined, { set: 'independent', split: 'tune' }))
+      .parts;
+    expect(tune.split).toBe('tune');
+    expect(tune.questions).toBe(232);
+    expect(tune.toolAccuracy).toBeGreaterThanOrEqual(95);
+    expect(tune.byGroup.ko.toolAccuracy).toBeGreaterThanOrEqual(92);
+    expect(tune.byGroup.en.toolAccuracy).toBeGreaterThanOrEqual(92);
+    expect(tune.paramAccuracy).toBeGreaterThanOrEqual(95);
+    expect(tune.invalidPlans).toBe(0);
+  });
+});
