@@ -168,7 +168,7 @@ describe(`planner with an OpenAI-compatible LLM (${testBackend()})`, () => {
     expect(asked.planning.planner).toBe('fallback');
     expect(asked.planning.rejected).toHaveLength(2);
     expect(asked.execution?.steps.map((s) => s.tool_type)).toEqual(['metric_query']);
-    expect(calls()).toBe(2);
+    expect(calls()).toBe(1);
   });
 
   it('wrong parameter types are rejected with their paths and repaired', async () => {

@@ -350,6 +350,10 @@ export class FallbackPlanner {
         const values = [...new Set(this.columnFacts(facts, property.catalogColumn).map((f) => f.value))];
         const chosen =
           property.type === 'string' ? this.oneValue(values, facts, property.catalogColumn) : values;
+        if (!chosen.length && property.required && property.enumValues) {
+          const guessed = this.enumFact(ctx.text, facts, property);
+          if (guessed) chosen.push(guessed);
+        }
         if (chosen.length)
           params[name] =
             property.type === 'array' ? this.expandSeverity(name, chosen, ctx.text, property) : chosen[0];
@@ -535,7 +539,19 @@ export class FallbackPlanner {
     const values = property.enumValues ?? [];
     const fact = facts.find((f) => f.field === property.name && values.includes(f.value));
     if (fact) return fact.value;
-    return values.find((value) => value.length >= 3 && containsTerm(text, value.toLowerCase())) ?? null;
+    const literal = values.find((value) => value.length >= 3 && containsTerm(text, value.toLowerCase()));
+    if (literal || !property.required) return literal ?? null;
+    // Without mappings, the value whose words the question uses most ("CPU 사용률" -> cpu_usage), if only one.
+    const scored = values.map((value) => ({
+      value,
+      score: value
+        .toLowerCase()
+        .split(/[_\s-]+/)
+        .filter((part) => part.length >= 2 && !/^\d+$/.test(part) && containsTerm(text, part)).length,
+    }));
+    const best = Math.max(0, ...scored.map((s) => s.score));
+    const top = scored.filter((s) => s.score === best);
+    return best > 0 && top.length === 1 ? top[0].value : null;
   }
 
   /** A tool that finds items by keywords and catalog filters, without a time window (ci_lookup). */

@@ -1,6 +1,6 @@
 import type { KeywordMapping, MappingContent } from '@app/asset-registry';
 import type { ToolDefinition } from '@app/tools';
-import { CatalogIndex } from '../knowledge/catalog-index';
+import { CatalogIndex, type CatalogValueHit } from '../knowledge/catalog-index';
 import { containsTerm, contentTerms, normalizeText, queryHasTerm } from '../knowledge/text-match.util';
 import { schemaProperties } from '../plan/schema-introspection.util';
 import { extractSignals, QuerySignals } from './query-signals.util';
@@ -46,12 +46,54 @@ const RELATED = /^(?:related|관련|계열)$/;
 const REGION = /^(?:ap|us|eu|sa|ca|me|af|il)-[a-z]+-\d$/;
 const NOT_A_NAME = /-(?:level|related|based|wide|ish|like)$/;
 
-export function knowledgeFacts(text: string, catalog: CatalogIndex, mappings: KeywordMapping[]): Fact[] {
+/** The enumerated values of one property schema: `enum`, `items.enum`, or those of its alternatives. */
+function enumsOf(schema: Record<string, unknown> | undefined): string[] {
+  if (!schema) return [];
+  if (Array.isArray(schema.enum)) return (schema.enum as unknown[]).map(String);
+  const items = schema.items as Record<string, unknown> | undefined;
+  if (items && Array.isArray(items.enum)) return (items.enum as unknown[]).map(String);
+  const alternatives = (schema.anyOf ?? schema.oneOf) as Array<Record<string, unknown>> | undefined;
+  return [...new Set((alternatives ?? []).flatMap((alternative) => enumsOf(alternative)))];
+}
+
+/**
+ * Values the tools' own input schemas enumerate for catalog columns and for the filters on a catalog
+ * table (environment, type, status, metric, event kind): knowledge that is there before any catalog is.
+ */
+export function schemaEnumValues(tools: ToolDefinition[]): CatalogValueHit[] {
+  const hits: CatalogValueHit[] = [];
+  const add = (table: string, column: string, values: string[]) => {
+    for (const value of values)
+      if (!hits.some((h) => h.column === column && h.value === value)) hits.push({ table, column, value });
+  };
+  for (const tool of tools)
+    for (const property of schemaProperties(tool.input_schema)) {
+      if (property.catalogColumn) {
+        const [table, column] = property.catalogColumn.split('.');
+        add(table, column, enumsOf(property.schema));
+      } else if (property.catalogTable) {
+        for (const inner of schemaProperties(property.schema))
+          add(property.catalogTable, inner.name, enumsOf(inner.schema));
+      }
+    }
+  return hits;
+}
+
+export function knowledgeFacts(
+  text: string,
+  catalog: CatalogIndex,
+  mappings: KeywordMapping[],
+  schemaValues: CatalogValueHit[] = [],
+): Fact[] {
   const facts: Fact[] = [];
   const add = (fact: Fact) => {
     if (!facts.some((f) => f.field === fact.field && f.value === fact.value)) facts.push(fact);
   };
-  const enumValues = catalog.allEnumValues();
+  const catalogValues = catalog.allEnumValues();
+  const enumValues = [
+    ...catalogValues,
+    ...schemaValues.filter((h) => !catalogValues.some((c) => c.column === h.column && c.value === h.value)),
+  ];
   for (const mapping of mappings) {
     if (mapping.kind === 'tool' || mapping.kind === 'aggregation') continue;
     const at = text.indexOf(normalizeText(mapping.keyword));
@@ -164,7 +206,7 @@ export function analyseQuestion(
     if (keyword.includes(' ') || /[\uac00-\ud7a3]/.test(keyword))
       unclaimed = unclaimed.split(keyword).join(' '.repeat(keyword.length));
   }
-  const facts = knowledgeFacts(factText, catalog, matchedMappings);
+  const facts = knowledgeFacts(factText, catalog, matchedMappings, schemaEnumValues(tools));
   const identifiers = itemNames.filter((id) => !facts.some((f) => f.value.toLowerCase() === id));
   // "what depends on X" asks for X's dependents: the graph's impact view, not X's own dependencies.
   const viewFact = facts.find((f) => f.field === 'view' && f.value === 'dependency');
