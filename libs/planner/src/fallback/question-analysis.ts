@@ -46,6 +46,41 @@ const RELATED = /^(?:related|관련|계열)$/;
 const REGION = /^(?:ap|us|eu|sa|ca|me|af|il)-[a-z]+-\d$/;
 const NOT_A_NAME = /-(?:level|related|based|wide|ish|like)$/;
 
+/** An English word without its inflection ("deployed", "deploying", "deploys" -> "deploy"). */
+export function stemWord(word: string): string {
+  if (word.length > 5 && word.endsWith('ing')) return word.slice(0, -3).replace(/(.)\1$/, '$1');
+  if (word.length > 4 && word.endsWith('ies')) return `${word.slice(0, -3)}y`;
+  if (word.length > 4 && word.endsWith('ed'))
+    return word
+      .slice(0, -2)
+      .replace(/(.)\1$/, '$1')
+      .replace(/e$/, '');
+  if (word.length > 4 && word.endsWith('es') && /(?:ch|sh|x|ss)es$/.test(word)) return word.slice(0, -2);
+  if (word.length > 3 && word.endsWith('s') && !word.endsWith('ss'))
+    return word.slice(0, -1).replace(/e$/, '');
+  return word.replace(/e$/, '');
+}
+
+/** Whether two words differ by at most one edit or one swap of neighbours (typos: "memroy", "latnecy"). */
+function oneEditApart(a: string, b: string): boolean {
+  if (Math.abs(a.length - b.length) > 1 || a === b) return a === b;
+  let i = 0;
+  while (i < a.length && i < b.length && a[i] === b[i]) i++;
+  if (a.length === b.length)
+    return (
+      a.slice(i + 1) === b.slice(i + 1) ||
+      (a[i] === b[i + 1] && a[i + 1] === b[i] && a.slice(i + 2) === b.slice(i + 2))
+    );
+  return a.length > b.length ? a.slice(i + 1) === b.slice(i) : a.slice(i) === b.slice(i + 1);
+}
+
+/** A one-word English keyword matches an inflected form or, from six letters, a one-typo form of it. */
+function wordMatches(keyword: string, words: string[], stems: Set<string>): boolean {
+  if (!/^[a-z][a-z0-9]+$/.test(keyword) || keyword.length < 4) return false;
+  if (stems.has(stemWord(keyword))) return true;
+  return keyword.length >= 6 && words.some((word) => word.length >= 6 && oneEditApart(word, keyword));
+}
+
 /** The enumerated values of one property schema: `enum`, `items.enum`, or those of its alternatives. */
 function enumsOf(schema: Record<string, unknown> | undefined): string[] {
   if (!schema) return [];
@@ -197,9 +232,11 @@ export function analyseQuestion(
   // Longest keyword first; a shorter keyword inside a longer one's match is not read again ("배포 롤백" is not "배포").
   let unclaimed = factText;
   const matchedMappings: KeywordMapping[] = [];
+  const queryWords = factText.match(/[a-z][a-z0-9]+/g) ?? [];
+  const queryStems = new Set(queryWords.map(stemWord));
   for (const mapping of mappings) {
     const keyword = normalizeText(mapping.keyword);
-    if (!containsTerm(factText, keyword)) continue;
+    if (!containsTerm(factText, keyword) && !wordMatches(keyword, queryWords, queryStems)) continue;
     const sameWords = matchedMappings.some((m) => normalizeText(m.keyword) === keyword);
     if (!sameWords && !containsTerm(unclaimed, keyword)) continue;
     matchedMappings.push(mapping);
