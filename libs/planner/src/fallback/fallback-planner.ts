@@ -53,7 +53,7 @@ const COREFERENCE =
 export const TOOL_OUTPUT_NOUN = 'names what the tool returns';
 
 const CLAUSE_BREAK =
-  /[,;?+:]|\s-\s|\.\s|\b(?:and|then|also|plus)\b|및|그리고|(?<=[가-힣])(?:고|서)\s|(?<=[가-힣])(?:이랑|랑|하고)(?=\s|,)/;
+  /[,;?+:]|\s-\s|\.\s|\b(?:and|then|also|plus)\b|및|그리고|(?<=[주하보이되있없했았었뭐])고\s|(?<=[아어해와])서\s|(?<=[가-힣])(?:이랑|랑|하고)(?=\s|,)/;
 
 /** The parts of a question: split at conjunctions, clause endings and punctuation ("A 보여주고 B도", "A, and B"). */
 export function splitClauses(query: string): string[] {
