@@ -99,16 +99,13 @@ describe(`planner end to end on the demo dataset (${testBackend()})`, () => {
         run_id: runId,
         stage_name: 'ops.ask',
         status: 'ok',
-        summary: { total: 2, succeeded: 2, failed: 0 },
+        summary: { total: 1, succeeded: 1, failed: 0 },
       }),
     );
     const stored = await t.request('GET', `/ops/stage/runs/${runId}`, { key: operator });
     expect(stored.status).toBe(200);
-    expect(stored.body.results.map((r: { tool_name: string }) => r.tool_name)).toEqual([
-      'ci_lookup',
-      'metric_query',
-    ]);
-    expect(stored.body.results[1].result.data.groups.map((g: { ci_name: string }) => g.ci_name)).toEqual(
+    expect(stored.body.results.map((r: { tool_name: string }) => r.tool_name)).toEqual(['metric_query']);
+    expect(stored.body.results[0].result.data.groups.map((g: { ci_name: string }) => g.ci_name)).toEqual(
       expected.map((e) => e.name),
     );
     expect((await t.request('GET', '/ops/stage/runs?status=bogus', { key: operator })).status).toBe(400);
