@@ -9,7 +9,6 @@ import {
   PlannerService,
   StagePlanExecutor,
   UnconfiguredLlmClient,
-  type PlanOutcome,
 } from '@app/planner';
 import { AppConfig, validateEnvironment } from '@app/platform';
 import {
@@ -20,101 +19,59 @@ import {
   type ToolOutput,
 } from '@app/tools';
 import { BUILTIN_TOOL_DEFINITIONS, OPS_CATALOG, OPS_KEYWORD_MAPPINGS } from '@app/ops';
+import { gradeQuestion, type LabelledQuestion, type QuestionKind, type QuestionScore } from './grade-plan';
 
-interface LabelledQuestion {
-  id: string;
-  lang: 'ko' | 'en';
-  kind: 'single' | 'multi' | 'none';
-  query: string;
-  tools: string[];
-  params: Record<string, unknown>;
+export type { LabelledQuestion, QuestionScore } from './grade-plan';
+
+/** `old`: the planner's own 44 questions; `independent`: 358 written from the tool descriptions only. */
+export type QuestionSet = 'old' | 'independent';
+export type Split = 'tune' | 'heldout' | 'both';
+
+export interface GroupFigures {
+  questions: number;
+  toolAccuracy: number;
+  paramAccuracy: number;
+  params: number;
+  invalidPlans: number;
 }
 
-export interface QuestionScore {
-  id: string;
-  planner: string;
-  toolsCorrect: boolean;
-  paramsCorrect: number;
-  paramsTotal: number;
-  valid: boolean;
-  executed: boolean;
-  chosen: string[];
-  misses: string[];
-  errors: string[];
+export interface SplitReport extends GroupFigures {
+  split: 'tune' | 'heldout' | 'all';
+  invalidPlansExecuted: number;
+  /** Steps of valid plans that the tool's own input schema still refused (should be none). */
+  inputRejected: number;
+  fellBack: number;
+  byGroup: Record<string, GroupFigures>;
+  /** Tool misses, "expected -> chosen" per tool: missing:<tool> and extra:<tool> counts. */
+  confusion: Record<string, number>;
+  /** Per-question scores: only ever filled for the tuning part and the old set. */
+  scores: QuestionScore[];
 }
 
 export interface EvaluationReport {
   mode: 'fallback' | 'llm';
   model: string | null;
-  questions: number;
-  toolAccuracy: number;
-  paramAccuracy: number;
-  invalidPlans: number;
-  invalidPlansExecuted: number;
-  /** Steps of valid plans that the tool's own input schema still refused (should be none). */
-  inputRejected: string[];
-  fellBack: number;
-  byGroup: Record<string, { questions: number; toolAccuracy: number; paramAccuracy: number }>;
-  scores: QuestionScore[];
+  set: QuestionSet;
+  knowledge: boolean;
+  parts: SplitReport[];
 }
 
-function loadQuestions(): { now: Date; questions: LabelledQuestion[] } {
-  const candidates = [
-    path.join(__dirname, 'planner-questions.json'),
-    path.resolve(__dirname, '../../../bench/planner/planner-questions.json'),
-  ];
-  const file = candidates.find((candidate) => existsSync(candidate));
-  if (!file) throw new Error(`planner-questions.json not found (looked in ${candidates.join(', ')})`);
-  const parsed = JSON.parse(readFileSync(file, 'utf8')) as { now: string; questions: LabelledQuestion[] };
+export interface EvaluationOptions {
+  set?: QuestionSet;
+  split?: Split;
+  /** false: plan as right after a first start, before the tenant's catalog and mappings are published. */
+  knowledge?: boolean;
+}
+
+const GROUPS: Array<'ko' | 'en' | QuestionKind> = ['ko', 'en', 'single', 'multi', 'document', 'none'];
+
+function loadQuestions(set: QuestionSet): { now: Date; questions: LabelledQuestion[] } {
+  const file = set === 'old' ? 'planner-questions.json' : 'planner-questions-independent.json';
+  const candidates = [path.join(__dirname, file), path.resolve(__dirname, '../../../bench/planner', file)];
+  const found = candidates.find((candidate) => existsSync(candidate));
+  if (!found) throw new Error(`${file} not found (looked in ${candidates.join(', ')})`);
+  const parsed = JSON.parse(readFileSync(found, 'utf8')) as { now: string; questions: LabelledQuestion[] };
   return { now: new Date(parsed.now), questions: parsed.questions };
-}
-
-function valueAt(parameters: unknown, keys: string[]): unknown {
-  let current = parameters;
-  for (const key of keys) current = (current as Record<string, unknown> | undefined)?.[key];
-  return current;
-}
-
-function matches(actual: unknown, expected: unknown): boolean {
-  if (expected && typeof expected === 'object' && '$nonEmpty' in expected) {
-    return typeof actual === 'string' ? actual.trim().length > 0 : actual !== undefined && actual !== null;
-  }
-  if (typeof expected === 'object' && expected !== null && typeof actual === 'object' && actual !== null) {
-    const e = expected as Record<string, unknown>;
-    return Object.keys(e).every((key) => {
-      const a = (actual as Record<string, unknown>)[key];
-      return typeof e[key] === 'string' && typeof a === 'string' && !Number.isNaN(Date.parse(a))
-        ? Date.parse(a) === Date.parse(e[key])
-        : matches(a, e[key]);
-    });
-  }
-  return actual === expected;
-}
-
-function score(question: LabelledQuestion, outcome: PlanOutcome, executed: boolean): QuestionScore {
-  const steps = outcome.plan?.steps ?? [];
-  const chosen = [...new Set(steps.map((s) => s.tool_type))].sort();
-  const toolsCorrect = JSON.stringify(chosen) === JSON.stringify([...question.tools].sort());
-  const misses: string[] = [];
-  let paramsCorrect = 0;
-  for (const [label, expected] of Object.entries(question.params)) {
-    const [tool, ...keys] = label.split('.');
-    const ok = steps.some((s) => s.tool_type === tool && matches(valueAt(s.parameters, keys), expected));
-    if (ok) paramsCorrect += 1;
-    else misses.push(label);
-  }
-  return {
-    id: question.id,
-    planner: outcome.planner,
-    toolsCorrect,
-    paramsCorrect,
-    paramsTotal: Object.keys(question.params).length,
-    valid: outcome.valid,
-    executed,
-    chosen,
-    misses,
-    errors: outcome.errors.map((e) => `${e.step_id ?? '-'} ${e.code} ${e.path}: ${e.message}`),
-  };
 }
 
 function ratio(part: number, whole: number): number {
@@ -126,137 +83,182 @@ function ratio(part: number, whole: number): number {
  * against the real schema before this runs, which is what the evaluation checks of execution.
  */
 class DefinitionOnlyTool implements Tool {
-  readonly calls: Array<Record<string, unknown>> = [];
   constructor(readonly definition: ToolDefinition) {}
 
-  execute(_context: unknown, input: Record<string, unknown>): Promise<ToolOutput> {
-    this.calls.push(input);
+  execute(): Promise<ToolOutput> {
     return Promise.resolve({ data: {} });
   }
 }
 
-/**
- * Plans every labelled question against the real built-in tool definitions, the OPS catalog and the
- * keyword mappings the demo tenant publishes, runs the valid plans through input validation, and scores it.
- */
-export async function evaluatePlanner(
-  mode: 'fallback' | 'llm',
-  llm: LlmClient = new UnconfiguredLlmClient(),
-): Promise<EvaluationReport> {
-  const { now, questions } = loadQuestions();
-  const registry = new ToolRegistry({ getProviders: () => [] } as unknown as DiscoveryService);
-  for (const definition of BUILTIN_TOOL_DEFINITIONS)
-    registry.registerBuiltin(new DefinitionOnlyTool(definition));
-  const knowledge = new InMemoryPlanningKnowledge();
-  knowledge.set(null, {
-    catalog: { name: 'ops', version: 1, content: OPS_CATALOG },
-    mappings: { name: 'ops-keywords', version: 1, content: OPS_KEYWORD_MAPPINGS },
-  });
-  const options = { tokenBudget: 6000, maxLimit: 100, maxSteps: 8, executionTimeoutMs: 30_000 };
-  const planner = new PlannerService(registry, knowledge, llm, options);
-  // The real step engine; runs are not stored (the evaluation has no database).
-  const unstoredRuns = { start: () => Promise.resolve(randomUUID()), finish: () => Promise.resolve() };
-  const stageConfig = {
-    get: (key: string) => ({ STAGE_TIMEOUT_MS: options.executionTimeoutMs, STAGE_MAX_CONCURRENCY: 4 })[key],
-  } as unknown as AppConfig;
-  const executor = new StagePlanExecutor(
-    new StageExecutorService(registry, unstoredRuns as never, stageConfig),
-  );
-
-  const scores: QuestionScore[] = [];
-  const inputRejected: string[] = [];
-  for (const question of questions) {
-    const outcome = await planner.plan({
-      tenantId: 'eval',
-      query: question.query,
-      now,
-      useLlm: mode === 'llm',
-    });
-    let executed = false;
-    if (outcome.valid && outcome.plan?.steps.length) {
-      const deadline = Date.now() + options.executionTimeoutMs;
-      const context = {
-        tenantId: 'eval',
-        userId: 'eval',
-        requestId: question.id,
-        traceId: question.id,
-        deadline,
-        signal: new AbortController().signal,
-      };
-      const run = await executor.execute(context, outcome.plan.steps, deadline);
-      executed = true;
-      for (const step of run.steps)
-        if (step.result.error_details?.code === 'INVALID_INPUT')
-          inputRejected.push(`${question.id}/${step.step_id}: ${JSON.stringify(step.result.error_details)}`);
-    }
-    scores.push(score(question, outcome, executed));
-  }
-
-  const summarize = (subset: QuestionScore[]) => ({
+function figures(subset: QuestionScore[]): GroupFigures {
+  return {
     questions: subset.length,
     toolAccuracy: ratio(subset.filter((s) => s.toolsCorrect).length, subset.length),
     paramAccuracy: ratio(
       subset.reduce((sum, s) => sum + s.paramsCorrect, 0),
       subset.reduce((sum, s) => sum + s.paramsTotal, 0),
     ),
-  });
-  const byGroup: EvaluationReport['byGroup'] = {};
-  for (const key of ['ko', 'en', 'single', 'multi', 'none']) {
-    const ids = new Set(questions.filter((q) => q.lang === key || q.kind === key).map((q) => q.id));
-    byGroup[key] = summarize(scores.filter((s) => ids.has(s.id)));
+    params: subset.reduce((sum, s) => sum + s.paramsTotal, 0),
+    invalidPlans: subset.filter((s) => !s.valid).length,
+  };
+}
+
+function summarize(split: SplitReport['split'], scores: QuestionScore[], inputRejected: number): SplitReport {
+  const confusion: Record<string, number> = {};
+  for (const s of scores.filter((q) => !q.toolsCorrect)) {
+    for (const tool of s.expected.filter((t) => !s.chosen.includes(t)))
+      confusion[`missing:${tool}`] = (confusion[`missing:${tool}`] ?? 0) + 1;
+    for (const tool of s.chosen.filter((t) => !s.expected.includes(t)))
+      confusion[`extra:${tool}`] = (confusion[`extra:${tool}`] ?? 0) + 1;
+    const key = `[${s.expected.join('+') || 'none'}] -> [${s.chosen.join('+') || 'none'}]`;
+    confusion[key] = (confusion[key] ?? 0) + 1;
   }
-  const all = summarize(scores);
+  const byGroup: Record<string, GroupFigures> = {};
+  for (const group of GROUPS) {
+    const subset = scores.filter((s) => s.lang === group || s.kind === group);
+    if (subset.length) byGroup[group] = figures(subset);
+  }
   return {
-    mode,
-    model: mode === 'llm' ? llm.defaultModel : null,
-    questions: scores.length,
-    toolAccuracy: all.toolAccuracy,
-    paramAccuracy: all.paramAccuracy,
-    invalidPlans: scores.filter((s) => !s.valid).length,
+    split,
+    ...figures(scores),
     invalidPlansExecuted: scores.filter((s) => !s.valid && s.executed).length,
     inputRejected,
     fellBack: scores.filter((s) => s.planner === 'fallback').length,
     byGroup,
-    scores,
+    confusion,
+    scores: split === 'heldout' ? [] : scores,
   };
 }
 
-function print(report: EvaluationReport): void {
-  const out = process.stdout;
-  out.write(`\n== planner evaluation: ${report.mode}${report.model ? ` (${report.model})` : ''} ==\n`);
-  out.write(`questions:               ${report.questions}\n`);
-  out.write(`tool-selection accuracy: ${report.toolAccuracy}%\n`);
-  out.write(`parameter accuracy:      ${report.paramAccuracy}%\n`);
-  out.write(`invalid plans:           ${report.invalidPlans} (executed: ${report.invalidPlansExecuted})\n`);
-  out.write(`inputs refused by tools:  ${report.inputRejected.length}\n`);
-  for (const refused of report.inputRejected) out.write(`  refused ${refused}\n`);
-  if (report.mode === 'llm') out.write(`fell back to deterministic: ${report.fellBack}\n`);
-  for (const [group, s] of Object.entries(report.byGroup)) {
-    out.write(
-      `  ${group.padEnd(7)} n=${String(s.questions).padStart(2)}  tools ${s.toolAccuracy}%  params ${s.paramAccuracy}%\n`,
-    );
+/**
+ * Plans every labelled question against the real built-in tool definitions, the OPS catalog and the
+ * keyword mappings the demo tenant publishes, runs the valid plans through input validation, and grades
+ * them. Held-out questions are graded in aggregate only: their per-question scores never leave here.
+ */
+export async function evaluatePlanner(
+  mode: 'fallback' | 'llm',
+  llm: LlmClient = new UnconfiguredLlmClient(),
+  options: EvaluationOptions = {},
+): Promise<EvaluationReport> {
+  const set = options.set ?? 'old';
+  const split = options.split ?? 'tune';
+  const withKnowledge = options.knowledge ?? true;
+  const { now, questions } = loadQuestions(set);
+  const registry = new ToolRegistry({ getProviders: () => [] } as unknown as DiscoveryService);
+  for (const definition of BUILTIN_TOOL_DEFINITIONS)
+    registry.registerBuiltin(new DefinitionOnlyTool(definition));
+  const knowledge = new InMemoryPlanningKnowledge();
+  if (withKnowledge)
+    knowledge.set(null, {
+      catalog: { name: 'ops', version: 1, content: OPS_CATALOG },
+      mappings: { name: 'ops-keywords', version: 1, content: OPS_KEYWORD_MAPPINGS },
+    });
+  const plannerOptions = { tokenBudget: 6000, maxLimit: 100, maxSteps: 8, executionTimeoutMs: 30_000 };
+  const planner = new PlannerService(registry, knowledge, llm, plannerOptions);
+  // The real step engine; runs are not stored (the evaluation has no database).
+  const unstoredRuns = { start: () => Promise.resolve(randomUUID()), finish: () => Promise.resolve() };
+  const stageConfig = {
+    get: (key: string) =>
+      ({ STAGE_TIMEOUT_MS: plannerOptions.executionTimeoutMs, STAGE_MAX_CONCURRENCY: 4 })[key],
+  } as unknown as AppConfig;
+  const executor = new StagePlanExecutor(
+    new StageExecutorService(registry, unstoredRuns as never, stageConfig),
+  );
+
+  const wanted: Array<SplitReport['split']> =
+    set === 'old' ? ['all'] : split === 'both' ? ['tune', 'heldout'] : [split];
+  const parts: SplitReport[] = [];
+  for (const part of wanted) {
+    const subset = questions.filter((q) => part === 'all' || q.split === part);
+    const scores: QuestionScore[] = [];
+    let inputRejected = 0;
+    for (const question of subset) {
+      const outcome = await planner.plan({
+        tenantId: 'eval',
+        query: question.query,
+        now,
+        useLlm: mode === 'llm',
+      });
+      let executed = false;
+      if (outcome.valid && outcome.plan?.steps.length) {
+        const deadline = Date.now() + plannerOptions.executionTimeoutMs;
+        const context = {
+          tenantId: 'eval',
+          userId: 'eval',
+          requestId: question.id,
+          traceId: question.id,
+          deadline,
+          signal: new AbortController().signal,
+        };
+        const run = await executor.execute(context, outcome.plan.steps, deadline);
+        executed = true;
+        inputRejected += run.steps.filter(
+          (step) => step.result.error_details?.code === 'INVALID_INPUT',
+        ).length;
+      }
+      scores.push(gradeQuestion(question, outcome, executed, BUILTIN_TOOL_DEFINITIONS));
+    }
+    parts.push(summarize(part, scores, inputRejected));
   }
-  for (const s of report.scores.filter((q) => !q.toolsCorrect || q.misses.length || !q.valid)) {
+  return { mode, model: mode === 'llm' ? llm.defaultModel : null, set, knowledge: withKnowledge, parts };
+}
+
+function line(label: string, f: GroupFigures): string {
+  return `  ${label.padEnd(9)} n=${String(f.questions).padStart(3)}  tools ${String(f.toolAccuracy).padStart(5)}%  params ${String(f.paramAccuracy).padStart(5)}% (of ${f.params})  invalid ${f.invalidPlans}\n`;
+}
+
+function print(report: EvaluationReport, detail: boolean): void {
+  const out = process.stdout;
+  out.write(
+    `\n== planner evaluation: ${report.mode}${report.model ? ` (${report.model})` : ''}, set ${report.set}${report.knowledge ? '' : ', no published knowledge'} ==\n`,
+  );
+  for (const part of report.parts) {
+    out.write(`-- ${part.split} --\n`);
+    out.write(line('overall', part));
+    for (const [group, f] of Object.entries(part.byGroup)) out.write(line(group, f));
     out.write(
-      `  miss ${s.id}: chose [${s.chosen.join(', ')}]${s.misses.length ? ` params wrong: ${s.misses.join(', ')}` : ''}${s.valid ? '' : ' INVALID'}\n`,
+      `  invalid plans executed: ${part.invalidPlansExecuted}; inputs refused by tools: ${part.inputRejected}${report.mode === 'llm' ? `; fell back to deterministic: ${part.fellBack}` : ''}\n`,
     );
+    if (part.split === 'heldout') continue;
+    const confusion = Object.entries(part.confusion).sort((a, b) => b[1] - a[1]);
+    if (confusion.length) out.write('  tool misses (expected -> chosen):\n');
+    for (const [key, count] of confusion) out.write(`    ${String(count).padStart(3)}  ${key}\n`);
+    if (!detail) continue;
+    for (const s of part.scores.filter((q) => !q.toolsCorrect || q.misses.length || !q.valid)) {
+      out.write(
+        `  miss ${s.id} [${s.lang} ${s.kind}]: expected [${s.expected.join(', ')}] chose [${s.chosen.join(', ')}]${s.misses.length ? ` params wrong: ${s.misses.join(', ')}` : ''}${s.valid ? '' : ` INVALID ${JSON.stringify(s.errors)}`}\n`,
+      );
+    }
   }
 }
 
+function argument(name: string): string | undefined {
+  const index = process.argv.indexOf(`--${name}`);
+  return index >= 0 ? process.argv[index + 1] : undefined;
+}
+
 async function main(): Promise<void> {
-  const fallback = await evaluatePlanner('fallback');
-  print(fallback);
-  const env = validateEnvironment(process.env);
-  if (env.LLM_BASE_URL) {
+  const set = (argument('set') ?? 'independent') as QuestionSet;
+  const split = (argument('split') ?? 'tune') as Split;
+  if (!['old', 'independent'].includes(set) || !['tune', 'heldout', 'both'].includes(split))
+    throw new Error(
+      'usage: eval-planner [--set independent|old] [--split tune|heldout|both] [--llm] [--no-knowledge] [--misses] [--json]',
+    );
+  const options: EvaluationOptions = { set, split, knowledge: !process.argv.includes('--no-knowledge') };
+  const detail = process.argv.includes('--misses');
+  let llm: LlmClient | null = null;
+  if (process.argv.includes('--llm')) {
+    const env = validateEnvironment(process.env);
+    if (!env.LLM_BASE_URL)
+      throw new Error('--llm needs LLM_BASE_URL (and LLM_MODEL, LLM_API_KEY if the endpoint wants them)');
     const config = { get: (key: keyof typeof env) => env[key] } as unknown as AppConfig;
-    print(await evaluatePlanner('llm', createLlmClient(config)));
-  } else {
-    process.stdout.write('\n(LLM_BASE_URL not set: LLM evaluation skipped)\n');
+    llm = createLlmClient(config);
   }
-  if (process.argv.includes('--errors'))
-    for (const s of fallback.scores.filter((q) => !q.valid))
-      process.stdout.write(`${s.id}: ${JSON.stringify(s.errors)}\n`);
-  if (process.argv.includes('--json')) process.stdout.write(`${JSON.stringify(fallback, null, 2)}\n`);
+  const report = llm
+    ? await evaluatePlanner('llm', llm, options)
+    : await evaluatePlanner('fallback', undefined, options);
+  print(report, detail);
+  if (process.argv.includes('--json')) process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
 }
 
 if (require.main === module) {

@@ -42,11 +42,9 @@ describe(`planner end to end on the demo dataset (${testBackend()})`, () => {
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ valid: true, planner: 'fallback', model: null, errors: [] });
     const { start, end } = lastWeekOf(NOW);
-    const [lookup, metric] = res.body.plan.steps;
-    expect(lookup).toMatchObject({
-      tool_type: 'ci_lookup',
-      parameters: { filters: { environment: 'prod', ci_type: 'server' }, limit: 5 },
-    });
+    // metric_query filters on environment and type itself (ci_filter), so the plan is one step.
+    const [metric] = res.body.plan.steps;
+    expect(res.body.plan.steps).toHaveLength(1);
     expect(metric).toMatchObject({
       tool_type: 'metric_query',
       parameters: {
@@ -64,7 +62,6 @@ describe(`planner end to end on the demo dataset (${testBackend()})`, () => {
       prompt: null,
     });
     expect(res.body.asset_versions.tools).toEqual([
-      { name: 'ci_lookup', source: 'builtin', version: null },
       { name: 'metric_query', source: 'builtin', version: null },
     ]);
   });
@@ -102,16 +99,13 @@ describe(`planner end to end on the demo dataset (${testBackend()})`, () => {
         run_id: runId,
         stage_name: 'ops.ask',
         status: 'ok',
-        summary: { total: 2, succeeded: 2, failed: 0 },
+        summary: { total: 1, succeeded: 1, failed: 0 },
       }),
     );
     const stored = await t.request('GET', `/ops/stage/runs/${runId}`, { key: operator });
     expect(stored.status).toBe(200);
-    expect(stored.body.results.map((r: { tool_name: string }) => r.tool_name)).toEqual([
-      'ci_lookup',
-      'metric_query',
-    ]);
-    expect(stored.body.results[1].result.data.groups.map((g: { ci_name: string }) => g.ci_name)).toEqual(
+    expect(stored.body.results.map((r: { tool_name: string }) => r.tool_name)).toEqual(['metric_query']);
+    expect(stored.body.results[0].result.data.groups.map((g: { ci_name: string }) => g.ci_name)).toEqual(
       expected.map((e) => e.name),
     );
     expect((await t.request('GET', '/ops/stage/runs?status=bogus', { key: operator })).status).toBe(400);

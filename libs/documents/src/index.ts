@@ -10,7 +10,7 @@ export { type SearchPlan, type SearchRow } from './search/search.repository';
 export { DocumentMaintenanceService } from './ingestion/document-maintenance.service';
 export { EmbeddingProvider, EmbeddingProviders } from './embedding/embedding-provider';
 export { DocumentsException, DocumentsExceptionCode } from './documents.exception';
-export { toIndexText } from './text/search-text.util';
+export { stripHangulSuffix, tokenize, toIndexText } from './text/search-text.util';
 export { parseDocument } from './parsing/document-parser';
 export { DEFAULT_PARSE_BUDGET, type ParseBudget } from './parsing/parse-budget';
 export {

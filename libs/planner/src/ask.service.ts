@@ -5,7 +5,7 @@ import { AnswerWriter } from './answer/answer-writer';
 import { PlanExecutor } from './execution/plan-executor';
 import type { PlanExecutionResult, PlanOutcome } from './plan/plan.types';
 import { PlannerOptions } from './planner-options';
-import { PlannerService } from './planner.service';
+import { KNOWLEDGE_INCOMPLETE_PREFIX, PlannerService } from './planner.service';
 
 export interface AskRequest {
   tenantId: string;
@@ -39,6 +39,13 @@ function noOpsDataHint(language: 'ko' | 'en' | undefined): string {
   return language === 'ko'
     ? '이 테넌트에는 아직 OPS 데이터(구성 항목, 메트릭, 이력)가 없습니다. 데모 데이터를 불러오려면 `POST /ops/demo/load` (관리자 키) 또는 서버를 멈춘 상태에서 `npm run seed:demo` 를 실행하세요.'
     : 'This tenant has no OPS data loaded yet (configuration items, metrics, history). Load the demo dataset with `POST /ops/demo/load` (admin key), or `npm run seed:demo` while the server is stopped.';
+}
+
+/** Said in the answer when the plan was made without the tenant's catalog or keyword mappings. */
+function knowledgeHint(language: 'ko' | 'en' | undefined): string {
+  return language === 'ko'
+    ? '참고: 이 테넌트의 계획용 지식(카탈로그, 키워드 매핑)이 아직 게시되지 않아 도구 설명만으로 계획했습니다. 결과가 부정확할 수 있습니다.'
+    : "Note: this tenant's planning knowledge (catalog, keyword mappings) is not published yet, so the plan was made from the tool descriptions only and may be less accurate.";
 }
 
 /** Plan, validate, execute and answer. An invalid plan is never executed. */
@@ -123,7 +130,15 @@ export class AskService {
     return {
       status,
       query: request.query,
-      answer: noData ? `${noOpsDataHint(planning.plan.language)}\n\n${written.answer}` : written.answer,
+      answer: [
+        planning.warnings.some((w) => w.startsWith(KNOWLEDGE_INCOMPLETE_PREFIX))
+          ? knowledgeHint(planning.plan.language)
+          : null,
+        noData ? noOpsDataHint(planning.plan.language) : null,
+        written.answer,
+      ]
+        .filter(Boolean)
+        .join('\n\n'),
       answer_source: written.source,
       model: written.model ?? planning.model,
       planning,

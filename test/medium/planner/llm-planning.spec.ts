@@ -150,7 +150,8 @@ describe(`planner with an OpenAI-compatible LLM (${testBackend()})`, () => {
       ['llm', 'malformed_output'],
       ['llm_repair', 'malformed_output'],
     ]);
-    expect(outcome.plan?.steps.map((s) => s.tool_type)).toEqual(['ci_lookup', 'metric_query']);
+    // The deterministic planner filters the metric query itself (ci_filter): no lookup step first.
+    expect(outcome.plan?.steps.map((s) => s.tool_type)).toEqual(['metric_query']);
   });
 
   it('an unknown tool is rejected, repaired; if still unknown the fallback plans and nothing invalid runs', async () => {
@@ -166,8 +167,8 @@ describe(`planner with an OpenAI-compatible LLM (${testBackend()})`, () => {
     const asked = await ask();
     expect(asked.planning.planner).toBe('fallback');
     expect(asked.planning.rejected).toHaveLength(2);
-    expect(asked.execution?.steps.map((s) => s.tool_type)).toEqual(['ci_lookup', 'metric_query']);
-    expect(calls()).toBe(2);
+    expect(asked.execution?.steps.map((s) => s.tool_type)).toEqual(['metric_query']);
+    expect(calls()).toBe(1);
   });
 
   it('wrong parameter types are rejected with their paths and repaired', async () => {

@@ -24,12 +24,9 @@ describe('FallbackPlanner', () => {
     const { plan: result } = plan('지난 주 prod 환경의 서버들 중 CPU 사용률이 높은 top 5개를 보여줘');
     expect(result.intent).toBe('query_metrics');
     expect(result.language).toBe('ko');
-    expect(result.steps.map((s) => s.tool_type)).toEqual(['ci_lookup', 'metric_query']);
-    expect(result.steps[0].parameters).toMatchObject({
-      filters: { environment: 'prod', ci_type: 'server' },
-      limit: 5,
-    });
-    expect(result.steps[1].parameters).toEqual({
+    // metric_query filters on environment and type itself (its ci_filter): no lookup step first.
+    expect(result.steps.map((s) => s.tool_type)).toEqual(['metric_query']);
+    expect(result.steps[0].parameters).toEqual({
       metric_name: 'cpu_usage',
       time_range: { start: '2026-11-09T00:00:00.000Z', end: '2026-11-16T00:00:00.000Z' },
       ci_filter: { environment: 'prod', ci_type: 'server' },
@@ -44,13 +41,13 @@ describe('FallbackPlanner', () => {
       maxSteps: 8,
     });
     expect(validation.errors).toEqual([]);
-    expect(validation.plan?.steps[1].parameters.agg).toBe('avg');
+    expect(validation.plan?.steps[0].parameters.agg).toBe('avg');
   });
 
   it('plans the same question in English the same way', () => {
     const steps = plan('Show the top 5 prod servers by CPU usage last week').plan.steps;
-    expect(steps.map((s) => s.tool_type)).toEqual(['ci_lookup', 'metric_query']);
-    expect(steps[1].parameters).toMatchObject({
+    expect(steps.map((s) => s.tool_type)).toEqual(['metric_query']);
+    expect(steps[0].parameters).toMatchObject({
       metric_name: 'cpu_usage',
       top_n: 5,
       ci_filter: { environment: 'prod' },
@@ -139,5 +136,50 @@ describe('FallbackPlanner', () => {
       metric_name: 'cpu_usage',
       ci_filter: { environment: 'prod', ci_type: 'server' },
     });
+  });
+
+  it('plans each part of a two-part question, with the items of one feeding the other', () => {
+    const both = plan('list prod databases and find the backup runbook').plan.steps.map((s) => s.tool_type);
+    expect(both.sort()).toEqual(['ci_lookup', 'document_search']);
+    const chained = plan('stopped stuff in dev and what it depends on').plan.steps;
+    expect(chained.map((s) => s.tool_type)).toEqual(['ci_lookup', 'graph_analysis']);
+    expect(chained[1].parameters.scope).toEqual({ $ref: 's1', path: 'items.id' });
+  });
+
+  it('reads dependents as the impact view and topics as lookup keywords', () => {
+    expect(step('which services depend on prod-payment-db', 'graph_analysis')?.parameters).toMatchObject({
+      scope: 'prod-payment-db',
+      view: 'impact',
+    });
+    expect(step('what does prod-payment-api depend on', 'graph_analysis')?.parameters.view).toBe(
+      'dependency',
+    );
+    expect(step('cpu of all the payment servers last week', 'ci_lookup')?.parameters).toMatchObject({
+      keywords: ['payment'],
+    });
+  });
+
+  it('reads spelled-out spans, buckets, severities and one-number aggregates', () => {
+    expect(
+      step('error rate on prod-order-api in 30 min buckets since midnight', 'metric_query')?.parameters,
+    ).toMatchObject({
+      bucket: '30m',
+      time_range: { start: '2026-11-22T00:00:00.000Z', end: '2026-11-22T09:00:00.000Z' },
+    });
+    expect(step('major+ incidents over the past two days', 'history_query')?.parameters).toMatchObject({
+      severities: ['major', 'critical'],
+      time_range: { start: '2026-11-20T09:00:00.000Z', end: '2026-11-22T09:00:00.000Z' },
+    });
+    expect(
+      step('give me one number: avg db connections across prod dbs', 'metric_query')?.parameters,
+    ).toMatchObject({
+      group_by: 'none',
+      agg: 'avg',
+    });
+  });
+
+  it('plans no tool for a how-to question about something else', () => {
+    expect(plan('how do I reverse a string in python').plan.steps).toEqual([]);
+    expect(plan('파이썬에서 리스트 정렬 어떻게 해?').plan.steps).toEqual([]);
   });
 });

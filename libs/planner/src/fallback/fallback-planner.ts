@@ -1,13 +1,7 @@
-import type { KeywordMapping, MappingContent } from '@app/asset-registry';
+import type { MappingContent } from '@app/asset-registry';
 import type { ToolDefinition } from '@app/tools';
 import { CatalogIndex } from '../knowledge/catalog-index';
-import {
-  containsTerm,
-  contentTerms,
-  isKorean,
-  normalizeText,
-  queryHasTerm,
-} from '../knowledge/text-match.util';
+import { containsTerm, isKorean } from '../knowledge/text-match.util';
 import type { Plan, PlanStep } from '../plan/plan.types';
 import {
   allowedKeys,
@@ -16,7 +10,10 @@ import {
   PropertyInfo,
   schemaProperties,
 } from '../plan/schema-introspection.util';
-import { extractSignals, QuerySignals } from './query-signals.util';
+import { IntentClassifier, IntentExample } from './intent-classifier';
+import { OPS_INTENT_EXAMPLES } from './intent-examples';
+import { analyseQuestion, Fact } from './question-analysis';
+import { QuerySignals } from './query-signals.util';
 import { autoBucket } from './time-range.util';
 
 export interface FallbackPlannerInput {
@@ -35,17 +32,12 @@ export interface FallbackPlanResult {
   scores: Record<string, number>;
 }
 
-/** A value the question names: a catalog value or a mapped keyword, with the field it belongs to. */
-interface Fact {
-  field: string;
-  value: string;
-  table: string | null;
-}
-
 const NAME_COLUMNS = ['ci_name', 'name', 'hostname', 'host'];
 /** Filter keys that take exact item names, preferred over the catalog's name column when a schema has one. */
 const NAME_FILTER_KEYS = ['names', 'ci_names'];
 const MIN_TOOL_SCORE = 1;
+/** A tool the classifier has fewer labelled questions for than this is chosen by the rule score alone. */
+const MIN_TOOL_EXAMPLES = 5;
 const INTENT_BY_TOOL: Record<string, string> = {
   ci_lookup: 'lookup_ci',
   metric_query: 'query_metrics',
@@ -53,84 +45,208 @@ const INTENT_BY_TOOL: Record<string, string> = {
   graph_analysis: 'analyze_graph',
   document_search: 'search_documents',
 };
+/** Words that point back at items found by another part of the question ("their alerts", "걔네 이력"). */
+const COREFERENCE =
+  /\b(?:their|them|those|these|they|each)\b|걔네|그\s*(?:서비스들|서버들|의존|대상)|각\s|거기|포함된|그중|들의|대상들/;
+
+/** The description a keyword mapping carries when it names what a tool returns (mapping data, see libs/ops). */
+export const TOOL_OUTPUT_NOUN = 'names what the tool returns';
+
+const CLAUSE_BREAK =
+  /[,;?+:]|\s-\s|\.\s|\b(?:and|then|also|plus)\b|및|그리고|(?<=[주하보이되있없했았었뭐])고\s|(?<=[아어해와])서\s|(?<=[가-힣])(?:이랑|랑|하고)(?=\s|,)/;
+
+/** The parts of a question: split at conjunctions, clause endings and punctuation ("A 보여주고 B도", "A, and B"). */
+export function splitClauses(query: string): string[] {
+  return query
+    .split(new RegExp(CLAUSE_BREAK.source, 'g'))
+    .map((part) => part.trim())
+    .filter((part) => part.length >= 2);
+}
 
 /**
- * Plans without a language model: picks tools from their descriptions, the catalog values and the
- * keyword mappings the question mentions, and fills each tool's parameters from its input schema.
- * Deterministic for a given `now`.
+ * Plans without a language model. Which tools: a classifier over character n-grams of the question and
+ * the knowledge signals (tool descriptions, keyword mappings, catalog values the question names), trained
+ * on labelled questions plus the tools' own descriptions and the mapping keywords. Parameters: from the
+ * tools' input schemas, the catalog's enum values and the mappings. Deterministic for a given `now`.
  */
+type TrainedClassifier = { classifier: IntentClassifier; counts: Map<string, number> };
+/** Trained classifiers per example set and knowledge, shared by planner instances (training takes ~0.5 s). */
+const TRAINED = new WeakMap<ReadonlyArray<IntentExample>, Map<string, TrainedClassifier>>();
+
 export class FallbackPlanner {
+  private readonly classifiers: Map<string, TrainedClassifier>;
+
+  constructor(
+    private readonly examples: ReadonlyArray<IntentExample> = OPS_INTENT_EXAMPLES,
+    private readonly options: {
+      threshold?: number;
+      clauseThreshold?: number;
+      mappingWeight?: number;
+      descriptionWeight?: number;
+      evidenceThreshold?: number;
+      l2?: number;
+      epochs?: number;
+      procedureRule?: boolean;
+    } = {},
+  ) {
+    const shared = TRAINED.get(examples) ?? new Map<string, TrainedClassifier>();
+    TRAINED.set(examples, shared);
+    this.classifiers = shared;
+  }
+
   plan(input: FallbackPlannerInput): FallbackPlanResult {
-    const text = normalizeText(input.query);
-    const signals = extractSignals(input.query, input.now);
+    const analysis = analyseQuestion(input.query, input.tools, input.catalog, input.mappings, input.now);
+    const { text, signals, facts, identifiers, matchedMappings } = analysis;
     const warnings: string[] = [];
-    const mappings = [...(input.mappings?.mappings ?? [])].sort(
-      (a, b) => b.keyword.length - a.keyword.length,
-    );
-    // Item names ("prod-payment-db") are names, not a filter on prod databases nor words to route by.
-    const factText = signals.identifiers.reduce((rest, id) => rest.split(id).join(' '), text);
-    const terms = contentTerms(factText);
-    const matchedMappings = mappings.filter((m) => containsTerm(factText, normalizeText(m.keyword)));
-    const facts = this.facts(factText, input.catalog, matchedMappings);
     const aggregation =
       signals.aggregation ??
       (matchedMappings.find((m) => m.kind === 'aggregation')?.value as QuerySignals['aggregation']) ??
       null;
-    const identifiers = signals.identifiers.filter(
-      (id) => !/^(top|bottom)-/.test(id) && !facts.some((f) => f.value.toLowerCase() === id),
-    );
 
-    const idf = this.inverseDocumentFrequency(input.tools);
-    const scores: Record<string, number> = {};
-    const weak: Record<string, number> = {};
-    for (const tool of input.tools) {
-      let strong = 0;
-      for (const term of this.toolTerms(tool))
-        if (queryHasTerm(factText, terms, term)) strong += idf.get(term) ?? 0;
-      if (matchedMappings.some((m) => m.kind === 'tool' && m.value === tool.name)) strong += 3;
-      weak[tool.name] = 0;
-      for (const property of schemaProperties(tool.input_schema)) {
-        if (property.catalogColumn && this.columnFacts(facts, property.catalogColumn).length) strong += 3;
-        else if (property.enumValues && this.enumChoice(text, facts, property)) strong += 2;
-        else if (property.catalogTable)
-          weak[tool.name] += this.tableFacts(facts, property.catalogTable, input.catalog).length;
+    const { classifier, counts } = this.classifierFor(input);
+    const probabilities = classifier.predict(input.query, analysis.features);
+    // Each part of a multi-part question is classified on its own too, so one half is not drowned by the other.
+    const clauseThreshold = this.options.clauseThreshold ?? 0.7;
+    const clauses = splitClauses(input.query);
+    if (clauses.length > 1)
+      for (const clause of clauses) {
+        const features = analyseQuestion(
+          clause,
+          input.tools,
+          input.catalog,
+          input.mappings,
+          input.now,
+        ).features;
+        for (const [tool, p] of Object.entries(classifier.predict(clause, features)))
+          if (p >= clauseThreshold) probabilities[tool] = Math.max(probabilities[tool] ?? 0, p);
       }
-      scores[tool.name] = Math.round(strong * 100) / 100;
-    }
-
-    // A question that names documents (runbook, 매뉴얼) asks for documents, whatever they are about.
-    const routed = new Set(matchedMappings.filter((m) => m.kind === 'tool').map((m) => m.value));
-    const textSearch = input.tools.filter(
+    const scores: Record<string, number> = {};
+    for (const tool of input.tools)
+      scores[tool.name] =
+        (counts.get(tool.name) ?? 0) >= MIN_TOOL_EXAMPLES
+          ? Math.round((probabilities[tool.name] ?? 0) * 100) / 100
+          : Math.min(1, analysis.strong[tool.name] / (2 * MIN_TOOL_SCORE));
+    // A tool the knowledge points at directly (a value of a column it takes, a keyword mapped to it) needs less.
+    const evidence = (tool: ToolDefinition) =>
+      Boolean(analysis.features[`column:${tool.name}`] || analysis.features[`mapped:${tool.name}`]);
+    let chosen = input.tools.filter(
       (tool) =>
-        routed.has(tool.name) && findProperty(tool.input_schema, ['query', 'question', 'text'])?.required,
+        scores[tool.name] >=
+        (evidence(tool) ? (this.options.evidenceThreshold ?? 0.3) : (this.options.threshold ?? 0.5)),
     );
-    let chosen = textSearch.length
-      ? textSearch
-      : input.tools.filter((tool) => scores[tool.name] >= MIN_TOOL_SCORE);
-    if (!chosen.length) {
+    // Items named by a topic ("payment servers") are looked up by keyword first: no filter names them.
+    const lookup = input.tools.find((t) => this.isItemLookup(t));
+    const itemTools = chosen.filter(
+      (t) =>
+        t !== lookup && schemaProperties(t.input_schema).some((p) => p.catalogTable || p.name === 'scope'),
+    );
+    if (
+      analysis.itemTopics.length &&
+      lookup &&
+      !chosen.includes(lookup) &&
+      (itemTools.length || chosen.length === 0)
+    )
+      chosen.push(lookup);
+    // A named item needs no lookup beside another tool unless the question asks about the item record itself (spec, owner).
+    const lookupAsked = analysis.matchedMappings.some((m) => m.kind === 'tool' && m.value === lookup?.name);
+    if (lookup && identifiers.length && itemTools.length && !lookupAsked && !analysis.itemTopics.length)
+      chosen = chosen.filter((t) => t !== lookup);
+    // A graph question about items only described by filters ("the stopped dev services") looks them up first.
+    const graph = chosen.find((t) => findProperty(t.input_schema, ['scope'])?.required);
+    const described = facts.some((f) => ['environment', 'ci_type', 'status'].includes(f.field));
+    const fed = chosen.some(
+      (t) =>
+        t !== graph &&
+        findIdPath(t.output_schema) &&
+        schemaProperties(t.input_schema).some((p) => p.catalogTable),
+    );
+    if (graph && lookup && !identifiers.length && described && !fed) chosen.push(lookup);
+    // A one-part question naming what a tool returns ("the runbook for high CPU") asks for that tool alone.
+    const named = analysis.matchedMappings.find(
+      (m) => m.kind === 'tool' && m.description === TOOL_OUTPUT_NOUN,
+    );
+    const namedTool = named && chosen.find((t) => t.name === named.value);
+    if (namedTool && clauses.length <= 1) chosen = [namedTool];
+    // A procedure question that names no item, time, filter or ranking is for the documents alone.
+    const docTool =
+      input.tools.find((t) => analysis.features[`mapped:${t.name}`] && t.name === named?.value) ??
+      input.tools.find(
+        (t) =>
+          findProperty(t.input_schema, ['query'])?.required &&
+          (analysis.features[`mapped:${t.name}`] || analysis.features.howTo),
+      );
+    const unanchored =
+      !identifiers.length &&
+      !signals.timeRange &&
+      signals.limit === null &&
+      !signals.superlative &&
+      !aggregation &&
+      !facts.some((f) => ['environment', 'ci_type', 'status'].includes(f.field));
+    if (this.options.procedureRule !== false && docTool && unanchored && clauses.length <= 2)
+      chosen = [docTool];
+    // Nothing in the question touches the operated systems: a general question, no tool.
+    if (!analysis.inDomain) chosen = [];
+    if (!chosen.length && !this.examples.length) {
       const byWeak = input.tools
-        .filter((tool) => weak[tool.name] > 0)
-        .sort((a, b) => weak[b.name] - weak[a.name] || this.requiredCount(a) - this.requiredCount(b));
+        .filter((tool) => analysis.weak[tool.name] > 0)
+        .sort(
+          (a, b) =>
+            analysis.weak[b.name] - analysis.weak[a.name] || this.requiredCount(a) - this.requiredCount(b),
+        );
       if (byWeak.length) chosen = [byWeak[0]];
     }
     const intentTool = [...chosen].sort((a, b) => scores[b.name] - scores[a.name])[0];
     const stage = (tool: ToolDefinition) =>
-      findProperty(tool.input_schema, ['scope']) ? 0 : findProperty(tool.input_schema, ['keywords']) ? 1 : 2;
+      findProperty(tool.input_schema, ['filters'])
+        ? 0
+        : findProperty(tool.input_schema, ['scope'])
+          ? 1
+          : findProperty(tool.input_schema, ['kinds'])
+            ? 2
+            : 3;
     chosen.sort((a, b) => stage(a) - stage(b) || scores[b.name] - scores[a.name]);
+    // A graph question about items another step finds ("the stopped ones and what they depend on") runs
+    // after that step and starts from its items.
+    const feedsItems = (t: ToolDefinition) =>
+      !findProperty(t.input_schema, ['scope']) &&
+      Boolean(findIdPath(t.output_schema)) &&
+      schemaProperties(t.input_schema).some((p) => p.catalogTable);
+    const feeders = chosen.filter(feedsItems);
+    if (!identifiers.length && feeders.length)
+      chosen.sort(
+        (a, b) =>
+          Number(Boolean(findProperty(a.input_schema, ['scope']))) -
+            Number(Boolean(findProperty(b.input_schema, ['scope']))) || stage(a) - stage(b),
+      );
 
     const steps: PlanStep[] = [];
-    const graphSources: Array<{ id: string; path: string }> = [];
+    const sources: Array<{ id: string; path: string; tool: string }> = [];
+    const multiple = chosen.length > 1;
     for (const tool of chosen) {
-      const built = this.stepsFor(tool, { text, signals, facts, identifiers, aggregation, input, warnings });
+      const built = this.stepsFor(tool, {
+        text,
+        signals,
+        facts,
+        identifiers,
+        tags: analysis.tags,
+        regions: analysis.regions,
+        itemTopics: analysis.itemTopics,
+        textTopics: analysis.textTopics,
+        aggregation,
+        input,
+        warnings,
+        multiple,
+        feeder: sources.find((source) => feeders.some((t) => t.name === source.tool)) ?? null,
+      });
       for (const parameters of built) {
         const id = `s${steps.length + 1}`;
         steps.push({ id, tool_type: tool.name, parameters });
         const idPath = findIdPath(tool.output_schema);
-        if (idPath && findProperty(tool.input_schema, ['scope']) && identifiers.length)
-          graphSources.push({ id, path: idPath });
+        if (idPath) sources.push({ id, path: idPath, tool: tool.name });
       }
     }
-    this.linkToGraph(steps, graphSources, input.tools);
+    if (multiple && (COREFERENCE.test(text) || !identifiers.length))
+      this.linkSteps(steps, sources, input.tools);
     for (const step of steps) step.purpose = this.purpose(step);
 
     const primary = steps.length
@@ -147,6 +263,63 @@ export class FallbackPlanner {
     };
   }
 
+  /**
+   * The classifier for this tool set and knowledge, trained once: labelled questions whose tools are all
+   * available, each tool's description, and the mapping keywords that point at a tool or at a catalog
+   * column a tool takes.
+   */
+  private classifierFor(input: FallbackPlannerInput): {
+    classifier: IntentClassifier;
+    counts: Map<string, number>;
+  } {
+    const names = input.tools.map((t) => t.name).sort();
+    const key = `${input.tools.map((t) => `${t.name}:${t.description.length}`).join(',')}|${JSON.stringify(input.mappings ?? null)}|${JSON.stringify(input.catalog.content ?? null).length}|${JSON.stringify(this.options)}`;
+    const cached = this.classifiers.get(key);
+    if (cached) return cached;
+    const available = new Set(names);
+    const signalsOf = (text: string) =>
+      analyseQuestion(text, input.tools, input.catalog, input.mappings, input.now).features;
+    const examples: IntentExample[] = [];
+    const counts = new Map<string, number>();
+    for (const example of this.examples) {
+      if (!example.tools.every((t) => available.has(t))) continue;
+      for (const t of example.tools) counts.set(t, (counts.get(t) ?? 0) + 1);
+      examples.push({ ...example, signals: signalsOf(example.text) });
+    }
+    for (const tool of input.tools) {
+      examples.push({
+        text: tool.description,
+        tools: [tool.name],
+        weight: this.options.descriptionWeight ?? 0.5,
+        signals: signalsOf(tool.description),
+      });
+      const columns = schemaProperties(tool.input_schema).map((p) =>
+        (p.catalogColumn ?? p.name).split('.').pop()!,
+      );
+      for (const mapping of input.mappings?.mappings ?? []) {
+        const field = mapping.kind === 'metric' ? 'metric_name' : mapping.field;
+        const points =
+          mapping.kind === 'tool' ? mapping.value === tool.name : Boolean(field && columns.includes(field));
+        if (points && field !== 'environment' && field !== 'ci_type' && field !== 'status')
+          examples.push({
+            text: mapping.keyword,
+            tools: [tool.name],
+            weight: this.options.mappingWeight ?? 0.1,
+            signals: signalsOf(mapping.keyword),
+          });
+      }
+    }
+    const entry = {
+      classifier: new IntentClassifier(names, { l2: this.options.l2, epochs: this.options.epochs }).train(
+        examples,
+      ),
+      counts,
+    };
+    if (this.classifiers.size > 16) this.classifiers.clear();
+    this.classifiers.set(key, entry);
+    return entry;
+  }
+
   private stepsFor(
     tool: ToolDefinition,
     ctx: {
@@ -154,15 +327,20 @@ export class FallbackPlanner {
       signals: QuerySignals;
       facts: Fact[];
       identifiers: string[];
+      tags: string[];
+      regions: string[];
+      itemTopics: string[];
+      textTopics: string[];
       aggregation: string | null;
       input: FallbackPlannerInput;
       warnings: string[];
+      multiple: boolean;
+      feeder: { id: string; path: string } | null;
     },
   ): Array<Record<string, unknown>> {
     const { signals, facts, identifiers, input, warnings } = ctx;
     const params: Record<string, unknown> = {};
     const properties = schemaProperties(tool.input_schema);
-    let perValue: { name: string; values: string[] } | null = null;
     let ordered = false;
     let namesFiltered = false;
 
@@ -170,11 +348,18 @@ export class FallbackPlanner {
       const { name } = property;
       if (property.catalogColumn) {
         const values = [...new Set(this.columnFacts(facts, property.catalogColumn).map((f) => f.value))];
-        if (values.length > 1 && property.type === 'string') perValue = { name, values };
-        else if (values.length) params[name] = property.type === 'array' ? values : values[0];
+        const chosen =
+          property.type === 'string' ? this.oneValue(values, facts, property.catalogColumn) : values;
+        if (!chosen.length && property.required && property.enumValues) {
+          const guessed = this.enumFact(ctx.text, facts, property);
+          if (guessed) chosen.push(guessed);
+        }
+        if (chosen.length)
+          params[name] =
+            property.type === 'array' ? this.expandSeverity(name, chosen, ctx.text, property) : chosen[0];
       } else if (property.catalogTable) {
         const allowed = allowedKeys(property.schema);
-        const filters = this.filtersFor(property.catalogTable, facts, input.catalog, allowed);
+        const filters = this.filtersFor(property.catalogTable, facts, input.catalog, allowed, ctx.text);
         const nameKey = allowed
           ? NAME_FILTER_KEYS.find((key) => allowed.has(key))
           : NAME_COLUMNS.find((c) => input.catalog.column(property.catalogTable!, c));
@@ -182,6 +367,9 @@ export class FallbackPlanner {
           filters[nameKey] = identifiers.length === 1 ? identifiers[0] : identifiers;
           namesFiltered = true;
         }
+        if (ctx.tags.length && (!allowed || allowed.has('tags'))) filters.tags = ctx.tags;
+        if (ctx.regions.length && (!allowed || allowed.has('attributes')))
+          filters.attributes = { region: ctx.regions[0] };
         if (Object.keys(filters).length) params[name] = filters;
       } else if (property.enumValues && ['aggregation', 'agg'].includes(name)) {
         if (ctx.aggregation && property.enumValues.includes(ctx.aggregation)) params[name] = ctx.aggregation;
@@ -191,6 +379,10 @@ export class FallbackPlanner {
         const bucket =
           signals.bucket ?? (signals.trend && signals.timeRange ? autoBucket(signals.timeRange) : null);
         if (bucket && property.enumValues.includes(bucket)) params[name] = bucket;
+      } else if (property.enumValues && name === 'search_type') {
+        if (signals.exactText && property.enumValues.includes('text')) params[name] = 'text';
+      } else if (property.enumValues && name === 'group_by') {
+        if (signals.overall && property.enumValues.includes('none')) params[name] = 'none';
       } else if (property.enumValues) {
         const value = this.enumChoice(ctx.text, facts, property);
         if (value) params[name] = value;
@@ -210,16 +402,25 @@ export class FallbackPlanner {
       } else if (['limit', 'top_n', 'top_k', 'size'].includes(name)) {
         const wanted = signals.limit ?? (name === 'top_n' && signals.superlative ? 1 : null);
         const orderedByValue = name === 'top_n' && (signals.order !== null || signals.superlative);
-        if (wanted !== null)
+        if (wanted !== null && !(name === 'limit' && ctx.multiple && signals.rankedLimit))
           params[name] = Math.min(wanted, property.maximum ?? input.maxLimit, input.maxLimit);
-        else if (orderedByValue) params[name] = Math.min(10, property.maximum ?? 10);
+        else if (orderedByValue && signals.limit === null)
+          params[name] = Math.min(10, property.maximum ?? 10);
         if (name === 'top_n' && params[name] !== undefined) ordered = true;
+      } else if (name === 'offset') {
+        if (signals.offset !== null) params[name] = signals.offset;
       } else if (name === 'depth') {
         if (signals.depth !== null) params[name] = Math.min(signals.depth, property.maximum ?? signals.depth);
       } else if (name === 'keywords' && property.type === 'array') {
-        if (identifiers.length && !namesFiltered) params[name] = identifiers;
-      } else if (['scope', 'item', 'target', 'ci'].includes(name) && property.type === 'string') {
-        if (identifiers.length) params[name] = identifiers[0];
+        const eventText = Boolean(findProperty(tool.input_schema, ['kinds']));
+        if (signals.quoted.length) params[name] = signals.quoted;
+        else if (eventText && ctx.textTopics.length) params[name] = ctx.textTopics;
+        else if (!eventText && ctx.itemTopics.length) params[name] = ctx.itemTopics;
+        else if (identifiers.length && !namesFiltered && !eventText) params[name] = identifiers;
+      } else if (['scope', 'item', 'target', 'ci'].includes(name)) {
+        if (identifiers.length)
+          params[name] = identifiers.length > 1 && property.schema.anyOf ? identifiers : identifiers[0];
+        else if (ctx.feeder) params[name] = { $ref: ctx.feeder.id, path: ctx.feeder.path };
       } else if (['query', 'question', 'text'].includes(name) && property.type === 'string') {
         params[name] = input.query.trim();
       }
@@ -234,24 +435,55 @@ export class FallbackPlanner {
       );
       return [];
     }
-    if (perValue) return perValue.values.map((value) => ({ ...params, [perValue.name]: value }));
     return [params];
   }
 
-  /** Steps that analyse items around a CI take the graph step's item ids instead of the name filter. */
-  private linkToGraph(
+  /** The one value a single-valued column takes; a metric named as "p95" is latency unless another metric is named. */
+  private oneValue(values: string[], facts: Fact[], ref: string): string[] {
+    if (values.length <= 1) return values;
+    const [, column] = ref.split('.');
+    const ordered = facts
+      .filter((f) => f.field === column && values.includes(f.value))
+      .sort((a, b) => a.at - b.at);
+    return ordered.length ? [ordered[0].value] : [values[0]];
+  }
+
+  /** "major+" / "major 이상": that severity and every one above it in the catalog's order. */
+  private expandSeverity(name: string, values: string[], text: string, property: PropertyInfo): string[] {
+    const order = (property.schema.items as { enum?: string[] } | undefined)?.enum;
+    if (name !== 'severities' || values.length !== 1 || !order) return values;
+    const escaped = values[0].replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    if (!new RegExp(`${escaped}\\s*(?:\\+|이상|or (?:above|higher|worse))`).test(text)) return values;
+    return order.slice(order.indexOf(values[0]));
+  }
+
+  /**
+   * Steps that analyse the items another step finds take that step's item ids: a graph step feeds the
+   * others; else an item lookup feeds them; else an event history feeds metrics.
+   */
+  private linkSteps(
     steps: PlanStep[],
-    sources: Array<{ id: string; path: string }>,
+    sources: Array<{ id: string; path: string; tool: string }>,
     tools: ToolDefinition[],
   ): void {
-    const source = sources[0];
+    const definition = (name: string) => tools.find((t) => t.name === name);
+    const source =
+      sources.find((s) => findProperty(definition(s.tool)?.input_schema, ['scope'])) ??
+      sources.find(
+        (s) =>
+          findProperty(definition(s.tool)?.input_schema, ['filters', 'keywords']) &&
+          !findProperty(definition(s.tool)?.input_schema, ['kinds']),
+      ) ??
+      sources.find((s) => findProperty(definition(s.tool)?.input_schema, ['kinds']));
     if (!source) return;
-    for (const step of steps) {
-      if (step.id === source.id) continue;
-      const tool = tools.find((t) => t.name === step.tool_type);
-      const idsProperty = findProperty(tool?.input_schema, ['ci_ids', 'item_ids', 'ids']);
-      if (!idsProperty || step.tool_type === 'ci_lookup') continue;
+    for (const step of steps.slice(steps.findIndex((s) => s.id === source.id) + 1)) {
+      const tool = definition(step.tool_type);
+      const idsProperty = findProperty(tool?.input_schema, ['ci_ids', 'item_ids']);
+      if (!idsProperty) continue;
       step.parameters[idsProperty.name] = { $ref: source.id, path: source.path };
+      step.depends_on = [source.id];
+      // Items around a graph start are other items than the one named; a lookup or history narrows the named ones.
+      if (!findProperty(definition(source.tool)?.input_schema, ['scope'])) continue;
       for (const key of ['item', 'scope']) delete step.parameters[key];
       for (const property of schemaProperties(tool?.input_schema).filter((p) => p.catalogTable)) {
         const filters = step.parameters[property.name] as Record<string, unknown> | undefined;
@@ -261,27 +493,6 @@ export class FallbackPlanner {
       }
       step.depends_on = [source.id];
     }
-  }
-
-  private facts(text: string, catalog: CatalogIndex, mappings: KeywordMapping[]): Fact[] {
-    const facts: Fact[] = [];
-    const add = (fact: Fact) => {
-      if (!facts.some((f) => f.field === fact.field && f.value === fact.value)) facts.push(fact);
-    };
-    for (const mapping of mappings) {
-      if (mapping.kind === 'tool' || mapping.kind === 'aggregation') continue;
-      const located = catalog
-        .allEnumValues()
-        .find((hit) => hit.value === mapping.value && (!mapping.field || hit.column === mapping.field));
-      if (located) add({ field: located.column, value: located.value, table: located.table });
-      else if (mapping.field) add({ field: mapping.field, value: mapping.value, table: null });
-      else if (mapping.kind === 'metric') add({ field: 'metric_name', value: mapping.value, table: null });
-    }
-    for (const hit of catalog.allEnumValues()) {
-      if (hit.value.length >= 2 && containsTerm(text, hit.value.toLowerCase()))
-        add({ field: hit.column, value: hit.value, table: hit.table });
-    }
-    return facts;
   }
 
   private columnFacts(facts: Fact[], ref: string): Fact[] {
@@ -298,12 +509,14 @@ export class FallbackPlanner {
     facts: Fact[],
     catalog: CatalogIndex,
     allowed: Set<string> | null,
+    text: string,
   ): Record<string, unknown> {
     const values = new Map<string, string[]>();
     for (const fact of this.tableFacts(facts, table, catalog)) {
       if (allowed && !allowed.has(fact.field)) continue;
       values.set(fact.field, [...(values.get(fact.field) ?? []), fact.value]);
     }
+    void text;
     return Object.fromEntries(
       [...values].map(([field, list]) => [field, list.length === 1 ? list[0] : list]),
     );
@@ -317,29 +530,38 @@ export class FallbackPlanner {
   private enumChoice(text: string, facts: Fact[], property: PropertyInfo): string | null {
     if (!property.hasDefault || property.required) return this.enumFact(text, facts, property);
     const values = property.enumValues ?? [];
-    return facts.find((f) => f.field === property.name && values.includes(f.value))?.value ?? null;
+    const found = facts.filter((f) => f.field === property.name && values.includes(f.value));
+    // A view named by several words: the most specific (longest keyword) wins; facts are in that order.
+    return found[0]?.value ?? null;
   }
 
   private enumFact(text: string, facts: Fact[], property: PropertyInfo): string | null {
     const values = property.enumValues ?? [];
     const fact = facts.find((f) => f.field === property.name && values.includes(f.value));
     if (fact) return fact.value;
-    return values.find((value) => value.length >= 3 && containsTerm(text, value.toLowerCase())) ?? null;
+    const literal = values.find((value) => value.length >= 3 && containsTerm(text, value.toLowerCase()));
+    if (literal || !property.required) return literal ?? null;
+    // Without mappings, the value whose words the question uses most ("CPU 사용률" -> cpu_usage), if only one.
+    const scored = values.map((value) => ({
+      value,
+      score: value
+        .toLowerCase()
+        .split(/[_\s-]+/)
+        .filter((part) => part.length >= 2 && !/^\d+$/.test(part) && containsTerm(text, part)).length,
+    }));
+    const best = Math.max(0, ...scored.map((s) => s.score));
+    const top = scored.filter((s) => s.score === best);
+    return best > 0 && top.length === 1 ? top[0].value : null;
   }
 
-  private toolTerms(tool: ToolDefinition): Set<string> {
-    // Names of other tools and values (history_query, cpu_usage) in a description say nothing about this tool.
-    const description = tool.description.replace(/\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b/g, ' ');
-    return contentTerms(`${tool.name.replace(/_/g, ' ')} ${description}`);
-  }
-
-  private inverseDocumentFrequency(tools: ToolDefinition[]): Map<string, number> {
-    const counts = new Map<string, number>();
-    for (const tool of tools)
-      for (const term of this.toolTerms(tool)) counts.set(term, (counts.get(term) ?? 0) + 1);
-    const idf = new Map<string, number>();
-    for (const [term, count] of counts) idf.set(term, Math.log(1 + tools.length / count));
-    return idf;
+  /** A tool that finds items by keywords and catalog filters, without a time window (ci_lookup). */
+  private isItemLookup(tool: ToolDefinition): boolean {
+    const properties = schemaProperties(tool.input_schema);
+    return (
+      properties.some((p) => p.name === 'keywords') &&
+      properties.some((p) => p.catalogTable) &&
+      !properties.some((p) => ['time_range', 'kinds', 'scope', 'metric_name'].includes(p.name))
+    );
   }
 
   private requiredCount(tool: ToolDefinition): number {

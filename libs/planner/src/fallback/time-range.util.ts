@@ -47,7 +47,57 @@ const DATE = String.raw`\d{4}[-./]\d{1,2}[-./]\d{1,2}(?:[ tT]\d{1,2}:\d{2})?`;
  * Returns the span it consumed so that numbers inside it are not read as limits.
  */
 export function parseTimeRange(query: string, now: Date): (ResolvedTimeRange & { span: string }) | null {
-  const text = query.toLowerCase();
+  const found = parseSpokenRange(spelledOut(query.toLowerCase()), now);
+  if (!found) return null;
+  // The span as the original text has it, so that callers can cut it out of the question.
+  return query.toLowerCase().includes(found.span) ? found : { ...found, span: found.label };
+}
+
+const NUMBER_WORDS: Record<string, string> = {
+  one: '1',
+  two: '2',
+  three: '3',
+  four: '4',
+  five: '5',
+  six: '6',
+  seven: '7',
+  ten: '10',
+  twelve: '12',
+  'a couple of': '2',
+  'a few': '3',
+};
+
+/** Number words as digits ("past two days" -> "past 2 days", "최근 일주일" -> "최근 7일"). */
+function spelledOut(text: string): string {
+  let out = text
+    .replace(
+      /\b(one|two|three|four|five|six|seven|ten|twelve|a couple of|a few)\s+(minutes?|hours?|days?|weeks?|months?)\b/g,
+      (_, n: string, unit: string) => `${NUMBER_WORDS[n]} ${unit}`,
+    )
+    .replace(
+      /\b(?:last|past|previous)\s+(?:an?\s+)?(hour|day)\b(?!s)/g,
+      (_, unit: string) => `last 1 ${unit}`,
+    )
+    .replace(
+      /(최근|지난|과거)\s*(?:한\s*)?(일주일|하루|이틀|사흘|한\s*시간|두\s*시간|세\s*시간)/g,
+      (_, word: string, span: string) => {
+        const days: Record<string, string> = { 일주일: '7일', 하루: '1일', 이틀: '2일', 사흘: '3일' };
+        const key = span.replace(/\s+/g, '');
+        const hours: Record<string, string> = { 한시간: '1시간', 두시간: '2시간', 세시간: '3시간' };
+        return `${word} ${days[key] ?? hours[key] ?? span}`;
+      },
+    );
+  out = out.replace(/\bsince\s+yesterday\b/, 'since-yesterday');
+  return out;
+}
+
+function parseSpokenRange(query: string, now: Date): (ResolvedTimeRange & { span: string }) | null {
+  const text = query;
+  const sinceYesterday = /since-yesterday|어제\s*(?:부터|이후)/.exec(text);
+  if (sinceYesterday) {
+    const start = new Date(startOfUtcDay(now).getTime() - DAY);
+    return { ...range(start, now, 'since yesterday'), span: sinceYesterday[0] };
+  }
 
   const between = new RegExp(`(${DATE})\\s*(?:~|-|–|to|until|부터|에서)\\s*(${DATE})(?:\\s*까지)?`, 'i').exec(
     text,
@@ -72,6 +122,39 @@ export function parseTimeRange(query: string, now: Date): (ResolvedTimeRange & {
       const end = /\d:\d/.test(single[1]) ? new Date(day.getTime() + HOUR) : new Date(day.getTime() + DAY);
       return { ...range(day, end, single[0].trim()), span: single[0] };
     }
+  }
+
+  const sinceMidnight = /since\s+midnight|자정\s*(?:부터|이후)/.exec(text);
+  if (sinceMidnight) return { ...range(startOfUtcDay(now), now, 'today'), span: sinceMidnight[0] };
+  const weekdays = ['sunday', 'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday'];
+  const koWeekdays = ['일요일', '월요일', '화요일', '수요일', '목요일', '금요일', '토요일'];
+  const sinceDay =
+    /since\s+(sunday|monday|tuesday|wednesday|thursday|friday|saturday)|(일요일|월요일|화요일|수요일|목요일|금요일|토요일)\s*(?:부터|이후)/.exec(
+      text,
+    );
+  if (sinceDay) {
+    const index = sinceDay[1] ? weekdays.indexOf(sinceDay[1]) : koWeekdays.indexOf(sinceDay[2]);
+    const back = (now.getUTCDay() - index + 7) % 7 || 7;
+    const start = new Date(
+      startOfUtcDay(now).getTime() - (back === 7 && index === now.getUTCDay() ? 0 : back) * DAY,
+    );
+    return { ...range(start, now, sinceDay[0]), span: sinceDay[0] };
+  }
+  const months = ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'];
+  const monthDay =
+    /(?:since\s+|from\s+|on\s+)?\b(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+(\d{1,2})(?:st|nd|rd|th)?\b|(\d{1,2})월\s*(\d{1,2})일\s*(부터|이후)?/.exec(
+      text,
+    );
+  if (monthDay) {
+    const month = monthDay[1] ? months.indexOf(monthDay[1]) : Number(monthDay[3]) - 1;
+    const day = Number(monthDay[2] ?? monthDay[4]);
+    let start = new Date(Date.UTC(now.getUTCFullYear(), month, day));
+    if (start > now) start = new Date(Date.UTC(now.getUTCFullYear() - 1, month, day));
+    const since = /^(?:since|from)/.test(monthDay[0]) || Boolean(monthDay[5]);
+    return {
+      ...range(start, since ? now : new Date(start.getTime() + DAY), monthDay[0].trim()),
+      span: monthDay[0],
+    };
   }
 
   const rollingEn =

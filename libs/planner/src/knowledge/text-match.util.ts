@@ -9,6 +9,8 @@ const ENGLISH_STOPWORDS = new Set(
   ),
 );
 
+const TERM_PATTERNS = new Map<string, RegExp>();
+
 export function normalizeText(text: string): string {
   return text.normalize('NFC').toLowerCase();
 }
@@ -26,7 +28,14 @@ export function containsTerm(text: string, term: string): boolean {
   const needle = term.trim();
   if (!needle) return false;
   if (!ASCII_TERM.test(needle)) return text.includes(needle);
-  return new RegExp(`(?<![a-z0-9_])${escapeRegExp(needle)}(?:s|es)?(?![a-z0-9_])`).test(text);
+  if (!text.includes(needle)) return false;
+  let pattern = TERM_PATTERNS.get(needle);
+  if (!pattern) {
+    pattern = new RegExp(`(?<![a-z0-9_])${escapeRegExp(needle)}(?:s|es)?(?![a-z0-9_])`);
+    if (TERM_PATTERNS.size > 5000) TERM_PATTERNS.clear();
+    TERM_PATTERNS.set(needle, pattern);
+  }
+  return pattern.test(text);
 }
 
 export function stemEnglish(word: string): string {

@@ -1,0 +1,104 @@
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { CatalogIndex, FallbackPlanner, PlanValidator, type PlanOutcome } from '@app/planner';
+import { BUILTIN_TOOL_DEFINITIONS, OPS_CATALOG, OPS_KEYWORD_MAPPINGS } from '@app/ops';
+import { gradeQuestion, type LabelledQuestion, type QuestionScore } from './grade-plan';
+
+/**
+ * k-fold cross-validation of the fallback planner on the tuning questions only: the classifier learns
+ * from k-1 folds and is graded on the fold it never saw. This is the honest figure for the tuning part
+ * (the planner as shipped learns from every tuning question). The held-out part is never read here.
+ */
+/** Headings and bullet lines of the demo runbooks, as document_search examples (experiment). */
+function runbookLines(weight: number): Array<{ text: string; tools: string[]; weight: number }> {
+  const dir = path.resolve(__dirname, '../../../libs/ops/src/demo/runbooks');
+  const lines: string[] = [];
+  for (const file of readdirSync(dir).filter((f) => f.endsWith('.md')))
+    for (const line of readFileSync(path.join(dir, file), 'utf8').split('\n'))
+      if (/^(#|-|\d+\.)/.test(line.trim()))
+        lines.push(
+          line
+            .replace(/^[#\-\d.\s]+/, '')
+            .replace(/`[^`]*`/g, ' ')
+            .trim(),
+        );
+  return lines.filter((l) => l.length > 3).map((text) => ({ text, tools: ['document_search'], weight }));
+}
+
+function main(): void {
+  const file = ['planner-questions-independent.json']
+    .flatMap((f) => [path.join(__dirname, f), path.resolve(__dirname, '../../../bench/planner', f)])
+    .find((candidate) => existsSync(candidate));
+  if (!file) throw new Error('planner-questions-independent.json not found');
+  const parsed = JSON.parse(readFileSync(file, 'utf8')) as { now: string; questions: LabelledQuestion[] };
+  const now = new Date(parsed.now);
+  const tune = parsed.questions.filter((q) => q.split === 'tune');
+  const folds = Number(process.argv[process.argv.indexOf('--folds') + 1]) || 5;
+  const tools = [...BUILTIN_TOOL_DEFINITIONS];
+  const catalog = new CatalogIndex(OPS_CATALOG);
+  const validator = new PlanValidator();
+  const scores: QuestionScore[] = [];
+  const option = (name: string) =>
+    process.argv.includes(`--${name}`)
+      ? Number(process.argv[process.argv.indexOf(`--${name}`) + 1])
+      : undefined;
+  for (let fold = 0; fold < folds; fold++) {
+    const train: Array<{ text: string; tools: string[]; weight?: number }> = tune
+      .filter((_, i) => i % folds !== fold)
+      .map((q) => ({ text: q.query, tools: q.tools }));
+    const runbookWeight = option('runbooks');
+    if (runbookWeight !== undefined) train.push(...runbookLines(runbookWeight));
+    const planner = new FallbackPlanner(process.argv.includes('--rules-only') ? [] : train, {
+      threshold: option('threshold'),
+      clauseThreshold: option('clause'),
+      mappingWeight: option('mw'),
+      evidenceThreshold: option('evidence'),
+      l2: option('l2'),
+      procedureRule: !process.argv.includes('--no-procedure'),
+      epochs: option('epochs'),
+      descriptionWeight: option('dw'),
+    });
+    for (const question of tune.filter((_, i) => i % folds === fold)) {
+      const result = planner.plan({
+        query: question.query,
+        tools,
+        catalog,
+        mappings: OPS_KEYWORD_MAPPINGS,
+        now,
+        maxLimit: 100,
+      });
+      const validation = validator.validate(result.plan, { tools, catalog, maxLimit: 100, maxSteps: 8 });
+      const outcome = {
+        plan: validation.plan ?? result.plan,
+        valid: validation.valid,
+        planner: 'fallback',
+        errors: validation.errors,
+        warnings: [],
+      } as unknown as PlanOutcome;
+      scores.push(gradeQuestion(question, outcome, false, tools));
+    }
+  }
+  const pct = (subset: QuestionScore[]) =>
+    Math.round((subset.filter((s) => s.toolsCorrect).length / subset.length) * 1000) / 10;
+  const params = (subset: QuestionScore[]) =>
+    Math.round(
+      (subset.reduce((a, s) => a + s.paramsCorrect, 0) / subset.reduce((a, s) => a + s.paramsTotal, 0)) *
+        1000,
+    ) / 10;
+  process.stdout.write(
+    `${folds}-fold CV on tune (n=${scores.length}): tools ${pct(scores)}%  params ${params(scores)}%  invalid ${scores.filter((s) => !s.valid).length}\n`,
+  );
+  for (const group of ['ko', 'en', 'single', 'multi', 'document', 'none']) {
+    const subset = scores.filter((s) => s.lang === group || s.kind === group);
+    process.stdout.write(
+      `  ${group.padEnd(9)} n=${subset.length} tools ${pct(subset)}%  params ${params(subset)}%\n`,
+    );
+  }
+  if (process.argv.includes('--misses'))
+    for (const s of scores.filter((q) => !q.toolsCorrect || q.misses.length || !q.valid))
+      process.stdout.write(
+        `  miss ${s.id}: expected [${s.expected.join(', ')}] chose [${s.chosen.join(', ')}] ${s.misses.join(', ')}${s.valid ? '' : ` INVALID ${s.errors.join('; ')}`}\n`,
+      );
+}
+
+main();

@@ -1,0 +1,345 @@
+import type { KeywordMapping, MappingContent } from '@app/asset-registry';
+import type { ToolDefinition } from '@app/tools';
+import { CatalogIndex, type CatalogValueHit } from '../knowledge/catalog-index';
+import { containsTerm, contentTerms, normalizeText, queryHasTerm } from '../knowledge/text-match.util';
+import { schemaProperties } from '../plan/schema-introspection.util';
+import { extractSignals, QuerySignals } from './query-signals.util';
+
+/** A value the question names: a catalog value or a mapped keyword, with the field it belongs to. */
+export interface Fact {
+  field: string;
+  value: string;
+  table: string | null;
+  /** Where in the question it was named (for clause-level decisions). */
+  at: number;
+}
+
+/** What a question says, read against the tenant's knowledge (catalog, mappings, tool descriptions). */
+export interface QuestionAnalysis {
+  text: string;
+  /** The text without item names. */
+  factText: string;
+  signals: QuerySignals;
+  matchedMappings: KeywordMapping[];
+  facts: Fact[];
+  /** Item names (prod-payment-db) and tag-like names (tier-1) the question mentions. */
+  identifiers: string[];
+  tags: string[];
+  regions: string[];
+  /** Words to look items up by ("payment" in "payment servers", "order 관련 서비스"). */
+  itemTopics: string[];
+  /** Words to search event texts for ("disk" in "disk 관련 알림"). */
+  textTopics: string[];
+  /** Per tool: description-term overlap, mapping and catalog-column evidence. */
+  strong: Record<string, number>;
+  weak: Record<string, number>;
+  /** The question touches the operated systems: a catalog value, an item, a tool keyword or a topic. */
+  inDomain: boolean;
+  /** Named signals for the intent classifier. */
+  features: Record<string, number>;
+}
+
+const TYPE_WORDS =
+  /^(?:servers?|services?|dbs?|databases?|boxes|hosts?|apps?|applications?|서버|서비스|db|디비|데이터베이스|애플리케이션|앱)/;
+const RELATED = /^(?:related|관련|계열)$/;
+/** Hyphenated words that are not item names nor tags ("warning-level", "user-related"). */
+const REGION = /^(?:ap|us|eu|sa|ca|me|af|il)-[a-z]+-\d$/;
+const NOT_A_NAME = /-(?:level|related|based|wide|ish|like)$/;
+
+/** An English word without its inflection ("deployed", "deploying", "deploys" -> "deploy"). */
+export function stemWord(word: string): string {
+  if (word.length > 5 && word.endsWith('ing')) return word.slice(0, -3).replace(/(.)\1$/, '$1');
+  if (word.length > 4 && word.endsWith('ies')) return `${word.slice(0, -3)}y`;
+  if (word.length > 4 && word.endsWith('ed'))
+    return word
+      .slice(0, -2)
+      .replace(/(.)\1$/, '$1')
+      .replace(/e$/, '');
+  if (word.length > 4 && word.endsWith('es') && /(?:ch|sh|x|ss)es$/.test(word)) return word.slice(0, -2);
+  if (word.length > 3 && word.endsWith('s') && !word.endsWith('ss'))
+    return word.slice(0, -1).replace(/e$/, '');
+  return word.replace(/e$/, '');
+}
+
+/** Whether two words differ by at most one edit or one swap of neighbours (typos: "memroy", "latnecy"). */
+function oneEditApart(a: string, b: string): boolean {
+  if (Math.abs(a.length - b.length) > 1 || a === b) return a === b;
+  let i = 0;
+  while (i < a.length && i < b.length && a[i] === b[i]) i++;
+  if (a.length === b.length)
+    return (
+      a.slice(i + 1) === b.slice(i + 1) ||
+      (a[i] === b[i + 1] && a[i + 1] === b[i] && a.slice(i + 2) === b.slice(i + 2))
+    );
+  return a.length > b.length ? a.slice(i + 1) === b.slice(i) : a.slice(i) === b.slice(i + 1);
+}
+
+/** A one-word English keyword matches an inflected form or, from six letters, a one-typo form of it. */
+function wordMatches(keyword: string, words: string[], stems: Set<string>): boolean {
+  if (!/^[a-z][a-z0-9]+$/.test(keyword) || keyword.length < 4) return false;
+  if (stems.has(stemWord(keyword))) return true;
+  return keyword.length >= 6 && words.some((word) => word.length >= 6 && oneEditApart(word, keyword));
+}
+
+/** The enumerated values of one property schema: `enum`, `items.enum`, or those of its alternatives. */
+function enumsOf(schema: Record<string, unknown> | undefined): string[] {
+  if (!schema) return [];
+  if (Array.isArray(schema.enum)) return (schema.enum as unknown[]).map(String);
+  const items = schema.items as Record<string, unknown> | undefined;
+  if (items && Array.isArray(items.enum)) return (items.enum as unknown[]).map(String);
+  const alternatives = (schema.anyOf ?? schema.oneOf) as Array<Record<string, unknown>> | undefined;
+  return [...new Set((alternatives ?? []).flatMap((alternative) => enumsOf(alternative)))];
+}
+
+/**
+ * Values the tools' own input schemas enumerate for catalog columns and for the filters on a catalog
+ * table (environment, type, status, metric, event kind): knowledge that is there before any catalog is.
+ */
+export function schemaEnumValues(tools: ToolDefinition[]): CatalogValueHit[] {
+  const hits: CatalogValueHit[] = [];
+  const add = (table: string, column: string, values: string[]) => {
+    for (const value of values)
+      if (!hits.some((h) => h.column === column && h.value === value)) hits.push({ table, column, value });
+  };
+  for (const tool of tools)
+    for (const property of schemaProperties(tool.input_schema)) {
+      if (property.catalogColumn) {
+        const [table, column] = property.catalogColumn.split('.');
+        add(table, column, enumsOf(property.schema));
+      } else if (property.catalogTable) {
+        for (const inner of schemaProperties(property.schema))
+          add(property.catalogTable, inner.name, enumsOf(inner.schema));
+      }
+    }
+  return hits;
+}
+
+export function knowledgeFacts(
+  text: string,
+  catalog: CatalogIndex,
+  mappings: KeywordMapping[],
+  schemaValues: CatalogValueHit[] = [],
+): Fact[] {
+  const facts: Fact[] = [];
+  const add = (fact: Fact) => {
+    if (!facts.some((f) => f.field === fact.field && f.value === fact.value)) facts.push(fact);
+  };
+  const catalogValues = catalog.allEnumValues();
+  const enumValues = [
+    ...catalogValues,
+    ...schemaValues.filter((h) => !catalogValues.some((c) => c.column === h.column && c.value === h.value)),
+  ];
+  for (const mapping of mappings) {
+    if (mapping.kind === 'tool' || mapping.kind === 'aggregation') continue;
+    const at = text.indexOf(normalizeText(mapping.keyword));
+    const located = enumValues.find(
+      (hit) => hit.value === mapping.value && (!mapping.field || hit.column === mapping.field),
+    );
+    if (located) add({ field: located.column, value: located.value, table: located.table, at });
+    else if (mapping.field) add({ field: mapping.field, value: mapping.value, table: null, at });
+    else if (mapping.kind === 'metric') add({ field: 'metric_name', value: mapping.value, table: null, at });
+  }
+  const mapped = new Set(facts.map((f) => f.value));
+  for (const hit of enumValues) {
+    if (mapped.has(hit.value)) continue;
+    if (hit.value.length >= 2 && containsTerm(text, hit.value.toLowerCase()))
+      add({
+        field: hit.column,
+        value: hit.value,
+        table: hit.table,
+        at: text.indexOf(hit.value.toLowerCase()),
+      });
+  }
+  return facts;
+}
+
+export function toolTerms(tool: ToolDefinition): Set<string> {
+  // Names of other tools and values (history_query, cpu_usage) in a description say nothing about this tool.
+  const description = tool.description.replace(/\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b/g, ' ');
+  return contentTerms(`${tool.name.replace(/_/g, ' ')} ${description}`);
+}
+
+function inverseDocumentFrequency(tools: ToolDefinition[]): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const tool of tools) for (const term of toolTerms(tool)) counts.set(term, (counts.get(term) ?? 0) + 1);
+  const idf = new Map<string, number>();
+  for (const [term, count] of counts) idf.set(term, Math.log(1 + tools.length / count));
+  return idf;
+}
+
+/**
+ * Words the tenant's knowledge knows (mapping keywords, catalog values and aliases, tool descriptions):
+ * a word outside them next to "servers" or "related" is a topic to look items up by ("payment servers").
+ */
+const EMPTY_KNOWLEDGE = {};
+const KNOWN_WORDS = new WeakMap<object, Set<string>>();
+
+function knownWords(catalog: CatalogIndex, mappings: KeywordMapping[], content: object): Set<string> {
+  const cached = KNOWN_WORDS.get(content);
+  if (cached) return cached;
+  const known = new Set<string>();
+  KNOWN_WORDS.set(content, known);
+  const addAll = (text: string) => {
+    for (const word of normalizeText(text).match(/[a-z][a-z0-9]+/g) ?? []) known.add(word);
+  };
+  for (const mapping of mappings) addAll(mapping.keyword);
+  for (const table of catalog.content?.tables ?? [])
+    for (const column of table.columns) {
+      for (const value of column.enum_values ?? []) addAll(value);
+      for (const alias of column.aliases ?? []) addAll(alias);
+    }
+  addAll(
+    'all every the these those other any some my our which what top bottom most least high low highest lowest busy critical major ' +
+      'warning info and or of in on for with by per last past this each one only just new old list show find get give ' +
+      'display check compare see tell pls please are is were was have has any many much how when where why who whose ' +
+      'running stopped degraded from across among between into over under about up down out off same other more less ' +
+      'busiest slowest fastest worst best hot cold idle large small big',
+  );
+  return known;
+}
+
+export function analyseQuestion(
+  query: string,
+  tools: ToolDefinition[],
+  catalog: CatalogIndex,
+  mappingContent: MappingContent | null,
+  now: Date,
+): QuestionAnalysis {
+  const text = normalizeText(query);
+  const signals = extractSignals(query, now);
+  const mappings = [...(mappingContent?.mappings ?? [])].sort((a, b) => b.keyword.length - a.keyword.length);
+  // Cloud regions ("ap-northeast-2") are an item attribute, not an item.
+  const regions = signals.identifiers.filter((id) => REGION.test(id));
+  // A hyphenated word the mappings know ("on-call", "follow-up") is vocabulary, not an item name.
+  const vocabulary = new Set(mappings.map((m) => normalizeText(m.keyword)));
+  const names = signals.identifiers.filter(
+    (id) => !NOT_A_NAME.test(id) && !REGION.test(id) && !vocabulary.has(id),
+  );
+  // A tag is what the catalog gives as a tag example or what the question calls a tag; the rest are item names.
+  const tagColumns = (catalog.content?.tables ?? []).flatMap((t) =>
+    t.columns.filter((c) => c.name === 'tags'),
+  );
+  const tagExamples = normalizeText(tagColumns.map((c) => c.description ?? '').join(' '));
+  const isTag = (id: string) =>
+    containsTerm(tagExamples, id) ||
+    new RegExp(`${id}\\s*(?:태그|tags?)|tag(?:ged)?\\s+(?:with\\s+)?${id}`).test(text);
+  const tags = names.filter((id) => isTag(id) && !/^(top|bottom)-/.test(id));
+  const itemNames = names.filter((id) => !tags.includes(id) && !/^(top|bottom)-/.test(id));
+  const factText = [...itemNames, ...tags, ...regions]
+    .reduce((rest, id) => rest.split(id).join(' '), text)
+    .replace(/-(?=level|related|based)/g, ' ');
+  const terms = contentTerms(factText);
+  // Longest keyword first; a shorter keyword inside a longer one's match is not read again ("배포 롤백" is not "배포").
+  let unclaimed = factText;
+  const matchedMappings: KeywordMapping[] = [];
+  const queryWords = factText.match(/[a-z][a-z0-9]+/g) ?? [];
+  const queryStems = new Set(queryWords.map(stemWord));
+  for (const mapping of mappings) {
+    const keyword = normalizeText(mapping.keyword);
+    if (!containsTerm(factText, keyword) && !wordMatches(keyword, queryWords, queryStems)) continue;
+    const sameWords = matchedMappings.some((m) => normalizeText(m.keyword) === keyword);
+    if (!sameWords && !containsTerm(unclaimed, keyword)) continue;
+    matchedMappings.push(mapping);
+    if (keyword.includes(' ') || /[\uac00-\ud7a3]/.test(keyword))
+      unclaimed = unclaimed.split(keyword).join(' '.repeat(keyword.length));
+  }
+  const facts = knowledgeFacts(factText, catalog, matchedMappings, schemaEnumValues(tools));
+  const identifiers = itemNames.filter((id) => !facts.some((f) => f.value.toLowerCase() === id));
+  // "what depends on X" asks for X's dependents: the graph's impact view, not X's own dependencies.
+  const viewFact = facts.find((f) => f.field === 'view' && f.value === 'dependency');
+  const dependents =
+    identifiers.some((id) =>
+      new RegExp(
+        `(?:depend(?:s|ing)?\\s+on|need|needs|rely\\s+on|relies\\s+on)\\s+(?:the\\s+)?${id}|${id}\\s*(?:에|을|를)\\s*(?:의존|필요로|사용)`,
+      ).test(text),
+    ) || /depends?\s+on\s+(?:it|them)\b/.test(text);
+  if (viewFact && dependents && !facts.some((f) => f.field === 'view' && f.value === 'impact'))
+    facts.unshift({ field: 'view', value: 'impact', table: null, at: viewFact.at });
+  else if (dependents) {
+    const impact = facts.findIndex((f) => f.field === 'view' && f.value === 'impact');
+    if (impact > 0) facts.unshift(...facts.splice(impact, 1));
+  }
+
+  const idf = inverseDocumentFrequency(tools);
+  const strong: Record<string, number> = {};
+  const weak: Record<string, number> = {};
+  const features: Record<string, number> = {};
+  for (const tool of tools) {
+    let description = 0;
+    for (const term of toolTerms(tool))
+      if (queryHasTerm(factText, terms, term)) description += idf.get(term) ?? 0;
+    const mapped = matchedMappings.some((m) => m.kind === 'tool' && m.value === tool.name);
+    let column = 0;
+    weak[tool.name] = 0;
+    for (const property of schemaProperties(tool.input_schema)) {
+      if (property.catalogColumn) {
+        const [table, name] = property.catalogColumn.split('.');
+        if (name !== 'name' && facts.some((f) => f.field === name && (f.table === null || f.table === table)))
+          column += 1;
+      } else if (property.enumValues && property.name !== 'order') {
+        if (facts.some((f) => f.field === property.name && property.enumValues!.includes(f.value)))
+          column += 1;
+      } else if (property.catalogTable) {
+        weak[tool.name] += facts.filter((f) =>
+          f.table
+            ? f.table === property.catalogTable
+            : Boolean(catalog.column(property.catalogTable!, f.field)),
+        ).length;
+      }
+    }
+    strong[tool.name] = Math.round((description + (mapped ? 3 : 0) + column * 3) * 100) / 100;
+    features[`desc:${tool.name}`] = Math.min(description, 4) / 4;
+    if (mapped) features[`mapped:${tool.name}`] = 1;
+    if (column) features[`column:${tool.name}`] = Math.min(column, 2);
+  }
+  // How-to phrasing alone ("how do I reverse a string") is not about the operated systems.
+  const howTo = new Set(
+    mappings.filter((m) => m.kind === 'other' && m.value === 'how_to').map((m) => normalizeText(m.keyword)),
+  );
+  if (matchedMappings.some((m) => howTo.has(normalizeText(m.keyword)))) features.howTo = 1;
+  if (identifiers.length) features.item = 1;
+  if (identifiers.length > 1) features.items = 1;
+  if (tags.length) features.tag = 1;
+  if (facts.some((f) => ['environment', 'ci_type', 'status'].includes(f.field))) features.itemFilter = 1;
+  if (signals.timeRange) features.time = 1;
+  if (signals.limit !== null || signals.superlative) features.ranked = 1;
+
+  const known = knownWords(catalog, mappings, mappingContent ?? EMPTY_KNOWLEDGE);
+  const words = factText.match(/[a-z][a-z0-9]*|[\uac00-\ud7a3]+/g) ?? [];
+  const itemTopics: string[] = [];
+  const textTopics: string[] = [];
+  for (let i = 0; i + 1 < words.length; i++) {
+    const [word, next, after] = [words[i], words[i + 1], words[i + 2] ?? ''];
+    if (!/^[a-z]{3,}$/.test(word) || ['prod', 'staging', 'dev', 'the', 'all'].includes(word)) continue;
+    if (RELATED.test(next) && TYPE_WORDS.test(after)) itemTopics.push(word);
+    else if (!known.has(word) && TYPE_WORDS.test(next)) itemTopics.push(word);
+    else if (RELATED.test(next) && !TYPE_WORDS.test(after)) textTopics.push(word);
+  }
+  if (itemTopics.length) features.topic = 1;
+  if (textTopics.length) features.textTopic = 1;
+  return {
+    text,
+    factText,
+    signals,
+    matchedMappings,
+    facts,
+    identifiers,
+    tags,
+    regions,
+    itemTopics: [...new Set(itemTopics)],
+    textTopics: [...new Set(textTopics)],
+    strong,
+    weak,
+    inDomain:
+      mappings.length === 0 ||
+      facts.length > 0 ||
+      identifiers.length > 0 ||
+      tags.length > 0 ||
+      regions.length > 0 ||
+      itemTopics.length > 0 ||
+      matchedMappings.some(
+        (m) => (m.kind === 'tool' && !howTo.has(normalizeText(m.keyword))) || m.kind === 'metric',
+      ),
+    features,
+  };
+}
