@@ -43,7 +43,7 @@ export async function createApp({ env, logStream }: CreateAppOptions): Promise<N
     });
   }
   app.enableShutdownHooks();
-  setupOpenApi(app);
+  await setupOpenApi(app);
   return app;
 }
 
