@@ -7,7 +7,7 @@ const ts = require('typescript');
 const HTTP_DECORATORS = new Set(['Get', 'Post', 'Put', 'Patch', 'Delete']);
 
 function decoratorNames(node) {
-  return (ts.canHaveDecorators(node) ? ts.getDecorators(node) ?? [] : []).map((d) =>
+  return (ts.canHaveDecorators(node) ? (ts.getDecorators(node) ?? []) : []).map((d) =>
     ts.isCallExpression(d.expression) ? d.expression.expression.getText() : d.expression.getText(),
   );
 }
@@ -20,11 +20,14 @@ function responseSchemas(program) {
 
   const componentName = (type) => {
     const symbol = type.aliasSymbol ?? type.getSymbol();
-    if (!symbol || symbol.flags & ts.SymbolFlags.TypeLiteral || symbol.getName().startsWith('__')) return null;
+    if (!symbol || symbol.flags & ts.SymbolFlags.TypeLiteral || symbol.getName().startsWith('__'))
+      return null;
     const args = type.aliasTypeArguments ?? checker.getTypeArguments?.(type) ?? [];
     const base = symbol.getName();
     if (['Promise', 'Array', 'Record', 'Partial', 'Omit', 'Pick', 'Readonly'].includes(base)) return null;
-    const argNames = (type.aliasTypeArguments ?? type.typeArguments ?? args ?? []).map((a) => componentName(a) ?? checker.typeToString(a).replace(/[^A-Za-z0-9]/g, ''));
+    const argNames = (type.aliasTypeArguments ?? type.typeArguments ?? args ?? []).map(
+      (a) => componentName(a) ?? checker.typeToString(a).replace(/[^A-Za-z0-9]/g, ''),
+    );
     return argNames.length ? `${base}_${argNames.join('_')}` : base;
   };
 
@@ -35,7 +38,8 @@ function responseSchemas(program) {
     if (type.flags & (ts.TypeFlags.Any | ts.TypeFlags.Unknown)) return {};
     if (type.flags & ts.TypeFlags.StringLiteral) return { type: 'string', enum: [type.value] };
     if (type.flags & ts.TypeFlags.NumberLiteral) return { type: 'number', enum: [type.value] };
-    if (type.flags & ts.TypeFlags.BooleanLiteral) return { type: 'boolean', enum: [checker.typeToString(type) === 'true'] };
+    if (type.flags & ts.TypeFlags.BooleanLiteral)
+      return { type: 'boolean', enum: [checker.typeToString(type) === 'true'] };
     if (type.flags & ts.TypeFlags.String) return { type: 'string' };
     if (type.flags & ts.TypeFlags.Number) return { type: 'number' };
     if (type.flags & ts.TypeFlags.Boolean) return { type: 'boolean' };
@@ -46,7 +50,8 @@ function responseSchemas(program) {
       const hasNull = parts.some((t) => t.flags & ts.TypeFlags.Null);
       parts = parts.filter((t) => !(t.flags & ts.TypeFlags.Null));
       let schema;
-      if (parts.length && parts.every((t) => t.flags & ts.TypeFlags.BooleanLiteral)) schema = { type: 'boolean' };
+      if (parts.length && parts.every((t) => t.flags & ts.TypeFlags.BooleanLiteral))
+        schema = { type: 'boolean' };
       else if (parts.length && parts.every((t) => t.flags & ts.TypeFlags.StringLiteral))
         schema = { type: 'string', enum: parts.map((t) => t.value) };
       else if (parts.length === 1) schema = convert(parts[0], depth + 1);
@@ -63,7 +68,8 @@ function responseSchemas(program) {
     if (symbolName === 'Buffer' || symbolName === 'Uint8Array') return { type: 'string', format: 'binary' };
     if (checker.isArrayType(type) || checker.isTupleType(type)) {
       const args = checker.getTypeArguments(type);
-      if (checker.isTupleType(type)) return { type: 'array', items: args.length ? convert(args[0], depth + 1) ?? {} : {} };
+      if (checker.isTupleType(type))
+        return { type: 'array', items: args.length ? (convert(args[0], depth + 1) ?? {}) : {} };
       return { type: 'array', items: convert(args[0], depth + 1) ?? {} };
     }
     if (type.flags & ts.TypeFlags.Object) {
@@ -109,12 +115,16 @@ function responseSchemas(program) {
     ts.forEachChild(file, function visit(node) {
       if (ts.isClassDeclaration(node) && node.name && decoratorNames(node).includes('Controller')) {
         for (const member of node.members) {
-          if (!ts.isMethodDeclaration(member) || !decoratorNames(member).some((d) => HTTP_DECORATORS.has(d))) continue;
+          if (!ts.isMethodDeclaration(member) || !decoratorNames(member).some((d) => HTTP_DECORATORS.has(d)))
+            continue;
           const signature = checker.getSignatureFromDeclaration(member);
           if (!signature) continue;
           let returned = checker.getReturnTypeOfSignature(signature);
-          if (returned.getSymbol()?.getName() === 'Promise') returned = checker.getTypeArguments(returned)[0] ?? returned;
-          const writesResponse = member.parameters.some((p) => decoratorNames(p).includes('Res') && !p.getText().includes('passthrough'));
+          if (returned.getSymbol()?.getName() === 'Promise')
+            returned = checker.getTypeArguments(returned)[0] ?? returned;
+          const writesResponse = member.parameters.some(
+            (p) => decoratorNames(p).includes('Res') && !p.getText().includes('passthrough'),
+          );
           const schema = writesResponse ? undefined : convert(returned);
           operations[`${node.name.text}_${member.name.getText()}`] = schema ?? null;
         }

@@ -8,6 +8,7 @@ import { ApiKeyGuard, PlatformModule, PlatformModuleOptions } from '@app/platfor
 import { ToolsModule } from '@app/tools';
 import { KeysController } from './admin/keys.controller';
 import { SecretsController } from './admin/secrets.controller';
+import { SessionController } from './admin/session.controller';
 import { TenantsController } from './admin/tenants.controller';
 import { HealthController } from './health/health.controller';
 import { DatabaseReadRetryInterceptor } from './http/database-read-retry.interceptor';
@@ -27,7 +28,13 @@ export class AppModule {
         OpsModule,
         PlannerModule,
       ],
-      controllers: [HealthController, TenantsController, KeysController, SecretsController],
+      controllers: [
+        HealthController,
+        TenantsController,
+        KeysController,
+        SecretsController,
+        SessionController,
+      ],
       providers: [
         { provide: APP_GUARD, useExisting: ApiKeyGuard },
         { provide: APP_FILTER, useClass: HttpExceptionFilter },

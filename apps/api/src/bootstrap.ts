@@ -12,6 +12,7 @@ import {
   verifyJsonDepth,
 } from '@app/platform';
 import { AppModule } from './app.module';
+import { serveConsole } from './console/console-static';
 import { setupOpenApi } from './docs/openapi';
 import { requestContextMiddleware } from './http/request-context.middleware';
 
@@ -43,6 +44,7 @@ export async function createApp({ env, logStream }: CreateAppOptions): Promise<N
     });
   }
   app.enableShutdownHooks();
+  serveConsole(app);
   await setupOpenApi(app);
   return app;
 }

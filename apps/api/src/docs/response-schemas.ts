@@ -432,6 +432,9 @@ export const RESPONSE_SCHEMAS: {
       ]
     },
     "SecretsController_remove": null,
+    "SessionController_current": {
+      "$ref": "#/components/schemas/SessionView"
+    },
     "TenantsController_create": {
       "type": "object",
       "properties": {
@@ -2885,6 +2888,43 @@ export const RESPONSE_SCHEMAS: {
         "created_at",
         "updated_at",
         "created_by"
+      ]
+    },
+    "SessionView": {
+      "type": "object",
+      "properties": {
+        "tenant_id": {
+          "type": "string"
+        },
+        "tenant_slug": {
+          "type": "string"
+        },
+        "user_id": {
+          "type": "string"
+        },
+        "role": {
+          "type": "string",
+          "enum": [
+            "reader",
+            "operator",
+            "admin",
+            "service"
+          ]
+        },
+        "key_id": {
+          "type": "string"
+        },
+        "is_system_admin": {
+          "type": "boolean"
+        }
+      },
+      "required": [
+        "tenant_id",
+        "tenant_slug",
+        "user_id",
+        "role",
+        "key_id",
+        "is_system_admin"
       ]
     },
     "TenantView": {

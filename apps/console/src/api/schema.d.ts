@@ -473,6 +473,23 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/session': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The caller's key: tenant, user and role (401 for an unknown or revoked key) */
+    get: operations['SessionController_current'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/tenants': {
     parameters: {
       query?: never;
@@ -1666,6 +1683,15 @@ export interface components {
       text?: number;
       vector?: number;
     };
+    SessionView: {
+      is_system_admin: boolean;
+      key_id: string;
+      /** @enum {string} */
+      role: 'reader' | 'operator' | 'admin' | 'service';
+      tenant_id: string;
+      tenant_slug: string;
+      user_id: string;
+    };
     StageExecuteRequestDto: {
       /** @description Run tools with side effects now (the caller is a person with an operator or admin key). Without it such a tool is not run: the result holds a pending action to confirm at POST /api/actions/{id}/confirm. */
       confirm?: boolean;
@@ -2052,6 +2078,7 @@ export type SchemaReadinessReport = components['schemas']['ReadinessReport'];
 export type SchemaRejectedPlanAttempt = components['schemas']['RejectedPlanAttempt'];
 export type SchemaRollbackAssetRequestDto = components['schemas']['RollbackAssetRequestDto'];
 export type SchemaSearchWeightsDto = components['schemas']['SearchWeightsDto'];
+export type SchemaSessionView = components['schemas']['SessionView'];
 export type SchemaStageExecuteRequestDto = components['schemas']['StageExecuteRequestDto'];
 export type SchemaStageRunView = components['schemas']['StageRunView'];
 export type SchemaStageStepResult = components['schemas']['StageStepResult'];
@@ -6953,6 +6980,106 @@ export interface operations {
            * @example {
            *       "error": "NOT_FOUND",
            *       "message": "Not found in the caller’s tenant",
+           *       "requestId": "b7c4e0a2-3f1d-4c55-9a57-2d8f0f5a8e11"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description Rate or concurrency limit reached; retry later */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "RATE_LIMITED",
+           *       "message": "Rate or concurrency limit reached; retry later",
+           *       "requestId": "b7c4e0a2-3f1d-4c55-9a57-2d8f0f5a8e11"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description Unexpected error (logged with the request id) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "INTERNAL_ERROR",
+           *       "message": "Unexpected error (logged with the request id)",
+           *       "requestId": "b7c4e0a2-3f1d-4c55-9a57-2d8f0f5a8e11"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description A dependency (database, cache, model) is unavailable */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "SERVICE_UNAVAILABLE",
+           *       "message": "A dependency (database, cache, model) is unavailable",
+           *       "requestId": "b7c4e0a2-3f1d-4c55-9a57-2d8f0f5a8e11"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+    };
+  };
+  SessionController_current: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['SessionView'];
+        };
+      };
+      /** @description Missing, unknown, expired or revoked API key */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "UNAUTHENTICATED",
+           *       "message": "Missing, unknown, expired or revoked API key",
+           *       "requestId": "b7c4e0a2-3f1d-4c55-9a57-2d8f0f5a8e11"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description The key's role does not allow this */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "FORBIDDEN",
+           *       "message": "The key's role does not allow this",
            *       "requestId": "b7c4e0a2-3f1d-4c55-9a57-2d8f0f5a8e11"
            *     }
            */

@@ -14,7 +14,7 @@ import {
   UseInterceptors,
 } from '@nestjs/common';
 import type { Response } from 'express';
-import { ApiBearerAuth, ApiBody, ApiConsumes, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiBody, ApiConsumes, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { CurrentPrincipal, ErrorKind, IdempotentRead, Principal, RequireRole } from '@app/platform';
 import { DocumentsException, DocumentsExceptionCode } from '../documents.exception';
 import type { DocumentInput, DocumentSearchResponse, DocumentView } from '../documents.types';
