@@ -5211,13 +5211,13 @@ export interface operations {
       };
     };
     responses: {
-      /** @description Success */
-      202: {
+      /** @description The same filename and content as a live document: that document, with deduplicated: true */
+      200: {
         headers: {
           [name: string]: unknown;
         };
         content: {
-          'application/json': Record<string, never>;
+          'application/json': components['schemas']['DocumentView'];
         };
       };
       /** @description Invalid input (validation, malformed JSON, unknown fields) */
@@ -7051,7 +7051,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['SessionView'];
+          'application/json': Record<string, never>;
         };
       };
       /** @description Missing, unknown, expired or revoked API key */

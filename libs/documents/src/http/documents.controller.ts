@@ -78,6 +78,11 @@ export class DocumentsController {
     summary:
       'Upload a document (multipart "file", or JSON); it is queued for ingestion (202). The same filename and content as a live document returns that document (200, deduplicated: true)',
   })
+  @ApiResponse({
+    status: 200,
+    description: 'The same filename and content as a live document: that document, with deduplicated: true',
+    schema: { $ref: '#/components/schemas/DocumentView' },
+  })
   @HttpCode(202)
   async create(
     @Body() body: DocumentContentRequestDto,
