@@ -31,7 +31,11 @@ function responseSchemas(program) {
     return argNames.length ? `${base}_${argNames.join('_')}` : base;
   };
 
-  const nullable = (schema) => ({ ...schema, nullable: true });
+  // OpenAPI 3.0 ignores siblings of $ref, so a nullable reference is wrapped.
+  const nullable = (schema) => {
+    if (!Object.keys(schema).length) return schema;
+    return schema.$ref ? { allOf: [schema], nullable: true } : { ...schema, nullable: true };
+  };
 
   function convert(type, depth = 0) {
     if (depth > 40) return {};

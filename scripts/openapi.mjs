@@ -89,6 +89,7 @@ if (argv[0] === '--metadata-to') {
     client,
     '--root-types',
     '--alphabetize',
+    '--default-non-nullable=false',
   ]);
   writeFileSync(
     client,

@@ -53,6 +53,14 @@ function errorStatuses(id: string, operation: OperationObject): number[] {
   return statuses.sort((a, b) => a - b);
 }
 
+/** True when a decorator gave the success response a real schema (not the plugin's bare `object`). */
+function documentsItsOwnSchema(response: ResponseObject | undefined): boolean {
+  const schema = response?.content?.['application/json']?.schema as Record<string, unknown> | undefined;
+  return Boolean(
+    schema && (schema.$ref || schema.properties || schema.items || schema.oneOf || schema.anyOf),
+  );
+}
+
 /**
  * Completes what the decorators and the plugin leave out: each operation's success schema (read from the
  * controller's return type, see scripts/openapi-responses.cjs) and its error responses (ErrorResponseDto).
@@ -70,7 +78,7 @@ export function completeContract(document: OpenAPIObject): OpenAPIObject {
       const success = Object.keys(responses).find((status) => status.startsWith('2')) ?? '200';
       const schema = RESPONSE_SCHEMAS.operations[id];
       const existing = responses[success] as ResponseObject | undefined;
-      if (schema && !existing?.content) {
+      if (schema && !documentsItsOwnSchema(existing)) {
         responses[success] = {
           description: existing?.description || 'Success',
           content: { 'application/json': { schema } },

@@ -150,7 +150,11 @@ export const RESPONSE_SCHEMAS: {
           "$ref": "#/components/schemas/DocumentMetadata"
         },
         "error_details": {
-          "$ref": "#/components/schemas/DocumentErrorDetails",
+          "allOf": [
+            {
+              "$ref": "#/components/schemas/DocumentErrorDetails"
+            }
+          ],
           "nullable": true
         },
         "created_at": {
@@ -804,11 +808,19 @@ export const RESPONSE_SCHEMAS: {
           "nullable": true
         },
         "contract_check": {
-          "$ref": "#/components/schemas/ToolContractReport",
+          "allOf": [
+            {
+              "$ref": "#/components/schemas/ToolContractReport"
+            }
+          ],
           "nullable": true
         },
         "dry_run": {
-          "$ref": "#/components/schemas/ToolDryRunOutcome",
+          "allOf": [
+            {
+              "$ref": "#/components/schemas/ToolDryRunOutcome"
+            }
+          ],
           "nullable": true
         },
         "snapshot": {
@@ -1056,7 +1068,11 @@ export const RESPONSE_SCHEMAS: {
           "$ref": "#/components/schemas/DocumentMetadata"
         },
         "error_details": {
-          "$ref": "#/components/schemas/DocumentErrorDetails",
+          "allOf": [
+            {
+              "$ref": "#/components/schemas/DocumentErrorDetails"
+            }
+          ],
           "nullable": true
         },
         "created_at": {
@@ -1252,11 +1268,19 @@ export const RESPONSE_SCHEMAS: {
           "type": "object",
           "properties": {
             "text": {
-              "$ref": "#/components/schemas/BranchHit",
+              "allOf": [
+                {
+                  "$ref": "#/components/schemas/BranchHit"
+                }
+              ],
               "nullable": true
             },
             "vector": {
-              "$ref": "#/components/schemas/BranchHit",
+              "allOf": [
+                {
+                  "$ref": "#/components/schemas/BranchHit"
+                }
+              ],
               "nullable": true
             }
           },
@@ -1361,7 +1385,11 @@ export const RESPONSE_SCHEMAS: {
           "type": "number"
         },
         "table_data": {
-          "$ref": "#/components/schemas/TableData",
+          "allOf": [
+            {
+              "$ref": "#/components/schemas/TableData"
+            }
+          ],
           "nullable": true
         },
         "source_hash": {
@@ -1709,7 +1737,11 @@ export const RESPONSE_SCHEMAS: {
           "$ref": "#/components/schemas/JsonSchema"
         },
         "output_schema": {
-          "$ref": "#/components/schemas/JsonSchema",
+          "allOf": [
+            {
+              "$ref": "#/components/schemas/JsonSchema"
+            }
+          ],
           "nullable": true
         },
         "has_side_effects": {
@@ -2332,7 +2364,11 @@ export const RESPONSE_SCHEMAS: {
       "type": "object",
       "properties": {
         "plan": {
-          "$ref": "#/components/schemas/Plan",
+          "allOf": [
+            {
+              "$ref": "#/components/schemas/Plan"
+            }
+          ],
           "nullable": true
         },
         "valid": {
@@ -2369,7 +2405,11 @@ export const RESPONSE_SCHEMAS: {
           }
         },
         "prompt": {
-          "$ref": "#/components/schemas/PromptReport",
+          "allOf": [
+            {
+              "$ref": "#/components/schemas/PromptReport"
+            }
+          ],
           "nullable": true
         },
         "asset_versions": {
@@ -2582,15 +2622,27 @@ export const RESPONSE_SCHEMAS: {
       "type": "object",
       "properties": {
         "prompt": {
-          "$ref": "#/components/schemas/AssetVersionRef",
+          "allOf": [
+            {
+              "$ref": "#/components/schemas/AssetVersionRef"
+            }
+          ],
           "nullable": true
         },
         "catalog": {
-          "$ref": "#/components/schemas/AssetVersionRef",
+          "allOf": [
+            {
+              "$ref": "#/components/schemas/AssetVersionRef"
+            }
+          ],
           "nullable": true
         },
         "mappings": {
-          "$ref": "#/components/schemas/AssetVersionRef",
+          "allOf": [
+            {
+              "$ref": "#/components/schemas/AssetVersionRef"
+            }
+          ],
           "nullable": true
         },
         "tools": {
@@ -2672,7 +2724,11 @@ export const RESPONSE_SCHEMAS: {
           "$ref": "#/components/schemas/PlanOutcome"
         },
         "execution": {
-          "$ref": "#/components/schemas/PlanExecutionResult",
+          "allOf": [
+            {
+              "$ref": "#/components/schemas/PlanExecutionResult"
+            }
+          ],
           "nullable": true
         },
         "warnings": {

@@ -845,14 +845,14 @@ export interface components {
        * @description false plans (and answers) deterministically even when an LLM is configured
        * @default true
        */
-      use_llm: boolean;
+      use_llm?: boolean;
     };
     AskResult: {
       answer: string;
       /** @enum {string} */
       answer_source: 'template' | 'llm';
       asset_versions: components['schemas']['PlanAssetVersions'];
-      execution: components['schemas']['PlanExecutionResult'];
+      execution: components['schemas']['PlanExecutionResult'] | null;
       model: string | null;
       planning: components['schemas']['PlanOutcome'];
       query: string;
@@ -894,8 +894,8 @@ export interface components {
     };
     AssetVersionView: {
       asset_id: string;
-      contract_check: components['schemas']['ToolContractReport'];
-      dry_run: components['schemas']['ToolDryRunOutcome'];
+      contract_check: components['schemas']['ToolContractReport'] | null;
+      dry_run: components['schemas']['ToolDryRunOutcome'] | null;
       note: string | null;
       published_at: string;
       published_by: string | null;
@@ -950,12 +950,12 @@ export interface components {
        * @description Record enum_values for text columns with at most this many distinct values (0: off)
        * @default 20
        */
-      enum_max_distinct: number;
+      enum_max_distinct?: number;
       /**
        * @description Rows read per column when looking for enum values
        * @default 100000
        */
-      enum_sample_rows: number;
+      enum_sample_rows?: number;
       exclude_tables?: string[];
       /**
        * @description Catalog asset to create, or whose draft to update
@@ -963,7 +963,7 @@ export interface components {
        */
       name: string;
       /** @default public */
-      schema: string;
+      schema?: string;
       /** @description A published source asset; default: the service database */
       source?: string;
       /** @description Only these tables */
@@ -1267,7 +1267,7 @@ export interface components {
        * @default full
        * @enum {string}
        */
-      scale: 'full' | 'small';
+      scale?: 'full' | 'small';
     };
     DemoStatus: {
       /** @description Rows written so far while loading (items, relations, events), every table's count when ready. */
@@ -1304,7 +1304,7 @@ export interface components {
       position_in_doc: number;
       slide_number: number | null;
       source_hash: string;
-      table_data: components['schemas']['TableData'];
+      table_data: components['schemas']['TableData'] | null;
       text: string;
     };
     DocumentErrorDetails: {
@@ -1356,9 +1356,9 @@ export interface components {
        * @default hybrid
        * @enum {string}
        */
-      search_type: 'text' | 'vector' | 'hybrid';
+      search_type?: 'text' | 'vector' | 'hybrid';
       /** @default 10 */
-      top_k: number;
+      top_k?: number;
       weights?: components['schemas']['SearchWeightsDto'];
     };
     DocumentSearchResponse: {
@@ -1376,8 +1376,8 @@ export interface components {
     };
     DocumentSearchResult: {
       branches: {
-        text: components['schemas']['BranchHit'];
-        vector: components['schemas']['BranchHit'];
+        text: components['schemas']['BranchHit'] | null;
+        vector: components['schemas']['BranchHit'] | null;
       };
       chunk_id: string;
       chunk_index: number;
@@ -1399,7 +1399,7 @@ export interface components {
        * @default utf8
        * @enum {string}
        */
-      content_encoding: 'utf8' | 'base64';
+      content_encoding?: 'utf8' | 'base64';
       /** @example text/markdown */
       content_type?: string;
       /**
@@ -1429,7 +1429,7 @@ export interface components {
       deduplicated?: boolean;
       deleted_at: string | null;
       doc_metadata: components['schemas']['DocumentMetadata'];
-      error_details: components['schemas']['DocumentErrorDetails'];
+      error_details: components['schemas']['DocumentErrorDetails'] | null;
       filename: string;
       /** @enum {string} */
       format: 'text' | 'markdown' | 'html' | 'csv' | 'pdf' | 'docx' | 'pptx' | 'xlsx';
@@ -1487,7 +1487,7 @@ export interface components {
        * @description Most model turns that may request tools
        * @default 5
        */
-      max_iterations: number;
+      max_iterations?: number;
       /**
        * @description Model to use instead of LLM_MODEL
        * @example gpt-4o-mini
@@ -1546,9 +1546,9 @@ export interface components {
       steps: components['schemas']['PlanStep'][];
     };
     PlanAssetVersions: {
-      catalog: components['schemas']['AssetVersionRef'];
-      mappings: components['schemas']['AssetVersionRef'];
-      prompt: components['schemas']['AssetVersionRef'];
+      catalog: components['schemas']['AssetVersionRef'] | null;
+      mappings: components['schemas']['AssetVersionRef'] | null;
+      prompt: components['schemas']['AssetVersionRef'] | null;
       tools: {
         name: string;
         source: string;
@@ -1584,10 +1584,10 @@ export interface components {
       asset_versions: components['schemas']['PlanAssetVersions'];
       errors: components['schemas']['PlanIssue'][];
       model: string | null;
-      plan: components['schemas']['Plan'];
+      plan: components['schemas']['Plan'] | null;
       /** @enum {string} */
       planner: 'llm' | 'fallback' | 'llm_repair';
-      prompt: components['schemas']['PromptReport'];
+      prompt: components['schemas']['PromptReport'] | null;
       rejected: components['schemas']['RejectedPlanAttempt'][];
       timings: {
         llm_ms: number;
@@ -1610,7 +1610,7 @@ export interface components {
        * @description false plans (and answers) deterministically even when an LLM is configured
        * @default true
        */
-      use_llm: boolean;
+      use_llm?: boolean;
     };
     PlanStep: {
       depends_on?: string[];
@@ -1825,7 +1825,7 @@ export interface components {
       has_side_effects: boolean;
       input_schema: components['schemas']['JsonSchema'];
       name: string;
-      output_schema: components['schemas']['JsonSchema'];
+      output_schema: components['schemas']['JsonSchema'] | null;
       /** @enum {string} */
       source: 'builtin' | 'dynamic' | 'mcp';
       tags?: string[];
@@ -2234,7 +2234,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': Record<string, never>;
+          'application/json': components['schemas']['PendingActionView'];
         };
       };
       /** @description Invalid input (validation, malformed JSON, unknown fields) */
@@ -2521,7 +2521,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': Record<string, never>;
+          'application/json': components['schemas']['PendingActionView'];
         };
       };
       /** @description Invalid input (validation, malformed JSON, unknown fields) */
@@ -2800,7 +2800,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': Record<string, never>;
+          'application/json': components['schemas']['AssetView'];
         };
       };
       /** @description Invalid input (validation, malformed JSON, unknown fields) */
@@ -2950,7 +2950,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': Record<string, never>;
+          'application/json': components['schemas']['AssetView'];
         };
       };
       /** @description Invalid input (validation, malformed JSON, unknown fields) */
@@ -3088,7 +3088,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': Record<string, never>;
+          'application/json': components['schemas']['AssetView'];
         };
       };
       /** @description Invalid input (validation, malformed JSON, unknown fields) */
@@ -3254,7 +3254,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': Record<string, never>;
+          'application/json': components['schemas']['AssetView'];
         };
       };
       /** @description Invalid input (validation, malformed JSON, unknown fields) */
@@ -3409,7 +3409,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': Record<string, never>;
+          'application/json': components['schemas']['AssetDiffView'];
         };
       };
       /** @description Invalid input (validation, malformed JSON, unknown fields) */
@@ -3547,7 +3547,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': Record<string, never>;
+          'application/json': components['schemas']['AssetVersionView'];
         };
       };
       /** @description Invalid input (validation, malformed JSON, unknown fields) */
@@ -3717,7 +3717,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': Record<string, never>;
+          'application/json': components['schemas']['AssetVersionView'];
         };
       };
       /** @description Invalid input (validation, malformed JSON, unknown fields) */
@@ -4020,7 +4020,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': Record<string, never>;
+          'application/json': components['schemas']['AssetVersionView'];
         };
       };
       /** @description Invalid input (validation, malformed JSON, unknown fields) */
@@ -4156,7 +4156,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': Record<string, never>;
+          'application/json': components['schemas']['CatalogSyncResult'];
         };
       };
       /** @description Invalid input (validation, malformed JSON, unknown fields) */
@@ -4307,7 +4307,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': Record<string, never>;
+          'application/json': components['schemas']['PublishedAsset'];
         };
       };
       /** @description Invalid input (validation, malformed JSON, unknown fields) */
@@ -4439,7 +4439,9 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': Record<string, never>;
+          'application/json': {
+            [key: string]: unknown;
+          };
         };
       };
       /** @description Missing, unknown, expired or revoked API key */
@@ -4543,7 +4545,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': Record<string, never>;
+          'application/json': components['schemas']['ChatResult'];
         };
       };
       /** @description Invalid input (validation, malformed JSON, unknown fields) */
@@ -5096,7 +5098,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': Record<string, never>;
+          'application/json': components['schemas']['DocumentPage'];
         };
       };
       /** @description Invalid input (validation, malformed JSON, unknown fields) */
@@ -5367,7 +5369,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': Record<string, never>;
+          'application/json': components['schemas']['DocumentView'];
         };
       };
       /** @description Invalid input (validation, malformed JSON, unknown fields) */
@@ -5517,7 +5519,7 @@ export interface operations {
             deduplicated?: boolean;
             deleted_at: string | null;
             doc_metadata: components['schemas']['DocumentMetadata'];
-            error_details: components['schemas']['DocumentErrorDetails'];
+            error_details: components['schemas']['DocumentErrorDetails'] | null;
             filename: string;
             /** @enum {string} */
             format: 'text' | 'markdown' | 'html' | 'csv' | 'pdf' | 'docx' | 'pptx' | 'xlsx';
@@ -5714,7 +5716,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': Record<string, never>;
+          'application/json': components['schemas']['DocumentView'];
         };
       };
       /** @description Invalid input (validation, malformed JSON, unknown fields) */
@@ -5988,7 +5990,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': Record<string, never>;
+          'application/json': components['schemas']['DocumentView'];
         };
       };
       /** @description Invalid input (validation, malformed JSON, unknown fields) */
@@ -6140,7 +6142,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': Record<string, never>;
+          'application/json': components['schemas']['DocumentSearchResponse'];
         };
       };
       /** @description Invalid input (validation, malformed JSON, unknown fields) */
@@ -6515,7 +6517,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': Record<string, never>;
+          'application/json': components['schemas']['ApiKeyView'];
         };
       };
       /** @description Invalid input (validation, malformed JSON, unknown fields) */
@@ -6755,7 +6757,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': Record<string, never>;
+          'application/json': components['schemas']['TenantSecretView'];
         };
       };
       /** @description Invalid input (validation, malformed JSON, unknown fields) */
@@ -7051,7 +7053,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': Record<string, never>;
+          'application/json': components['schemas']['SessionView'];
         };
       };
       /** @description Missing, unknown, expired or revoked API key */
@@ -7705,7 +7707,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': Record<string, never>;
+          'application/json': components['schemas']['ApiKeyView'];
         };
       };
       /** @description Invalid input (validation, malformed JSON, unknown fields) */
@@ -7941,7 +7943,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': Record<string, never>;
+          'application/json': components['schemas']['AgentResult'];
         };
       };
       /** @description Invalid input (validation, malformed JSON, unknown fields) */
@@ -8371,7 +8373,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': Record<string, never>;
+          'application/json': components['schemas']['AskResult'];
         };
       };
       /** @description Invalid input (validation, malformed JSON, unknown fields) */
@@ -8507,7 +8509,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': Record<string, never>;
+          'application/json': components['schemas']['DemoStatus'];
         };
       };
       /** @description Invalid input (validation, malformed JSON, unknown fields) */
@@ -8655,7 +8657,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': Record<string, never>;
+          'application/json': components['schemas']['DemoStatus'];
         };
       };
       /** @description Missing, unknown, expired or revoked API key */
@@ -8759,7 +8761,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': Record<string, never>;
+          'application/json': components['schemas']['PlanOutcome'];
         };
       };
       /** @description Invalid input (validation, malformed JSON, unknown fields) */
@@ -8895,7 +8897,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': Record<string, never>;
+          'application/json': components['schemas']['StageRunView'];
         };
       };
       /** @description Invalid input (validation, malformed JSON, unknown fields) */
@@ -9029,7 +9031,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': Record<string, never>;
+          'application/json': components['schemas']['StageRunView'];
         };
       };
       /** @description Invalid input (validation, malformed JSON, unknown fields) */
@@ -9265,7 +9267,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': Record<string, never>;
+          'application/json': components['schemas']['ToolListing'];
         };
       };
       /** @description Invalid input (validation, malformed JSON, unknown fields) */
