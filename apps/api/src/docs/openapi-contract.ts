@@ -24,6 +24,8 @@ const ERROR_DESCRIPTIONS: Record<number, [string, string]> = {
 /** Operations whose state can conflict (publish a published asset, confirm a decided action, ...). */
 const CONFLICTING =
   /^(AssetController_(create|update|publish|rollback|archive|syncCatalog)|PendingActionController_(confirm|reject)|DocumentsController_(restore|update)|SecretsController_put|TenantsController_create|DemoController_load)$/;
+/** Not-found answers for ids carried in the body rather than the path. */
+const NOT_FOUND_FROM_BODY = /^(ChatController_ask|AssetController_syncCatalog)$/;
 const UPLOADS = /^DocumentsController_(create|update)$/;
 
 function errorResponse(status: number): ResponseObject {
@@ -46,7 +48,7 @@ function errorStatuses(id: string, operation: OperationObject): number[] {
   const statuses = [500, 503];
   if (operation.requestBody || parameters.length) statuses.push(400);
   if (secured) statuses.push(401, 403, 429);
-  if (parameters.some((p) => p.in === 'path')) statuses.push(404);
+  if (parameters.some((p) => p.in === 'path') || NOT_FOUND_FROM_BODY.test(id)) statuses.push(404);
   if (CONFLICTING.test(id)) statuses.push(409);
   if (operation.requestBody) statuses.push(413);
   if (UPLOADS.test(id)) statuses.push(415);

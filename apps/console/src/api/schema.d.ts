@@ -4207,6 +4207,22 @@ export interface operations {
           'application/json': components['schemas']['ErrorResponseDto'];
         };
       };
+      /** @description Not found in the caller’s tenant */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "NOT_FOUND",
+           *       "message": "Not found in the caller’s tenant",
+           *       "requestId": "b7c4e0a2-3f1d-4c55-9a57-2d8f0f5a8e11"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
       /** @description Conflicts with the current state */
       409: {
         headers: {
@@ -4590,6 +4606,22 @@ export interface operations {
            * @example {
            *       "error": "FORBIDDEN",
            *       "message": "The key's role does not allow this",
+           *       "requestId": "b7c4e0a2-3f1d-4c55-9a57-2d8f0f5a8e11"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description Not found in the caller’s tenant */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "NOT_FOUND",
+           *       "message": "Not found in the caller’s tenant",
            *       "requestId": "b7c4e0a2-3f1d-4c55-9a57-2d8f0f5a8e11"
            *     }
            */
@@ -5215,6 +5247,15 @@ export interface operations {
     responses: {
       /** @description The same filename and content as a live document: that document, with deduplicated: true */
       200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['DocumentView'];
+        };
+      };
+      /** @description Queued for ingestion; follow status and processing_progress at GET /api/documents/{id} */
+      202: {
         headers: {
           [name: string]: unknown;
         };
@@ -8069,12 +8110,44 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description Success */
+      /** @description The session's server-sent events */
       200: {
         headers: {
           [name: string]: unknown;
         };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            jsonrpc?: '2.0';
+          } & {
+            [key: string]: unknown;
+          };
+          'text/event-stream': string;
+        };
+      };
+      /** @description A notification or response was accepted (no body) */
+      202: {
+        headers: {
+          [name: string]: unknown;
+        };
         content?: never;
+      };
+      /** @description Not a valid JSON-RPC message, or no session id where one is needed */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              code: number;
+              message: string;
+            };
+            id?: unknown;
+            /** @enum {string} */
+            jsonrpc: '2.0';
+          };
+        };
       };
       /** @description Missing, unknown, expired or revoked API key */
       401: {
@@ -8106,6 +8179,57 @@ export interface operations {
            *     }
            */
           'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description Unknown or closed session: initialize a new one */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              code: number;
+              message: string;
+            };
+            id?: unknown;
+            /** @enum {string} */
+            jsonrpc: '2.0';
+          };
+        };
+      };
+      /** @description Method not allowed by the transport */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              code: number;
+              message: string;
+            };
+            id?: unknown;
+            /** @enum {string} */
+            jsonrpc: '2.0';
+          };
+        };
+      };
+      /** @description The Accept header does not allow the answer */
+      406: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              code: number;
+              message: string;
+            };
+            id?: unknown;
+            /** @enum {string} */
+            jsonrpc: '2.0';
+          };
         };
       };
       /** @description Rate or concurrency limit reached; retry later */
@@ -8167,12 +8291,44 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description Success */
-      201: {
+      /** @description JSON-RPC results, as JSON or as an event stream */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            jsonrpc?: '2.0';
+          } & {
+            [key: string]: unknown;
+          };
+          'text/event-stream': string;
+        };
+      };
+      /** @description A notification or response was accepted (no body) */
+      202: {
         headers: {
           [name: string]: unknown;
         };
         content?: never;
+      };
+      /** @description Not a valid JSON-RPC message, or no session id where one is needed */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              code: number;
+              message: string;
+            };
+            id?: unknown;
+            /** @enum {string} */
+            jsonrpc: '2.0';
+          };
+        };
       };
       /** @description Missing, unknown, expired or revoked API key */
       401: {
@@ -8204,6 +8360,57 @@ export interface operations {
            *     }
            */
           'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description Unknown or closed session: initialize a new one */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              code: number;
+              message: string;
+            };
+            id?: unknown;
+            /** @enum {string} */
+            jsonrpc: '2.0';
+          };
+        };
+      };
+      /** @description Method not allowed by the transport */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              code: number;
+              message: string;
+            };
+            id?: unknown;
+            /** @enum {string} */
+            jsonrpc: '2.0';
+          };
+        };
+      };
+      /** @description The Accept header does not allow the answer */
+      406: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              code: number;
+              message: string;
+            };
+            id?: unknown;
+            /** @enum {string} */
+            jsonrpc: '2.0';
+          };
         };
       };
       /** @description Rate or concurrency limit reached; retry later */
@@ -8265,12 +8472,44 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description Success */
+      /** @description The session is closed */
       200: {
         headers: {
           [name: string]: unknown;
         };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            jsonrpc?: '2.0';
+          } & {
+            [key: string]: unknown;
+          };
+          'text/event-stream': string;
+        };
+      };
+      /** @description A notification or response was accepted (no body) */
+      202: {
+        headers: {
+          [name: string]: unknown;
+        };
         content?: never;
+      };
+      /** @description Not a valid JSON-RPC message, or no session id where one is needed */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              code: number;
+              message: string;
+            };
+            id?: unknown;
+            /** @enum {string} */
+            jsonrpc: '2.0';
+          };
+        };
       };
       /** @description Missing, unknown, expired or revoked API key */
       401: {
@@ -8302,6 +8541,57 @@ export interface operations {
            *     }
            */
           'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description Unknown or closed session: initialize a new one */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              code: number;
+              message: string;
+            };
+            id?: unknown;
+            /** @enum {string} */
+            jsonrpc: '2.0';
+          };
+        };
+      };
+      /** @description Method not allowed by the transport */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              code: number;
+              message: string;
+            };
+            id?: unknown;
+            /** @enum {string} */
+            jsonrpc: '2.0';
+          };
+        };
+      };
+      /** @description The Accept header does not allow the answer */
+      406: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              code: number;
+              message: string;
+            };
+            id?: unknown;
+            /** @enum {string} */
+            jsonrpc: '2.0';
+          };
         };
       };
       /** @description Rate or concurrency limit reached; retry later */

@@ -79,6 +79,11 @@ export class DocumentsController {
       'Upload a document (multipart "file", or JSON); it is queued for ingestion (202). The same filename and content as a live document returns that document (200, deduplicated: true)',
   })
   @ApiResponse({
+    status: 202,
+    description: 'Queued for ingestion; follow status and processing_progress at GET /api/documents/{id}',
+    schema: { $ref: '#/components/schemas/DocumentView' },
+  })
+  @ApiResponse({
     status: 200,
     description: 'The same filename and content as a live document: that document, with deduplicated: true',
     schema: { $ref: '#/components/schemas/DocumentView' },
