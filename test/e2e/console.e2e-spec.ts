@@ -180,6 +180,7 @@ describe(`web console in a browser (${testBackend()})`, () => {
     await admin.getByLabel('Name').fill('viewer');
     await admin.getByLabel('Role').selectOption('reader');
     await admin.getByRole('button', { name: 'Create key' }).click();
+    await admin.getByRole('status').filter({ hasText: 'Key viewer created' }).waitFor();
     const secret = (await admin.getByTestId('new-secret').textContent())!.trim();
     await shot(admin, '08-keys');
 
@@ -204,6 +205,7 @@ describe(`web console in a browser (${testBackend()})`, () => {
     await admin.getByLabel('Name').fill('temporary');
     await admin.getByLabel('Role').selectOption('operator');
     await admin.getByRole('button', { name: 'Create key' }).click();
+    await admin.getByRole('status').filter({ hasText: 'Key temporary created' }).waitFor();
     const secret = (await admin.getByTestId('new-secret').textContent())!.trim();
     const temporary = await signedIn(secret);
     await admin.getByRole('button', { name: 'Revoke temporary' }).click();

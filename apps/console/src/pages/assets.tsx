@@ -139,9 +139,10 @@ function AssetDetail({
   const [from, setFrom] = useState('');
   const [to, setTo] = useState('');
   const [diff, setDiff] = useState<Schemas['AssetDiffView'] | null>(null);
-  const check = checkToolJson(
-    JSON.stringify({ asset_type: asset.asset_type, name: asset.name, ...safeParse(text) }),
-  );
+  const edited = safeParse(text);
+  const check = edited
+    ? checkToolJson(JSON.stringify({ asset_type: asset.asset_type, name: asset.name, ...edited }))
+    : checkToolJson(text);
   const path = { params: { path: { id: asset.id } } };
 
   const history = async () => {
