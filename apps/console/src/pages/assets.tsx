@@ -250,7 +250,19 @@ function AssetDetail({
       {blocked != null && admin && (
         <div data-testid="publish-blocked">
           <h3>Publish refused</h3>
-          <pre>{JSON.stringify(blocked, null, 2)}</pre>
+          <ul>
+            {((blocked as { breaking_changes?: Schemas['BreakingChange'][] }).breaking_changes ?? []).map(
+              (b) => (
+                <li key={b.path} class="error">
+                  breaking: {b.kind} at {b.path}: {b.message}
+                </li>
+              ),
+            )}
+          </ul>
+          <details>
+            <summary>Full report</summary>
+            <pre>{JSON.stringify(blocked, null, 2)}</pre>
+          </details>
           <button
             type="button"
             class="danger"

@@ -56,13 +56,6 @@ export function DocumentsPage({ session }: { session: Session }) {
     await load();
   };
 
-  const retry = async (doc: Doc) => {
-    const { error: failed } = await api.POST('/api/documents/{id}/restore', {
-      params: { path: { id: doc.id } },
-    });
-    if (failed) setError(`Retry: re-upload ${doc.filename} (${errorText(failed)})`);
-  };
-
   const showChunks = async (doc: Doc) => {
     const { data, error: failed } = await api.GET('/api/documents/{id}/chunks', {
       params: { path: { id: doc.id }, query: { limit: 50 } },
@@ -155,6 +148,10 @@ export function DocumentsPage({ session }: { session: Session }) {
                     {d.error_details && (
                       <div class="error">
                         {d.error_details.code}: {d.error_details.message}
+                        <div class="muted">
+                          {d.error_details.attempts} attempts
+                          {d.error_details.retryable ? ' · retryable: upload the file again' : ''}
+                        </div>
                       </div>
                     )}
                   </td>
@@ -175,11 +172,6 @@ export function DocumentsPage({ session }: { session: Session }) {
                     {operator && d.deleted_at && (
                       <button type="button" onClick={() => void act(d, 'restore')}>
                         Restore
-                      </button>
-                    )}
-                    {operator && d.status === 'failed' && d.error_details?.retryable && (
-                      <button type="button" onClick={() => void retry(d)}>
-                        Retry
                       </button>
                     )}
                   </td>

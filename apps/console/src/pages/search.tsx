@@ -3,8 +3,16 @@ import { api, errorText, type Schemas } from '../api';
 
 type Mode = Schemas['DocumentSearchRequestDto']['search_type'];
 
-/** Wraps the query's words in <mark> inside a snippet (text nodes only: no HTML from the server). */
+/**
+ * The snippet as the server highlighted it (`<mark>` around matches, from PostgreSQL's ts_headline), rendered
+ * as text nodes and <mark> elements only: nothing from the server is parsed as HTML. A snippet without
+ * marks (vector-only hits) gets the query's words highlighted here.
+ */
 function Highlighted({ text, query }: { text: string; query: string }) {
+  if (/<mark>/i.test(text)) {
+    const parts = text.split(/<\/?mark>/i);
+    return <>{parts.map((part, i) => (i % 2 ? <mark key={i}>{part}</mark> : part))}</>;
+  }
   const words = query
     .split(/\s+/)
     .filter((w) => w.length > 1)
