@@ -115,6 +115,18 @@ describe(`web console in a browser (${testBackend()})`, () => {
     }
   });
 
+  it('chats with citations that link to the document', async () => {
+    await open(admin, 'chat');
+    await admin.getByLabel('Message').fill('What should I do when the payment gateway times out?');
+    await admin.getByRole('button', { name: 'Send' }).click();
+    await admin.getByText('Assistant:').waitFor({ timeout: 60_000 });
+    const citation = admin.getByRole('link', { name: /payment-runbook\.md/ }).first();
+    await citation.waitFor();
+    await shot(admin, '04-chat');
+    await citation.click();
+    await admin.getByRole('heading', { name: 'Chunks of payment-runbook.md' }).waitFor();
+  }, 90_000);
+
   it('creates, publishes, breaks and force-publishes, diffs and rolls back a tool asset', async () => {
     await open(admin, 'assets');
     await admin.getByRole('button', { name: 'Create draft' }).click();
@@ -134,7 +146,7 @@ describe(`web console in a browser (${testBackend()})`, () => {
     await admin.getByRole('button', { name: 'Publish', exact: true }).click();
     await admin.getByTestId('publish-blocked').waitFor();
     expect(await admin.getByRole('alert').textContent()).toContain('ASSET_BREAKING_CHANGE');
-    await shot(admin, '04-assets-breaking');
+    await shot(admin, '05-assets-breaking');
     admin.once('dialog', (dialog) => void dialog.accept());
     await admin.getByRole('button', { name: 'Force publish' }).click();
     await admin.getByRole('status').filter({ hasText: 'Published version 2' }).waitFor();
@@ -147,7 +159,7 @@ describe(`web console in a browser (${testBackend()})`, () => {
     await admin.getByRole('button', { name: 'Roll back to 1' }).click();
     await admin.getByRole('status').filter({ hasText: 'version 3 restores version 1' }).waitFor();
     await admin.getByTestId('history').getByText('rollback of 1').waitFor();
-    await shot(admin, '05-assets');
+    await shot(admin, '06-assets');
   });
 
   it('runs a tool from a form built from its input schema, and a two-step stage with its timeline', async () => {
@@ -161,7 +173,7 @@ describe(`web console in a browser (${testBackend()})`, () => {
     for (const step of ['servers', 'details'])
       expect(await run.getByTestId(`step-${step}`).textContent()).toContain('ci_lookup');
     expect(await run.getByTestId('step-details').textContent()).toContain('after servers');
-    await shot(admin, '06-tools-and-stages');
+    await shot(admin, '07-tools-and-stages');
   });
 
   it('asks a question and shows the plan with the planner that made it', async () => {
@@ -172,7 +184,7 @@ describe(`web console in a browser (${testBackend()})`, () => {
     await admin.getByRole('button', { name: 'Ask' }).click();
     await admin.getByTestId('answer').or(admin.getByRole('alert')).first().waitFor({ timeout: 60_000 });
     expect(await admin.getByTestId('plan').textContent()).toContain('Planner:');
-    await shot(admin, '07-plan-and-ask');
+    await shot(admin, '08-plan-and-ask');
   }, 90_000);
 
   it('gives a reader key no admin or operator actions', async () => {
@@ -182,7 +194,7 @@ describe(`web console in a browser (${testBackend()})`, () => {
     await admin.getByRole('button', { name: 'Create key' }).click();
     await admin.getByRole('status').filter({ hasText: 'Key viewer created' }).waitFor();
     const secret = (await admin.getByTestId('new-secret').textContent())!.trim();
-    await shot(admin, '08-keys');
+    await shot(admin, '09-keys');
 
     const reader = await signedIn(secret);
     expect(await reader.getByTestId('role').textContent()).toBe('reader');
@@ -197,7 +209,7 @@ describe(`web console in a browser (${testBackend()})`, () => {
     expect(await reader.getByRole('button', { name: 'Delete' }).count()).toBe(0);
     await open(reader, 'keys');
     expect(await reader.getByRole('heading', { name: 'Create a key' }).count()).toBe(0);
-    await shot(reader, '09-reader');
+    await shot(reader, '10-reader');
   });
 
   it('refuses a key once it is revoked', async () => {
@@ -222,6 +234,6 @@ describe(`web console in a browser (${testBackend()})`, () => {
     await open(phone, 'search');
     const overflow = await phone.evaluate<number>('document.documentElement.scrollWidth - window.innerWidth');
     expect(overflow).toBeLessThanOrEqual(0);
-    await shot(phone, '10-phone-search');
+    await shot(phone, '11-phone-search');
   });
 });

@@ -23,6 +23,14 @@ export function DocumentsPage({ session }: { session: Session }) {
   useEffect(() => {
     void load();
   }, [status, deleted]);
+  // A citation links to #/documents/<id>: open that document's chunks.
+  useEffect(() => {
+    const id = /^#\/documents\/([\w-]{36})$/.exec(location.hash)?.[1];
+    if (id)
+      void api
+        .GET('/api/documents/{id}', { params: { path: { id } } })
+        .then(({ data }) => data && void showChunks(data));
+  }, [location.hash]);
   // Live progress: poll while anything is queued or processing.
   useEffect(() => {
     if (!page?.items.some((d) => d.status === 'queued' || d.status === 'processing')) return;
