@@ -77,6 +77,9 @@ describe(`web console in a browser (${testBackend()})`, () => {
     await page.getByLabel('API key').fill('ops_not-a-real-key');
     await page.getByRole('button', { name: 'Sign in' }).click();
     await expect(page.getByRole('alert').textContent()).resolves.toContain('refused');
+    // Swagger UI lives under the same policy.
+    await page.goto(`${t.url}/docs`);
+    await page.locator('.swagger-ui .opblock').first().waitFor();
     expect(violations.filter((v) => v.includes('Content Security Policy'))).toEqual([]);
   });
 
