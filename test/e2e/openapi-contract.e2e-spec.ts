@@ -54,7 +54,15 @@ describe('OpenAPI contract (e2e)', () => {
     }
   }, 120_000);
 
-  it('documents a success schema, error responses with ErrorResponseDto and an example for every operation', () => {
+  /** An example on the schema or on one of its properties (following $refs a few levels). */
+  function hasExample(schema: any, depth = 0): boolean {
+    if (!schema || depth > 3) return false;
+    if (schema.example !== undefined) return true;
+    if (schema.$ref) return hasExample(served.components.schemas[schema.$ref.split('/').pop()], depth + 1);
+    return Object.values<any>(schema.properties ?? {}).some((p) => hasExample(p, depth + 1));
+  }
+
+  it('documents a success schema, error responses with ErrorResponseDto (with an example) and a request example for every operation', () => {
     const gaps: string[] = [];
     for (const [route, item] of Object.entries<any>(served.paths)) {
       for (const method of METHODS) {
@@ -66,6 +74,9 @@ describe('OpenAPI contract (e2e)', () => {
         if (!success) gaps.push(`${where}: no success response`);
         else if (!NO_JSON_BODY.has(operation.operationId) && !operation.responses[success].content)
           gaps.push(`${where}: no success schema`);
+        const body = operation.requestBody?.content;
+        const bodySchema = body?.['application/json']?.schema ?? body?.['multipart/form-data']?.schema;
+        if (bodySchema && !hasExample(bodySchema)) gaps.push(`${where}: request body has no example`);
         const errors = statuses.filter((s) => Number(s) >= 400);
         if (!errors.length) gaps.push(`${where}: no error response`);
         for (const status of errors) {

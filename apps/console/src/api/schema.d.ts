@@ -1168,6 +1168,7 @@ export interface components {
             layout?: Record<string, never>;
             title?: string;
           };
+      /** @example Servers of an environment */
       description?: string | null;
       /** @description prompt: template engine (e.g. `jinja2`, `mustache`) */
       engine?: string | null;
@@ -1265,6 +1266,7 @@ export interface components {
     DemoLoadRequestDto: {
       /**
        * @default full
+       * @example small
        * @enum {string}
        */
       scale?: 'full' | 'small';
@@ -1630,9 +1632,15 @@ export interface components {
       token_budget: number;
     };
     PublishAssetRequestDto: {
-      /** @description Publish a tool despite breaking changes to its contract */
+      /**
+       * @description Publish a tool despite breaking changes to its contract
+       * @example false
+       */
       force?: boolean;
-      /** @description Why this version (kept in the history) */
+      /**
+       * @description Why this version (kept in the history)
+       * @example drop the dev environment
+       */
       note?: string;
     };
     PublishedAsset: {
@@ -1672,11 +1680,20 @@ export interface components {
       source: 'llm' | 'fallback' | 'llm_repair';
     };
     RollbackAssetRequestDto: {
-      /** @description Publish a tool despite breaking changes to its contract */
+      /**
+       * @description Publish a tool despite breaking changes to its contract
+       * @example false
+       */
       force?: boolean;
-      /** @description Why this version (kept in the history) */
+      /**
+       * @description Why this version (kept in the history)
+       * @example drop the dev environment
+       */
       note?: string;
-      /** @description The version whose snapshot to publish again */
+      /**
+       * @description The version whose snapshot to publish again
+       * @example 1
+       */
       version: number;
     };
     SearchWeightsDto: {
@@ -1932,6 +1949,7 @@ export interface components {
             layout?: Record<string, never>;
             title?: string;
           };
+      /** @example Servers of an environment */
       description?: string | null;
       /** @description prompt: template engine (e.g. `jinja2`, `mustache`) */
       engine?: string | null;

@@ -158,7 +158,7 @@ class AssetSpecFieldsDto {
 
 /** What a create and an update both accept: the spec fields, the description and the tags. */
 class AssetEditableFieldsDto extends AssetSpecFieldsDto {
-  @ApiPropertyOptional({ type: String, nullable: true })
+  @ApiPropertyOptional({ type: String, nullable: true, example: 'Servers of an environment' })
   @IsOptional()
   @IsString()
   @MaxLength(5000)
@@ -187,12 +187,18 @@ export class CreateAssetRequestDto extends AssetEditableFieldsDto {
 export class UpdateAssetRequestDto extends AssetEditableFieldsDto {}
 
 export class PublishAssetRequestDto {
-  @ApiPropertyOptional({ description: 'Publish a tool despite breaking changes to its contract' })
+  @ApiPropertyOptional({
+    description: 'Publish a tool despite breaking changes to its contract',
+    example: false,
+  })
   @IsOptional()
   @IsBoolean()
   force?: boolean;
 
-  @ApiPropertyOptional({ description: 'Why this version (kept in the history)' })
+  @ApiPropertyOptional({
+    description: 'Why this version (kept in the history)',
+    example: 'drop the dev environment',
+  })
   @IsOptional()
   @IsString()
   @MaxLength(2000)
@@ -200,7 +206,7 @@ export class PublishAssetRequestDto {
 }
 
 export class RollbackAssetRequestDto extends PublishAssetRequestDto {
-  @ApiProperty({ description: 'The version whose snapshot to publish again' })
+  @ApiProperty({ description: 'The version whose snapshot to publish again', example: 1 })
   @IsInt()
   @Min(1)
   @Max(PG_INT_MAX)
