@@ -14,6 +14,7 @@ import { CreateTenantSecrets1795319000000 } from './1795319000000-CreateTenantSe
 import { AddCancelledDocumentJobs1795605946554 } from './1795605946554-AddCancelledDocumentJobs';
 import { CreateToolPendingActions1795606677666 } from './1795606677666-CreateToolPendingActions';
 import { EnableRowLevelSecurity1795607000000 } from './1795607000000-EnableRowLevelSecurity';
+import { StageOutputsAndStageAssets1795700000000 } from './1795700000000-StageOutputsAndStageAssets';
 
 type MigrationClass = new () => MigrationInterface;
 
@@ -34,6 +35,7 @@ export const MIGRATIONS: MigrationClass[] = [
   AddCancelledDocumentJobs1795605946554,
   CreateToolPendingActions1795606677666,
   EnableRowLevelSecurity1795607000000,
+  StageOutputsAndStageAssets1795700000000,
 ];
 
 /** The database roles row-level security is written for (see docs/notes/rls.md). */

@@ -1,4 +1,5 @@
 import type { DiscoveryService } from '@nestjs/core';
+import { randomUUID } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import {
@@ -6,12 +7,18 @@ import {
   InMemoryPlanningKnowledge,
   LlmClient,
   PlannerService,
-  RegistryPlanExecutor,
+  StagePlanExecutor,
   UnconfiguredLlmClient,
   type PlanOutcome,
 } from '@app/planner';
 import { AppConfig, validateEnvironment } from '@app/platform';
-import { ToolRegistry, type Tool, type ToolDefinition, type ToolOutput } from '@app/tools';
+import {
+  StageExecutorService,
+  ToolRegistry,
+  type Tool,
+  type ToolDefinition,
+  type ToolOutput,
+} from '@app/tools';
 import { BUILTIN_TOOL_DEFINITIONS, OPS_CATALOG, OPS_KEYWORD_MAPPINGS } from '@app/ops';
 
 interface LabelledQuestion {
@@ -147,7 +154,14 @@ export async function evaluatePlanner(
   });
   const options = { tokenBudget: 6000, maxLimit: 100, maxSteps: 8, executionTimeoutMs: 30_000 };
   const planner = new PlannerService(registry, knowledge, llm, options);
-  const executor = new RegistryPlanExecutor(registry);
+  // The real step engine; runs are not stored (the evaluation has no database).
+  const unstoredRuns = { start: () => Promise.resolve(randomUUID()), finish: () => Promise.resolve() };
+  const stageConfig = {
+    get: (key: string) => ({ STAGE_TIMEOUT_MS: options.executionTimeoutMs, STAGE_MAX_CONCURRENCY: 4 })[key],
+  } as unknown as AppConfig;
+  const executor = new StagePlanExecutor(
+    new StageExecutorService(registry, unstoredRuns as never, stageConfig),
+  );
 
   const scores: QuestionScore[] = [];
   const inputRejected: string[] = [];

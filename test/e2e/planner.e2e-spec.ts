@@ -91,6 +91,30 @@ describe(`planner end to end on the demo dataset (${testBackend()})`, () => {
     expect(res.body.answer).toContain(`1. ${expected[0].name}`);
     expect(res.body.answer).toContain(expected[4].name);
     expect(res.body.asset_versions.catalog).toEqual({ name: 'ops', version: 1 });
+
+    // One step engine: the plan ran as a stage, stored and listed with the other stage runs.
+    const runId = res.body.execution.run_id as string;
+    expect(runId).toMatch(/^[0-9a-f-]{36}$/);
+    const listed = await t.request('GET', '/ops/stage/runs?stage_name=ops.ask', { key: operator });
+    expect(listed.status).toBe(200);
+    expect(listed.body.runs).toContainEqual(
+      expect.objectContaining({
+        run_id: runId,
+        stage_name: 'ops.ask',
+        status: 'ok',
+        summary: { total: 2, succeeded: 2, failed: 0 },
+      }),
+    );
+    const stored = await t.request('GET', `/ops/stage/runs/${runId}`, { key: operator });
+    expect(stored.status).toBe(200);
+    expect(stored.body.results.map((r: { tool_name: string }) => r.tool_name)).toEqual([
+      'ci_lookup',
+      'metric_query',
+    ]);
+    expect(stored.body.results[1].result.data.groups.map((g: { ci_name: string }) => g.ci_name)).toEqual(
+      expected.map((e) => e.name),
+    );
+    expect((await t.request('GET', '/ops/stage/runs?status=bogus', { key: operator })).status).toBe(400);
   });
 
   it('answers an English question end to end through graph_analysis', async () => {

@@ -6,6 +6,7 @@ import { SourceConnector } from './catalog/source-connector';
 import { AssetController } from './http/asset.controller';
 import { AssetRegistryService } from './lifecycle/asset-registry.service';
 import { ToolContractChecker } from './lifecycle/tool-contract.checker';
+import { AssetContentCheckPort } from './lifecycle/asset-content-check.port';
 import { ToolDryRunnerPort } from './lifecycle/tool-dry-runner.port';
 import { AssetEntity } from './persistence/asset.entity';
 import { AssetRepository } from './persistence/asset.repository';
@@ -20,6 +21,7 @@ import { AssetSpecValidator } from './validation/asset-spec.validator';
     AssetRepository,
     AssetSpecValidator,
     ToolDryRunnerPort,
+    AssetContentCheckPort,
     ToolContractChecker,
     PublishedAssetReader,
     AssetRegistryService,
@@ -27,6 +29,12 @@ import { AssetSpecValidator } from './validation/asset-spec.validator';
     CatalogSyncService,
     SourceConnector,
   ],
-  exports: [AssetRegistryService, PublishedAssetReader, CatalogSyncService, ToolDryRunnerPort],
+  exports: [
+    AssetRegistryService,
+    PublishedAssetReader,
+    CatalogSyncService,
+    ToolDryRunnerPort,
+    AssetContentCheckPort,
+  ],
 })
 export class AssetRegistryModule {}

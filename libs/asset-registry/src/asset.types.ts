@@ -22,6 +22,7 @@ export const ASSET_FIELDS_BY_TYPE = {
   catalog: ['content'],
   resolver: ['content'],
   screen: ['content'],
+  stage: ['content'],
 } as const satisfies Record<AssetType, readonly string[]>;
 
 export const ALL_SPEC_FIELDS = [...new Set(Object.values(ASSET_FIELDS_BY_TYPE).flat())] as SpecField[];

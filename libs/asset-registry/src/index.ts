@@ -34,3 +34,4 @@ export {
 } from './catalog/catalog-sync.service';
 export { AssetRegistryException, AssetRegistryExceptionCode } from './asset-registry.exception';
 export { ASSET_SPEC_SCHEMAS } from './validation/asset-schemas';
+export { AssetContentCheckPort, type AssetContentChecker } from './lifecycle/asset-content-check.port';

@@ -98,6 +98,7 @@ export class AskService {
         },
         planning.plan.steps,
         deadline,
+        { stageName: 'ops.ask', question: request.query },
       );
       for (const step of execution.steps)
         warnings.push(...step.result.warnings.map((w) => `${step.step_id}: ${w}`));

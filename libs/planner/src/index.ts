@@ -24,8 +24,9 @@ export {
 export { AssetPlanningKnowledge, PLANNER_ASSET_NAMES } from './knowledge/asset-planning-knowledge';
 export { CatalogIndex } from './knowledge/catalog-index';
 export { estimateTokens } from './knowledge/text-match.util';
-export { PlanExecutor } from './execution/plan-executor';
-export { RegistryPlanExecutor } from './execution/registry-plan.executor';
+export { PlanExecutor, type PlanRunOptions } from './execution/plan-executor';
+export { StagePlanExecutor } from './execution/stage-plan.executor';
+export { toStageReferences } from './plan/plan-references';
 export {
   FallbackPlanner,
   type FallbackPlannerInput,

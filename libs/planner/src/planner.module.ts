@@ -29,7 +29,7 @@ import {
 } from './chat/search/web-search.provider';
 import { AskService } from './ask.service';
 import { PlanExecutor } from './execution/plan-executor';
-import { RegistryPlanExecutor } from './execution/registry-plan.executor';
+import { StagePlanExecutor } from './execution/stage-plan.executor';
 import { PlannerController } from './http/planner.controller';
 import { AssetPlanningKnowledge } from './knowledge/asset-planning-knowledge';
 import { PlanningKnowledge } from './knowledge/planning-knowledge';
@@ -68,7 +68,7 @@ export function createLlmClient(config: AppConfig): LlmClient {
   providers: [
     { provide: LlmClient, useFactory: createLlmClient, inject: [AppConfig] },
     { provide: PlanningKnowledge, useClass: AssetPlanningKnowledge },
-    { provide: PlanExecutor, useClass: RegistryPlanExecutor },
+    { provide: PlanExecutor, useClass: StagePlanExecutor },
     {
       provide: PlannerOptions,
       useFactory: (config: AppConfig): PlannerOptions => ({

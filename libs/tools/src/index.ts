@@ -1,6 +1,7 @@
 export { ToolsModule } from './tools.module';
 export { ToolRegistry, type ToolListing, type ToolSetListener } from './core/tool-registry';
 export { BuiltinTool } from './core/tool.decorator';
+export { failedToolResult } from './core/tool-result';
 export { BoundedSemaphore } from './core/bounded-semaphore';
 export { DOCUMENT_SEARCH_TOOL } from './builtin/document-search.tool';
 export { SchemaValidator, type SchemaIssue, type CompiledSchema } from './core/schema-validator';
@@ -34,11 +35,12 @@ export {
   StageExecutorService,
   type StageCaller,
   type StageRequest,
+  type StageRunSummary,
   type StageRunView,
   type StageStepResult,
 } from './stage/stage-executor.service';
 export { type StageRunStatus } from './stage/stage-run.entity';
 export { StageException, StageExceptionCode } from './stage/stage.exception';
-export { REF_KEY, type StageStepRequest } from './stage/stage-plan.util';
+export { REF_KEY, referencedStep, type StageStepRequest } from './stage/stage-plan.util';
 export { SideEffectGate } from './core/side-effect-gate';
 export { PendingActionService, type PendingActionView, type Decider } from './actions/pending-action.service';

@@ -1,7 +1,7 @@
-import { Module } from '@nestjs/common';
+import { Module, OnModuleInit } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { AssetRegistryModule } from '@app/asset-registry';
+import { AssetContentCheckPort, AssetRegistryModule } from '@app/asset-registry';
 import { DocumentsModule } from '@app/documents';
 import { PendingActionController } from './actions/pending-action.controller';
 import { PendingActionEntity } from './actions/pending-action.entity';
@@ -48,4 +48,16 @@ import { StageRunRepository } from './stage/stage-run.repository';
   ],
   exports: [ToolRegistry, StageExecutorService, McpToolServer, McpClientService, PendingActionService],
 })
-export class ToolsModule {}
+export class ToolsModule implements OnModuleInit {
+  constructor(
+    private readonly contentChecks: AssetContentCheckPort,
+    private readonly stages: StageExecutorService,
+  ) {}
+
+  /** A `stage` asset is published only when its tools exist and its references resolve. */
+  onModuleInit(): void {
+    this.contentChecks.register('stage', (tenantId, content) =>
+      this.stages.checkStageAsset(tenantId, content),
+    );
+  }
+}

@@ -1,9 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { AgentRequest, PlannerModule, ToolCallingAgentService } from '@app/planner';
+import { AuthService } from '@app/platform';
 import { Tool, ToolContext, ToolRegistry } from '@app/tools';
 import { FakeLlmServer, sleep, startTestContext, TestContext, testBackend } from '@test/support';
-
-const TENANT = randomUUID();
 
 interface RecordedRun {
   input: Record<string, unknown>;
@@ -59,6 +58,8 @@ describe(`tool-calling agent against an OpenAI-compatible server (${testBackend(
   let weather: RecordingTool;
   let slow: RecordingTool[];
   let publish: RecordingTool;
+  // A real tenant: plan runs are stored as stage runs of the tenant.
+  let TENANT: string;
 
   const run = (prompt: string, extra: Partial<AgentRequest> = {}) =>
     agent.execute({
@@ -87,6 +88,7 @@ describe(`tool-calling agent against an OpenAI-compatible server (${testBackend(
       LLM_MAX_RETRIES: '1',
       LLM_RETRY_BASE_DELAY_MS: '10',
     });
+    TENANT = (await ctx.get(AuthService).createTenant('agent-spec', 'Agent spec', undefined)).tenant.id;
     agent = ctx.get(ToolCallingAgentService);
     const registry = ctx.get(ToolRegistry);
     posts = new RecordingTool(

@@ -35,6 +35,7 @@ import { PublishedAssetReader } from '../reading/published-asset.reader';
 import { AssetSpecValidator } from '../validation/asset-spec.validator';
 import { diffAssets } from './asset-diff.util';
 import { secretReferencesOf } from './secret-references.util';
+import { AssetContentCheckPort } from './asset-content-check.port';
 import { ToolContractChecker } from './tool-contract.checker';
 
 export interface Actor {
@@ -73,6 +74,7 @@ export class AssetRegistryService {
     private readonly repository: AssetRepository,
     private readonly validator: AssetSpecValidator,
     private readonly contracts: ToolContractChecker,
+    private readonly contentChecks: AssetContentCheckPort,
     private readonly reader: PublishedAssetReader,
     private readonly events: EventBus,
     private readonly secrets: TenantSecretsService,
@@ -269,6 +271,16 @@ export class AssetRegistryService {
     // A reference this tenant cannot resolve (another tenant's secret, an env name not granted to it)
     // is a 400 naming it, not a tool that fails at its first call.
     for (const ref of secretReferencesOf(snapshot)) await this.secrets.assertResolvable(asset.tenantId, ref);
+    const checkContent = this.contentChecks.checkerFor(asset.assetType);
+    if (checkContent) {
+      const problems = await checkContent(actor.tenantId, snapshot.content);
+      if (problems.length)
+        throw new AssetRegistryException(
+          Code.ASSET_CONTRACT_INVALID,
+          `The ${asset.assetType} "${asset.name}" cannot be published: ${problems.join('; ')}`,
+          { problems },
+        );
+    }
     let contractCheck = null;
     let dryRun = null;
     if (asset.assetType === 'tool') {

@@ -292,6 +292,47 @@ export const SCREEN_CONTENT_SCHEMA: Schema = {
   },
 };
 
+const stageStep: Schema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['tool_name'],
+  properties: {
+    id: identifier,
+    tool_name: { type: 'string', minLength: 1, maxLength: 200 },
+    input: jsonObject,
+    depends_on: { type: 'array', items: identifier, maxItems: 100 },
+    timeout_ms: { type: 'integer', minimum: 10, maximum: 600000 },
+  },
+};
+
+/** A published stage: stages run in order (steps in parallel), parameters checked by params_schema. */
+export const STAGE_CONTENT_SCHEMA: Schema = {
+  title: 'StageContent',
+  type: 'object',
+  additionalProperties: false,
+  required: ['stages'],
+  properties: {
+    params_schema: jsonObject,
+    timeout_ms: { type: 'integer', minimum: 100, maximum: 600000 },
+    stages: {
+      type: 'array',
+      minItems: 1,
+      maxItems: 20,
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['stage_name', 'tools'],
+        properties: {
+          stage_name: identifier,
+          tools: { type: 'array', minItems: 1, maxItems: 100, items: stageStep },
+          output_mapping: jsonObject,
+          on_failure: { enum: ['stop', 'continue'] },
+        },
+      },
+    },
+  },
+};
+
 const withContent = (title: string, content: Schema): Schema => ({
   title,
   type: 'object',
@@ -310,6 +351,7 @@ export const ASSET_SPEC_SCHEMAS: Record<AssetType, Schema> = {
   source: withContent('SourceAsset', SOURCE_CONTENT_SCHEMA),
   resolver: withContent('ResolverAsset', RESOLVER_CONTENT_SCHEMA),
   screen: withContent('ScreenAsset', SCREEN_CONTENT_SCHEMA),
+  stage: withContent('StageAsset', STAGE_CONTENT_SCHEMA),
 };
 
 /** Asset names: tools are called by name (LLM function calling), so theirs are stricter. */

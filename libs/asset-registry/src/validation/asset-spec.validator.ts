@@ -56,9 +56,17 @@ export class AssetSpecValidator {
   private readonly specValidators = new Map<AssetType, ValidateFunction>();
 
   constructor() {
-    this.ajv = new Ajv({ allErrors: true, strict: false });
+    // The asset schemas and admin-written schemas may carry annotations Ajv does not know
+    // (x-catalog-table, examples): accepted, not fatal.
+    const lenient = {
+      strictSchema: false,
+      strictTypes: false,
+      strictTuples: false,
+      strictRequired: false,
+    } as const;
+    this.ajv = new Ajv({ allErrors: true, ...lenient });
     addFormats(this.ajv);
-    this.userAjv = new Ajv({ allErrors: true, strict: false, useDefaults: false });
+    this.userAjv = new Ajv({ allErrors: true, ...lenient, useDefaults: false });
     addFormats(this.userAjv);
     for (const [type, schema] of Object.entries(ASSET_SPEC_SCHEMAS)) {
       this.specValidators.set(type as AssetType, this.ajv.compile(schema));

@@ -72,7 +72,10 @@ export class AgentFallbackService {
       if (schema && declaresUserId(schema))
         step.parameters = bindUserId(schema, step.parameters, context.userId).input;
     }
-    const execution = await this.executor.execute(context, plan.steps, context.deadline);
+    const execution = await this.executor.execute(context, plan.steps, context.deadline, {
+      stageName: 'agent.fallback',
+      question: prompt,
+    });
     const toolCalls: AgentToolCall[] = execution.steps.map((step) => ({
       id: step.step_id,
       tool: step.tool_type,

@@ -1,8 +1,9 @@
 import type { ToolDefinition } from '@app/tools';
-import { SchemaValidator } from '@app/tools';
+import { referencedStep, SchemaValidator } from '@app/tools';
 import type { CompiledSchema } from '@app/tools';
 import { CatalogIndex } from '../knowledge/catalog-index';
 import { Plan, PlanIssue, PlanIssueCode, PlanStep, PlanValidation } from './plan.types';
+import { toStageReferences } from './plan-references';
 import { CATALOG_COLUMN_KEY, schemaProperties } from './schema-introspection.util';
 
 export interface PlanValidationContext {
@@ -23,9 +24,13 @@ export function isStepReference(value: unknown): value is { $ref: string; path?:
   return isRecord(value) && typeof value.$ref === 'string';
 }
 
-/** Every `{ $ref }` inside a value, with its JSON pointer. */
-function references(value: unknown, pointer = ''): Array<{ pointer: string; ref: string }> {
-  if (isStepReference(value)) return [{ pointer: pointer || '/', ref: value.$ref }];
+/** Every `{ $ref }` inside a value, with its JSON pointer and the step it names (null: not a reference path). */
+function references(
+  value: unknown,
+  pointer = '',
+): Array<{ pointer: string; ref: string; step: string | null }> {
+  if (isStepReference(value))
+    return [{ pointer: pointer || '/', ref: value.$ref, step: referencedStep(value.$ref) }];
   if (Array.isArray(value)) return value.flatMap((item, index) => references(item, `${pointer}/${index}`));
   if (isRecord(value))
     return Object.entries(value).flatMap(([key, item]) => references(item, `${pointer}/${key}`));
@@ -91,7 +96,8 @@ export class PlanValidator {
       steps.push({
         id,
         tool_type: candidate.tool_type,
-        parameters: structuredClone(parameters),
+        // One reference syntax: the earlier `{ $ref, path }` form is rewritten to the stage syntax.
+        parameters: toStageReferences(structuredClone(parameters)) as Record<string, unknown>,
         depends_on: [...new Set(dependsOn as string[])],
         ...(typeof candidate.purpose === 'string' ? { purpose: candidate.purpose } : {}),
       });
@@ -136,19 +142,31 @@ export class PlanValidator {
       }
     }
     const refs = references(step.parameters);
-    for (const { pointer, ref } of refs) {
-      const target = positions.get(ref);
-      if (target === undefined) {
-        issue('INVALID_REFERENCE', step.id, `/parameters${pointer}`, `Reference to unknown step "${ref}".`);
-      } else if (target >= position) {
+    for (const { pointer, ref, step: target } of refs) {
+      const at = target === null ? undefined : positions.get(target);
+      if (target === null) {
         issue(
           'INVALID_REFERENCE',
           step.id,
           `/parameters${pointer}`,
-          `"${step.id}" may only use outputs of earlier steps, not "${ref}".`,
+          `"${ref}" is not a reference: use "<step id>.data.<path>", e.g. "s1.data.items[*].id".`,
         );
-      } else if (!step.depends_on?.includes(ref)) {
-        step.depends_on = [...(step.depends_on ?? []), ref];
+      } else if (at === undefined) {
+        issue(
+          'INVALID_REFERENCE',
+          step.id,
+          `/parameters${pointer}`,
+          `Reference to unknown step "${target}".`,
+        );
+      } else if (at >= position) {
+        issue(
+          'INVALID_REFERENCE',
+          step.id,
+          `/parameters${pointer}`,
+          `"${step.id}" may only use outputs of earlier steps, not "${target}".`,
+        );
+      } else if (!step.depends_on?.includes(target)) {
+        step.depends_on = [...(step.depends_on ?? []), target];
       }
     }
 

@@ -1,6 +1,9 @@
 import type { ToolResult } from '@app/tools';
 
-/** A reference to an earlier step's output: `{ "$ref": "s1", "path": "items.ci_id" }`. */
+/**
+ * A reference to an earlier step's result: `{ "$ref": "s1.data.items[*].ci_id" }` (the stage syntax;
+ * the earlier `{ "$ref": "s1", "path": "items.ci_id" }` is accepted and rewritten by the validator).
+ */
 export interface StepReference {
   $ref: string;
   path?: string;
@@ -97,7 +100,7 @@ export interface PlanOutcome {
   timings: { planning_ms: number; llm_ms: number };
 }
 
-export type StepStatus = 'succeeded' | 'failed' | 'skipped';
+export type StepStatus = 'succeeded' | 'failed' | 'skipped' | 'cancelled';
 
 export interface StepExecution {
   step_id: string;
@@ -111,6 +114,8 @@ export interface StepExecution {
 
 export interface PlanExecutionResult {
   status: 'succeeded' | 'partial' | 'failed' | 'skipped';
+  /** The stored stage run (`GET /ops/stage/runs/{id}`); null when nothing ran. */
+  run_id: string | null;
   steps: StepExecution[];
   duration_ms: number;
 }

@@ -19,8 +19,9 @@ Rules:
 - Use only the tools listed, with parameters that follow each tool's input schema exactly.
 - Filter fields and values must come from the catalog (columns and their listed values); use the
   keyword mappings to translate the user's words (e.g. Korean terms) into catalog values.
-- A step may use an earlier step's output with {"$ref": "<step id>", "path": "<dot path into its output>"}
-  and must then list that step in depends_on. Independent steps run in parallel.
+- A step may use an earlier step's output with {"$ref": "<step id>.data.<path>"}, e.g.
+  {"$ref": "s1.data.items[*].id"} (every item's id), and must then list that step in depends_on.
+  Independent steps run in parallel.
 - Time ranges are ISO-8601 UTC timestamps.
 - If the question needs no tool (greetings, questions about you), return an empty steps array.
 Answer with one JSON object only: {"intent": string, "steps": [{"id", "tool_type", "parameters", "depends_on"?, "purpose"?}]}.`;

@@ -11,6 +11,7 @@ export const ASSET_TYPES = [
   'resolver',
   'tool',
   'screen',
+  'stage',
 ] as const;
 export type AssetType = (typeof ASSET_TYPES)[number];
 

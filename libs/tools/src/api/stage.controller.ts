@@ -1,10 +1,10 @@
-import { Body, Controller, Get, HttpCode, Param, Post, Res } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Param, Post, Query, Res } from '@nestjs/common';
 import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { CurrentPrincipal, Principal, RequestContext, RequireRole } from '@app/platform';
-import { StageExecutorService, StageRunView } from '../stage/stage-executor.service';
+import { StageExecutorService, StageRunSummary, StageRunView } from '../stage/stage-executor.service';
 import { abortOnDisconnect } from './request-abort.util';
-import { StageExecuteRequestDto } from './tools-api.dto';
+import { StageExecuteRequestDto, StageRunListQueryDto } from './tools-api.dto';
 
 @ApiTags('ops')
 @ApiBearerAuth()
@@ -25,7 +25,7 @@ export class StageController {
     @Res({ passthrough: true }) response: Response,
   ): Promise<StageRunView> {
     const request = RequestContext.current();
-    return this.stages.execute(
+    return this.stages.executeRequest(
       {
         tenantId: principal.tenantId,
         userId: principal.userId,
@@ -36,6 +36,26 @@ export class StageController {
       body,
       abortOnDisconnect(response),
     );
+  }
+
+  @Get('runs')
+  @ApiOperation({
+    summary:
+      "The caller's tenant's stored runs, newest first: stages run here and plans run by /ops/ask (stage_name ops.ask) and the agent",
+  })
+  async list(
+    @Query() query: StageRunListQueryDto,
+    @CurrentPrincipal() principal: Principal,
+  ): Promise<{ runs: StageRunSummary[]; total: number; limit: number; offset: number }> {
+    const limit = query.limit ?? 20;
+    const offset = query.offset ?? 0;
+    const page = await this.stages.list(principal.tenantId, {
+      stageName: query.stage_name,
+      status: query.status,
+      limit,
+      offset,
+    });
+    return { ...page, limit, offset };
   }
 
   @Get('runs/:id')

@@ -5,6 +5,7 @@ import {
   ArrayMinSize,
   IsArray,
   IsBoolean,
+  IsIn,
   IsInt,
   IsObject,
   IsOptional,
@@ -87,10 +88,16 @@ export class StageToolDto {
   timeout_ms?: number;
 }
 
-export class StageExecuteRequestDto {
-  @ApiProperty({ example: 'execute' })
+const OUTPUT_MAPPING_DESCRIPTION =
+  'Names to references over the steps\' results, e.g. {"ids": {"$ref": "servers.data.items[*].id"}}: the stage\'s output';
+
+export class StageDefinitionDto {
+  @ApiProperty({ example: 'find_servers' })
   @IsString()
   @Length(1, 200)
+  @Matches(/^[A-Za-z_][A-Za-z0-9_-]*$/, {
+    message: 'stage_name must be a letter or _ followed by letters, digits, _ or -',
+  })
   stage_name!: string;
 
   @ApiProperty({ type: [StageToolDto] })
@@ -101,7 +108,97 @@ export class StageExecuteRequestDto {
   @Type(() => StageToolDto)
   tools!: StageToolDto[];
 
-  @ApiPropertyOptional({ description: 'Deadline for the whole stage in ms (default STAGE_TIMEOUT_MS)' })
+  @ApiPropertyOptional({
+    description: OUTPUT_MAPPING_DESCRIPTION,
+    type: 'object',
+    additionalProperties: true,
+  })
+  @IsOptional()
+  @IsObject()
+  output_mapping?: Record<string, unknown>;
+
+  @ApiPropertyOptional({
+    enum: ['stop', 'continue'],
+    default: 'stop',
+    description: 'When a step of this stage does not succeed: stop the run, or go on with the next stage',
+  })
+  @IsOptional()
+  @IsIn(['stop', 'continue'])
+  on_failure?: 'stop' | 'continue';
+}
+
+/**
+ * One of four forms: a stage (`stage_name` + `tools`), several stages in order (`stages`), a
+ * published stage asset by name (`stage` + `params`), or the seeds' plan shape (`plan`).
+ */
+export class StageExecuteRequestDto {
+  @ApiPropertyOptional({ example: 'execute', description: 'A single stage: its name (with `tools`)' })
+  @IsOptional()
+  @IsString()
+  @Length(1, 200)
+  stage_name?: string;
+
+  @ApiPropertyOptional({ type: [StageToolDto], description: 'A single stage: its steps' })
+  @IsOptional()
+  @IsArray()
+  @ArrayMinSize(1)
+  @ArrayMaxSize(100)
+  @ValidateNested({ each: true })
+  @Type(() => StageToolDto)
+  tools?: StageToolDto[];
+
+  @ApiPropertyOptional({
+    description: OUTPUT_MAPPING_DESCRIPTION,
+    type: 'object',
+    additionalProperties: true,
+  })
+  @IsOptional()
+  @IsObject()
+  output_mapping?: Record<string, unknown>;
+
+  @ApiPropertyOptional({
+    type: [StageDefinitionDto],
+    description:
+      'Several stages run in order as one run; a later stage references an earlier one\'s output with {"$ref": "<stage_name>.output.<name>"}',
+  })
+  @IsOptional()
+  @IsArray()
+  @ArrayMinSize(1)
+  @ArrayMaxSize(20)
+  @ValidateNested({ each: true })
+  @Type(() => StageDefinitionDto)
+  stages?: StageDefinitionDto[];
+
+  @ApiPropertyOptional({
+    description: 'A published stage asset to run, by name (with `params`)',
+    example: 'prod-cpu-report',
+  })
+  @IsOptional()
+  @IsString()
+  @Length(1, 200)
+  stage?: string;
+
+  @ApiPropertyOptional({
+    description:
+      'Parameters of the run, referenced as {"$ref": "params.<name>"}; checked against a published stage\'s params_schema',
+    type: 'object',
+    additionalProperties: true,
+  })
+  @IsOptional()
+  @IsObject()
+  params?: Record<string, unknown>;
+
+  @ApiPropertyOptional({
+    description:
+      "The seeds' plan shape (seed 004): { intent, mode, primary: {keywords, filters, limit, tool_type}, metric: {metric_name, agg, time_range, tool_type}, graph: {...} }; the response carries execute_output { primary_results, metric_results, graph_results }",
+    type: 'object',
+    additionalProperties: true,
+  })
+  @IsOptional()
+  @IsObject()
+  plan?: Record<string, unknown>;
+
+  @ApiPropertyOptional({ description: 'Deadline for the whole run in ms (default STAGE_TIMEOUT_MS)' })
   @IsOptional()
   @IsInt()
   @Min(100)
@@ -115,4 +212,36 @@ export class StageExecuteRequestDto {
   @IsOptional()
   @IsBoolean()
   confirm?: boolean;
+}
+
+export class StageRunListQueryDto {
+  @ApiPropertyOptional({
+    description: 'Only runs of this stage (plans run by /ops/ask are "ops.ask")',
+    example: 'ops.ask',
+  })
+  @IsOptional()
+  @IsString()
+  @Length(1, 200)
+  stage_name?: string;
+
+  @ApiPropertyOptional({ enum: ['running', 'ok', 'partial', 'failed'] })
+  @IsOptional()
+  @IsIn(['running', 'ok', 'partial', 'failed'])
+  status?: 'running' | 'ok' | 'partial' | 'failed';
+
+  @ApiPropertyOptional({ default: 20, minimum: 1, maximum: 100 })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(100)
+  limit?: number;
+
+  @ApiPropertyOptional({ default: 0, minimum: 0 })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(0)
+  @Max(1_000_000)
+  offset?: number;
 }

@@ -5,6 +5,7 @@ import { SchemaIssue, CompiledSchema, SchemaValidator } from './schema-validator
 import { SideEffectGate } from './side-effect-gate';
 import { TenantToolLimiter } from './tenant-tool-limiter';
 import { BUILTIN_TOOL } from './tool.decorator';
+import { failedToolResult } from './tool-result';
 import { ToolsException, ToolsExceptionCode } from './tool-exceptions';
 import {
   Tool,
@@ -194,14 +195,8 @@ export class ToolRegistry implements OnModuleInit {
     const started = performance.now();
     const entry = this.lookup(context.tenantId, name);
     if (!entry) throw ToolsException.notFound(name);
-    const fail = (code: string, message: string, details?: Record<string, unknown>): ToolResult => ({
-      success: false,
-      data: null,
-      error: message,
-      error_details: { code, ...details },
-      warnings: [],
-      metadata: { tool: name, execution_time_ms: elapsedSince(started) },
-    });
+    const fail = (code: string, message: string, details?: Record<string, unknown>): ToolResult =>
+      failedToolResult(name, code, message, details, elapsedSince(started));
 
     if (!entry.available) return fail(ToolErrorCode.UNAVAILABLE, `Tool "${name}" is currently unavailable.`);
     const { input, issues } = this.validateInput(context.tenantId, name, rawInput);

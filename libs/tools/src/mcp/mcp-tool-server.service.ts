@@ -12,6 +12,7 @@ import { randomUUID } from 'node:crypto';
 import { Principal, roleSatisfiesAny, runAsTenant, TOOL_RUNNER_ROLES } from '@app/platform';
 import { ToolListing, ToolRegistry } from '../core/tool-registry';
 import { ToolsException } from '../core/tool-exceptions';
+import { failedToolResult } from '../core/tool-result';
 import { JsonSchema, ToolErrorCode, ToolResult } from '../core/tool.types';
 
 export const MCP_SERVER_NAME = 'ops-copilot';
@@ -103,14 +104,12 @@ export class McpToolServer {
       if (!listing) throw new McpError(ErrorCode.InvalidParams, `Tool ${name} not found`);
       if (!roleSatisfiesAny(principal.role, MCP_CALL_ROLES)) {
         return toCallToolResult(
-          {
-            success: false,
-            data: null,
-            error: `Calling tools needs the ${MCP_CALL_ROLES.join(' or ')} role; the key has ${principal.role}.`,
-            error_details: { code: ToolErrorCode.FORBIDDEN, required_role: MCP_CALL_ROLES },
-            warnings: [],
-            metadata: { tool: name, execution_time_ms: 0 },
-          },
+          failedToolResult(
+            name,
+            ToolErrorCode.FORBIDDEN,
+            `Calling tools needs the ${MCP_CALL_ROLES.join(' or ')} role; the key has ${principal.role}.`,
+            { required_role: MCP_CALL_ROLES },
+          ),
           false,
         );
       }

@@ -96,6 +96,16 @@ describe('resolveRefs', () => {
     });
   });
 
+  it('reads a field of a list as that field of every element, flattening lists one level', () => {
+    expect(resolveRefs({ ids: { $ref: 'step1.data.items.id' } }, results)).toEqual({ ids: ['a', 'b'] });
+    expect(resolveRefs({ tags: { $ref: 'step1.data.items.tags' } }, results)).toEqual({
+      tags: ['x', 'y', 'z'],
+    });
+    expect(() => resolveRefs({ x: { $ref: 'step1.data.items.nope' } }, results)).toThrow(
+      /no element has a field "nope"/,
+    );
+  });
+
   it('reports a path that does not exist', () => {
     expect(() => resolveRefs({ x: { $ref: 'step1.data.missing' } }, results)).toThrow(StepReferenceError);
     expect(() => resolveRefs({ x: { $ref: 'step1.data.items[5]' } }, results)).toThrow(/no element/);

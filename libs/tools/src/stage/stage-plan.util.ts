@@ -23,6 +23,8 @@ type PathSegment = { key: string } | { index: number } | { all: true };
 /**
  * A reference is an object `{"$ref": "<step id>.<path>"}` anywhere in a step's input; the path walks
  * that step's ToolResult with `.name`, `[n]` and `[*]` (every element), e.g. `step1.data.items[*].id`.
+ * A `.name` applied to a list reads that field of every element (`step1.data.items.id`). This is the
+ * one reference syntax: stages, plans (the planner's steps run as stage steps) and output mappings.
  */
 export const REF_KEY = '$ref';
 const REF_PATTERN = /^([A-Za-z_][A-Za-z0-9_-]*)((?:\.[A-Za-z_][A-Za-z0-9_]*|\[(?:\d+|\*)\])*)$/;
@@ -59,12 +61,23 @@ function collectRefs(value: unknown, found: string[] = []): string[] {
 
 /**
  * Names the steps (`step1`, `step2`, ... when no id is given) and checks the wiring before anything
- * runs: ids unique, every depends_on and reference names an EARLIER step (the list is the order the
+ * runs (`external`: names that are not steps but may be referenced: earlier stages of a chain, `params`): ids unique, every depends_on and reference names an EARLIER step (the list is the order the
  * planner intends; a later one is a forward reference, the step itself a cycle). Throws 400 with all problems.
  */
-export function planStage(steps: StageStepRequest[], knownTool: (name: string) => boolean): PlannedStep[] {
+export function planStage(
+  steps: StageStepRequest[],
+  knownTool: (name: string) => boolean,
+  external: ReadonlySet<string> = new Set(),
+): PlannedStep[] {
   const problems: StageProblem[] = [];
   const ids = steps.map((s, i) => s.id ?? `step${i + 1}`);
+  for (const id of ids)
+    if (external.has(id))
+      problems.push({
+        step: id,
+        problem: 'duplicate_id',
+        message: `step id "${id}" is also the name of an earlier stage or "params"`,
+      });
   const position = new Map<string, number>();
   ids.forEach((id, i) => {
     if (position.has(id))
@@ -90,7 +103,10 @@ export function planStage(steps: StageStepRequest[], knownTool: (name: string) =
         });
       else referenced.push(parsed.step);
     }
-    const dependsOn = [...new Set([...(step.depends_on ?? []), ...referenced])];
+    // References to earlier stages of a chain (and to `params`) are resolved before the stage starts.
+    const dependsOn = [
+      ...new Set([...(step.depends_on ?? []), ...referenced.filter((name) => !external.has(name))]),
+    ];
     for (const target of dependsOn) {
       const at = position.get(target);
       if (at === undefined)
@@ -136,6 +152,15 @@ function walk(value: unknown, path: PathSegment[], ref: string): unknown {
       if (!Array.isArray(current) || segment.index >= current.length)
         throw new StepReferenceError(`${ref}: no element [${segment.index}]`);
       current = current[segment.index];
+    } else if (Array.isArray(current)) {
+      // A field of a list is that field of every element (`items.id` reads like `items[*].id`), with
+      // lists flattened one level: what a planner means by "the ids of the items".
+      const present = current.filter(
+        (element) => typeof element === 'object' && element !== null && segment.key in element,
+      );
+      if (current.length && !present.length)
+        throw new StepReferenceError(`${ref}: no element has a field "${segment.key}"`);
+      current = present.flatMap((element) => (element as Record<string, unknown>)[segment.key]);
     } else {
       if (typeof current !== 'object' || current === null || !(segment.key in current))
         throw new StepReferenceError(`${ref}: no field "${segment.key}"`);
@@ -157,4 +182,36 @@ export function resolveRefs(input: unknown, results: ReadonlyMap<string, unknown
   if (typeof input === 'object' && input !== null)
     return Object.fromEntries(Object.entries(input).map(([k, v]) => [k, resolveRefs(v, results)]));
   return input;
+}
+
+/** The step a reference names (`servers` in `servers.data.items[*].id`), or null when it is not one. */
+export function referencedStep(ref: string): string | null {
+  return parseRef(ref)?.step ?? null;
+}
+
+/**
+ * Checks that every reference in a stage's output mapping names one of its steps or an external name
+ * (problems, not an exception, so a caller can collect them with the steps').
+ */
+export function outputMappingProblems(
+  mapping: Record<string, unknown> | undefined,
+  names: ReadonlySet<string>,
+): StageProblem[] {
+  const problems: StageProblem[] = [];
+  for (const ref of collectRefs(mapping ?? {})) {
+    const parsed = parseRef(ref);
+    if (!parsed)
+      problems.push({
+        step: 'output_mapping',
+        problem: 'bad_reference',
+        message: `output_mapping: "${ref}" is not a reference path`,
+      });
+    else if (!names.has(parsed.step))
+      problems.push({
+        step: 'output_mapping',
+        problem: 'unknown_step',
+        message: `output_mapping refers to unknown step "${parsed.step}"`,
+      });
+  }
+  return problems;
 }

@@ -46,6 +46,10 @@ export class StageRunEntity {
   @Column({ type: 'jsonb', default: () => "'[]'" })
   steps!: Array<Record<string, unknown>>;
 
+  /** The run's mapped output, stage outcomes (runs of several stages) and warnings. */
+  @Column({ type: 'jsonb', nullable: true })
+  output!: Record<string, unknown> | null;
+
   @Column({ type: 'timestamptz' })
   startedAt!: Date;
 

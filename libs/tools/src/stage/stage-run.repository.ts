@@ -24,11 +24,54 @@ export class StageRunRepository {
     steps: object[],
     finishedAt: Date,
     durationMs: number,
+    output: Record<string, unknown>,
   ): Promise<void> {
     await this.dataSource.query(
-      `UPDATE ops_stage_runs SET status = $2, steps = $3::jsonb, finished_at = $4, duration_ms = $5 WHERE id = $1`,
-      [id, status, JSON.stringify(steps), finishedAt, durationMs],
+      `UPDATE ops_stage_runs SET status = $2, steps = $3::jsonb, finished_at = $4, duration_ms = $5, output = $6::jsonb
+       WHERE id = $1`,
+      [id, status, JSON.stringify(steps), finishedAt, durationMs, JSON.stringify(output)],
     );
+  }
+
+  /** A page of runs, newest first, with each run's step counts computed in the database. */
+  async list(
+    tenantId: string,
+    query: { stageName?: string; status?: StageRunStatus; limit: number; offset: number },
+  ): Promise<{ rows: Array<StageRunEntity & { total: number; succeeded: number }>; total: number }> {
+    const where = ['tenant_id = $1'];
+    const params: unknown[] = [tenantId];
+    if (query.stageName) where.push(`stage_name = $${params.push(query.stageName)}`);
+    if (query.status) where.push(`status = $${params.push(query.status)}`);
+    const filter = where.join(' AND ');
+    const [{ count }]: Array<{ count: string }> = await this.dataSource.query(
+      `SELECT count(*) FROM ops_stage_runs WHERE ${filter}`,
+      params,
+    );
+    const rows: Array<Record<string, unknown>> = await this.dataSource.query(
+      `SELECT id, stage_name, status, user_id, started_at, finished_at, duration_ms,
+              jsonb_array_length(steps) AS total,
+              (SELECT count(*) FROM jsonb_array_elements(steps) e WHERE e->>'status' = 'succeeded') AS succeeded
+       FROM ops_stage_runs WHERE ${filter}
+       ORDER BY created_at DESC, id LIMIT $${params.length + 1} OFFSET $${params.length + 2}`,
+      [...params, query.limit, query.offset],
+    );
+    return {
+      total: Number(count),
+      rows: rows.map((r) =>
+        Object.assign(new StageRunEntity(), {
+          id: r.id as string,
+          tenantId,
+          stageName: r.stage_name as string,
+          status: r.status as StageRunStatus,
+          userId: r.user_id as string,
+          startedAt: new Date(r.started_at as string),
+          finishedAt: r.finished_at ? new Date(r.finished_at as string) : null,
+          durationMs: r.duration_ms === null ? null : Number(r.duration_ms),
+          total: Number(r.total),
+          succeeded: Number(r.succeeded),
+        }),
+      ),
+    };
   }
 
   find(tenantId: string, id: string): Promise<StageRunEntity | null> {

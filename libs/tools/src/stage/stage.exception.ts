@@ -3,11 +3,20 @@ import { AppException, ErrorKind } from '@app/platform';
 export enum StageExceptionCode {
   STAGE_INVALID = 'STAGE_INVALID',
   STAGE_RUN_NOT_FOUND = 'STAGE_RUN_NOT_FOUND',
+  STAGE_NOT_FOUND = 'STAGE_NOT_FOUND',
 }
 
 export interface StageProblem {
   step: string;
-  problem: 'duplicate_id' | 'unknown_step' | 'forward_reference' | 'cycle' | 'bad_reference' | 'unknown_tool';
+  problem:
+    | 'duplicate_id'
+    | 'unknown_step'
+    | 'forward_reference'
+    | 'cycle'
+    | 'bad_reference'
+    | 'unknown_tool'
+    | 'invalid_request'
+    | 'invalid_params';
   message: string;
 }
 
@@ -22,6 +31,15 @@ export class StageException extends AppException {
       ErrorKind.INVALID_INPUT,
       `The stage is not valid: ${problems.map((p) => p.message).join('; ')}`,
       { problems },
+    );
+  }
+
+  static stageNotFound(name: string): StageException {
+    return new StageException(
+      StageExceptionCode.STAGE_NOT_FOUND,
+      ErrorKind.NOT_FOUND,
+      `No published stage named "${name}" (publish a stage asset first: POST /api/assets with asset_type "stage").`,
+      { stage: name },
     );
   }
 
