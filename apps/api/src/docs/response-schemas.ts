@@ -237,6 +237,32 @@ export const RESPONSE_SCHEMAS: {
     "StageController_execute": {
       "$ref": "#/components/schemas/StageRunView"
     },
+    "StageController_list": {
+      "type": "object",
+      "properties": {
+        "runs": {
+          "type": "array",
+          "items": {
+            "$ref": "#/components/schemas/StageRunSummary"
+          }
+        },
+        "total": {
+          "type": "number"
+        },
+        "limit": {
+          "type": "number"
+        },
+        "offset": {
+          "type": "number"
+        }
+      },
+      "required": [
+        "runs",
+        "total",
+        "limit",
+        "offset"
+      ]
+    },
     "StageController_get": {
       "$ref": "#/components/schemas/StageRunView"
     },
@@ -626,7 +652,8 @@ export const RESPONSE_SCHEMAS: {
             "catalog",
             "resolver",
             "tool",
-            "screen"
+            "screen",
+            "stage"
           ]
         },
         "name": {
@@ -683,7 +710,8 @@ export const RESPONSE_SCHEMAS: {
             "catalog",
             "resolver",
             "tool",
-            "screen"
+            "screen",
+            "stage"
           ]
         },
         "name": {
@@ -733,7 +761,8 @@ export const RESPONSE_SCHEMAS: {
             "catalog",
             "resolver",
             "tool",
-            "screen"
+            "screen",
+            "stage"
           ]
         },
         "name": {
@@ -1649,6 +1678,33 @@ export const RESPONSE_SCHEMAS: {
             "failed"
           ]
         },
+        "output": {
+          "type": "object",
+          "properties": {},
+          "additionalProperties": {},
+          "nullable": true,
+          "description": "The output mapping's values (the last stage's, for a run of several stages); null without a mapping."
+        },
+        "stages": {
+          "type": "array",
+          "items": {
+            "$ref": "#/components/schemas/StageOutcome"
+          },
+          "description": "Each stage's outcome, for runs of several stages."
+        },
+        "warnings": {
+          "type": "array",
+          "items": {
+            "type": "string"
+          },
+          "description": "Output references that could not be resolved, stages not run, fields of a plan not sent."
+        },
+        "execute_output": {
+          "type": "object",
+          "properties": {},
+          "additionalProperties": {},
+          "description": "For a seed 004 plan: the seed's ExecuteOutput (each part's ToolResult, null when absent)."
+        },
         "results": {
           "type": "array",
           "items": {
@@ -1664,7 +1720,38 @@ export const RESPONSE_SCHEMAS: {
         "finished_at",
         "duration_ms",
         "summary",
+        "output",
+        "warnings",
         "results"
+      ]
+    },
+    "StageOutcome": {
+      "type": "object",
+      "properties": {
+        "stage_name": {
+          "type": "string"
+        },
+        "status": {
+          "type": "string",
+          "enum": [
+            "failed",
+            "skipped",
+            "ok",
+            "running",
+            "partial"
+          ]
+        },
+        "output": {
+          "type": "object",
+          "properties": {},
+          "additionalProperties": {},
+          "nullable": true
+        }
+      },
+      "required": [
+        "stage_name",
+        "status",
+        "output"
       ]
     },
     "StageStepResult": {
@@ -1672,6 +1759,10 @@ export const RESPONSE_SCHEMAS: {
       "properties": {
         "id": {
           "type": "string"
+        },
+        "stage": {
+          "type": "string",
+          "description": "The stage the step belongs to (runs of several stages)."
         },
         "tool_name": {
           "type": "string"
@@ -1702,6 +1793,13 @@ export const RESPONSE_SCHEMAS: {
         "duration_ms": {
           "type": "number"
         },
+        "input": {
+          "type": "object",
+          "properties": {},
+          "additionalProperties": {},
+          "nullable": true,
+          "description": "The input the tool ran with, references resolved; null when the step did not run."
+        },
         "result": {
           "$ref": "#/components/schemas/ToolResult_unknown"
         }
@@ -1714,7 +1812,71 @@ export const RESPONSE_SCHEMAS: {
         "queued_at_ms",
         "started_at_ms",
         "duration_ms",
+        "input",
         "result"
+      ]
+    },
+    "StageRunSummary": {
+      "type": "object",
+      "properties": {
+        "run_id": {
+          "type": "string"
+        },
+        "stage_name": {
+          "type": "string"
+        },
+        "status": {
+          "type": "string",
+          "enum": [
+            "failed",
+            "ok",
+            "running",
+            "partial"
+          ]
+        },
+        "user_id": {
+          "type": "string"
+        },
+        "started_at": {
+          "type": "string"
+        },
+        "finished_at": {
+          "type": "string",
+          "nullable": true
+        },
+        "duration_ms": {
+          "type": "number",
+          "nullable": true
+        },
+        "summary": {
+          "type": "object",
+          "properties": {
+            "total": {
+              "type": "number"
+            },
+            "succeeded": {
+              "type": "number"
+            },
+            "failed": {
+              "type": "number"
+            }
+          },
+          "required": [
+            "total",
+            "succeeded",
+            "failed"
+          ]
+        }
+      },
+      "required": [
+        "run_id",
+        "stage_name",
+        "status",
+        "user_id",
+        "started_at",
+        "finished_at",
+        "duration_ms",
+        "summary"
       ]
     },
     "ToolListing": {
@@ -2793,6 +2955,11 @@ export const RESPONSE_SCHEMAS: {
             "succeeded"
           ]
         },
+        "run_id": {
+          "type": "string",
+          "nullable": true,
+          "description": "The stored stage run (`GET /ops/stage/runs/{id}`); null when nothing ran."
+        },
         "steps": {
           "type": "array",
           "items": {
@@ -2805,6 +2972,7 @@ export const RESPONSE_SCHEMAS: {
       },
       "required": [
         "status",
+        "run_id",
         "steps",
         "duration_ms"
       ]
@@ -2823,7 +2991,8 @@ export const RESPONSE_SCHEMAS: {
           "enum": [
             "failed",
             "skipped",
-            "succeeded"
+            "succeeded",
+            "cancelled"
           ]
         },
         "input": {

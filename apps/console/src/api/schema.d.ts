@@ -698,6 +698,23 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/ops/stage/runs': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The caller's tenant's stored runs, newest first: stages run here and plans run by /ops/ask (stage_name ops.ask) and the agent */
+    get: operations['StageController_list'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/ops/stage/runs/{id}': {
     parameters: {
       query?: never;
@@ -883,7 +900,16 @@ export interface components {
     AssetSnapshot: {
       /** @enum {string} */
       asset_type:
-        'prompt' | 'mapping' | 'policy' | 'query' | 'source' | 'catalog' | 'resolver' | 'tool' | 'screen';
+        | 'prompt'
+        | 'mapping'
+        | 'policy'
+        | 'query'
+        | 'source'
+        | 'catalog'
+        | 'resolver'
+        | 'tool'
+        | 'screen'
+        | 'stage';
       description: string | null;
       name: string;
       tags: string[];
@@ -908,7 +934,16 @@ export interface components {
       archived_by: string | null;
       /** @enum {string} */
       asset_type:
-        'prompt' | 'mapping' | 'policy' | 'query' | 'source' | 'catalog' | 'resolver' | 'tool' | 'screen';
+        | 'prompt'
+        | 'mapping'
+        | 'policy'
+        | 'query'
+        | 'source'
+        | 'catalog'
+        | 'resolver'
+        | 'tool'
+        | 'screen'
+        | 'stage';
       created_at: string;
       created_by: string | null;
       description: string | null;
@@ -1087,7 +1122,16 @@ export interface components {
     CreateAssetRequestDto: {
       /** @enum {string} */
       asset_type:
-        'prompt' | 'mapping' | 'policy' | 'query' | 'source' | 'catalog' | 'resolver' | 'tool' | 'screen';
+        | 'prompt'
+        | 'mapping'
+        | 'policy'
+        | 'query'
+        | 'source'
+        | 'catalog'
+        | 'resolver'
+        | 'tool'
+        | 'screen'
+        | 'stage';
       /** @description catalog, mapping, policy, source, resolver and screen assets: the content for the type */
       content?:
         | {
@@ -1559,6 +1603,8 @@ export interface components {
     };
     PlanExecutionResult: {
       duration_ms: number;
+      /** @description The stored stage run (`GET /ops/stage/runs/{id}`); null when nothing ran. */
+      run_id: string | null;
       /** @enum {string} */
       status: 'failed' | 'skipped' | 'partial' | 'succeeded';
       steps: components['schemas']['StepExecution'][];
@@ -1647,7 +1693,16 @@ export interface components {
       asset_id: string;
       /** @enum {string} */
       asset_type:
-        'prompt' | 'mapping' | 'policy' | 'query' | 'source' | 'catalog' | 'resolver' | 'tool' | 'screen';
+        | 'prompt'
+        | 'mapping'
+        | 'policy'
+        | 'query'
+        | 'source'
+        | 'catalog'
+        | 'resolver'
+        | 'tool'
+        | 'screen'
+        | 'stage';
       name: string;
       published_at: string;
       published_by: string | null;
@@ -1709,21 +1764,92 @@ export interface components {
       tenant_slug: string;
       user_id: string;
     };
+    StageDefinitionDto: {
+      /**
+       * @description When a step of this stage does not succeed: stop the run, or go on with the next stage
+       * @default stop
+       * @enum {string}
+       */
+      on_failure?: 'stop' | 'continue';
+      /** @description Names to references over the steps' results, e.g. {"ids": {"$ref": "servers.data.items[*].id"}}: the stage's output */
+      output_mapping?: {
+        [key: string]: unknown;
+      };
+      /** @example find_servers */
+      stage_name: string;
+      tools: components['schemas']['StageToolDto'][];
+    };
     StageExecuteRequestDto: {
       /** @description Run tools with side effects now (the caller is a person with an operator or admin key). Without it such a tool is not run: the result holds a pending action to confirm at POST /api/actions/{id}/confirm. */
       confirm?: boolean;
-      /** @example execute */
-      stage_name: string;
-      /** @description Deadline for the whole stage in ms (default STAGE_TIMEOUT_MS) */
+      /** @description Names to references over the steps' results, e.g. {"ids": {"$ref": "servers.data.items[*].id"}}: the stage's output */
+      output_mapping?: {
+        [key: string]: unknown;
+      };
+      /** @description Parameters of the run, referenced as {"$ref": "params.<name>"}; checked against a published stage's params_schema */
+      params?: {
+        [key: string]: unknown;
+      };
+      /** @description The seeds' plan shape (seed 004): { intent, mode, primary: {keywords, filters, limit, tool_type}, metric: {metric_name, agg, time_range, tool_type}, graph: {...} }; the response carries execute_output { primary_results, metric_results, graph_results } */
+      plan?: {
+        [key: string]: unknown;
+      };
+      /**
+       * @description A published stage asset to run, by name (with `params`)
+       * @example prod-cpu-report
+       */
+      stage?: string;
+      /**
+       * @description A single stage: its name (with `tools`)
+       * @example execute
+       */
+      stage_name?: string;
+      /** @description Several stages run in order as one run; a later stage references an earlier one's output with {"$ref": "<stage_name>.output.<name>"} */
+      stages?: components['schemas']['StageDefinitionDto'][];
+      /** @description Deadline for the whole run in ms (default STAGE_TIMEOUT_MS) */
       timeout_ms?: number;
-      tools: components['schemas']['StageToolDto'][];
+      /** @description A single stage: its steps */
+      tools?: components['schemas']['StageToolDto'][];
+    };
+    StageOutcome: {
+      output: {
+        [key: string]: unknown;
+      } | null;
+      stage_name: string;
+      /** @enum {string} */
+      status: 'failed' | 'skipped' | 'ok' | 'running' | 'partial';
+    };
+    StageRunSummary: {
+      duration_ms: number | null;
+      finished_at: string | null;
+      run_id: string;
+      stage_name: string;
+      started_at: string;
+      /** @enum {string} */
+      status: 'failed' | 'ok' | 'running' | 'partial';
+      summary: {
+        failed: number;
+        succeeded: number;
+        total: number;
+      };
+      user_id: string;
     };
     StageRunView: {
       duration_ms: number | null;
+      /** @description For a seed 004 plan: the seed's ExecuteOutput (each part's ToolResult, null when absent). */
+      execute_output?: {
+        [key: string]: unknown;
+      };
       finished_at: string | null;
+      /** @description The output mapping's values (the last stage's, for a run of several stages); null without a mapping. */
+      output: {
+        [key: string]: unknown;
+      } | null;
       results: components['schemas']['StageStepResult'][];
       run_id: string;
       stage_name: string;
+      /** @description Each stage's outcome, for runs of several stages. */
+      stages?: components['schemas']['StageOutcome'][];
       started_at: string;
       /**
        * @description `running` while the stage runs (a stored run read back early); then ok, partial or failed.
@@ -1735,14 +1861,22 @@ export interface components {
         succeeded: number;
         total: number;
       };
+      /** @description Output references that could not be resolved, stages not run, fields of a plan not sent. */
+      warnings: string[];
     };
     StageStepResult: {
       depends_on: string[];
       duration_ms: number;
       id: string;
+      /** @description The input the tool ran with, references resolved; null when the step did not run. */
+      input: {
+        [key: string]: unknown;
+      } | null;
       /** @description Milliseconds from the start of the stage. */
       queued_at_ms: number;
       result: components['schemas']['ToolResult_unknown'];
+      /** @description The stage the step belongs to (runs of several stages). */
+      stage?: string;
       started_at_ms: number | null;
       /** @enum {string} */
       status: 'failed' | 'skipped' | 'succeeded' | 'cancelled';
@@ -1782,7 +1916,7 @@ export interface components {
       result: components['schemas']['ToolResult_unknown'];
       started_at: string | null;
       /** @enum {string} */
-      status: 'failed' | 'skipped' | 'succeeded';
+      status: 'failed' | 'skipped' | 'succeeded' | 'cancelled';
       step_id: string;
       tool_type: string;
     };
@@ -2097,7 +2231,10 @@ export type SchemaRejectedPlanAttempt = components['schemas']['RejectedPlanAttem
 export type SchemaRollbackAssetRequestDto = components['schemas']['RollbackAssetRequestDto'];
 export type SchemaSearchWeightsDto = components['schemas']['SearchWeightsDto'];
 export type SchemaSessionView = components['schemas']['SessionView'];
+export type SchemaStageDefinitionDto = components['schemas']['StageDefinitionDto'];
 export type SchemaStageExecuteRequestDto = components['schemas']['StageExecuteRequestDto'];
+export type SchemaStageOutcome = components['schemas']['StageOutcome'];
+export type SchemaStageRunSummary = components['schemas']['StageRunSummary'];
 export type SchemaStageRunView = components['schemas']['StageRunView'];
 export type SchemaStageStepResult = components['schemas']['StageStepResult'];
 export type SchemaStageToolDto = components['schemas']['StageToolDto'];
@@ -2684,7 +2821,16 @@ export interface operations {
         status?: 'draft' | 'published' | 'archived';
         tag?: string;
         type?:
-          'prompt' | 'mapping' | 'policy' | 'query' | 'source' | 'catalog' | 'resolver' | 'tool' | 'screen';
+          | 'prompt'
+          | 'mapping'
+          | 'policy'
+          | 'query'
+          | 'source'
+          | 'catalog'
+          | 'resolver'
+          | 'tool'
+          | 'screen'
+          | 'stage';
       };
       header?: never;
       path?: never;
@@ -9266,6 +9412,133 @@ export interface operations {
            * @example {
            *       "error": "PAYLOAD_TOO_LARGE",
            *       "message": "Body or upload over the configured limit",
+           *       "requestId": "b7c4e0a2-3f1d-4c55-9a57-2d8f0f5a8e11"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description Rate or concurrency limit reached; retry later */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "RATE_LIMITED",
+           *       "message": "Rate or concurrency limit reached; retry later",
+           *       "requestId": "b7c4e0a2-3f1d-4c55-9a57-2d8f0f5a8e11"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description Unexpected error (logged with the request id) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "INTERNAL_ERROR",
+           *       "message": "Unexpected error (logged with the request id)",
+           *       "requestId": "b7c4e0a2-3f1d-4c55-9a57-2d8f0f5a8e11"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description A dependency (database, cache, model) is unavailable */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "SERVICE_UNAVAILABLE",
+           *       "message": "A dependency (database, cache, model) is unavailable",
+           *       "requestId": "b7c4e0a2-3f1d-4c55-9a57-2d8f0f5a8e11"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+    };
+  };
+  StageController_list: {
+    parameters: {
+      query?: {
+        limit?: number;
+        offset?: number;
+        /** @description Only runs of this stage (plans run by /ops/ask are "ops.ask") */
+        stage_name?: string;
+        status?: 'running' | 'ok' | 'partial' | 'failed';
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            limit: number;
+            offset: number;
+            runs: components['schemas']['StageRunSummary'][];
+            total: number;
+          };
+        };
+      };
+      /** @description Invalid input (validation, malformed JSON, unknown fields) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "VALIDATION_FAILED",
+           *       "message": "Invalid input (validation, malformed JSON, unknown fields)",
+           *       "requestId": "b7c4e0a2-3f1d-4c55-9a57-2d8f0f5a8e11"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description Missing, unknown, expired or revoked API key */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "UNAUTHENTICATED",
+           *       "message": "Missing, unknown, expired or revoked API key",
+           *       "requestId": "b7c4e0a2-3f1d-4c55-9a57-2d8f0f5a8e11"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description The key's role does not allow this */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "FORBIDDEN",
+           *       "message": "The key's role does not allow this",
            *       "requestId": "b7c4e0a2-3f1d-4c55-9a57-2d8f0f5a8e11"
            *     }
            */
