@@ -176,6 +176,7 @@ describe(`web console in a browser (${testBackend()})`, () => {
     for (const step of ['servers', 'details'])
       expect(await run.getByTestId(`step-${step}`).textContent()).toContain('ci_lookup');
     expect(await run.getByTestId('step-details').textContent()).toContain('after servers');
+    await admin.getByTestId('stored-runs').getByText('console').first().waitFor();
     await shot(admin, '07-tools-and-stages');
   });
 

@@ -122,9 +122,16 @@ export function ToolsPage() {
   const [result, setResult] = useState<Schemas['ToolResult_unknown'] | null>(null);
   const [stage, setStage] = useState(JSON.stringify(STAGE_EXAMPLE, null, 2));
   const [run, setRun] = useState<Schemas['StageRunView'] | null>(null);
-  const [runs, setRuns] = useState<string[]>([]);
+  const [runs, setRuns] = useState<Schemas['StageRunSummary'][]>([]);
   const [error, setError] = useState('');
 
+  const loadRuns = async () => {
+    const { data } = await api.GET('/ops/stage/runs', { params: { query: { limit: 10 } } });
+    if (data) setRuns(data.runs);
+  };
+  useEffect(() => {
+    void loadRuns();
+  }, []);
   useEffect(() => {
     void api
       .GET('/ops/tools')
@@ -154,7 +161,7 @@ export function ToolsPage() {
     });
     if (data) {
       setRun(data);
-      setRuns((r) => [data.run_id, ...r]);
+      await loadRuns();
     } else setError(errorText(failed));
   };
   const openRun = async (id: string) => {
@@ -226,16 +233,37 @@ export function ToolsPage() {
         {run && <Timeline run={run} />}
         {runs.length > 0 && (
           <>
-            <h3>Stored runs (this session)</h3>
-            <ul>
-              {runs.map((id) => (
-                <li key={id}>
-                  <button type="button" class="secondary" onClick={() => void openRun(id)}>
-                    {id}
-                  </button>
-                </li>
-              ))}
-            </ul>
+            <h3>Stored runs</h3>
+            <div class="scroll">
+              <table data-testid="stored-runs">
+                <thead>
+                  <tr>
+                    <th>Run</th>
+                    <th>Stage</th>
+                    <th>Status</th>
+                    <th>Steps</th>
+                    <th>Started</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {runs.map((r) => (
+                    <tr key={r.run_id}>
+                      <td>
+                        <button type="button" class="secondary" onClick={() => void openRun(r.run_id)}>
+                          {r.run_id.slice(0, 8)}
+                        </button>
+                      </td>
+                      <td>{r.stage_name}</td>
+                      <td>{r.status}</td>
+                      <td>
+                        {r.summary.succeeded}/{r.summary.total}
+                      </td>
+                      <td>{r.started_at}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
           </>
         )}
       </section>
