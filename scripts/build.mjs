@@ -1,6 +1,8 @@
 // Compiles apps/, libs/, migrations/ and bench/ to dist/ with swc (type checking is `npm run typecheck`),
-// and copies the non-TypeScript files the code reads at run time (isAsset), so dist/ runs on its own.
+// copies the non-TypeScript files the code reads at run time (isAsset), so dist/ runs on its own, and
+// bundles the web console (apps/console, Preact) with esbuild into dist/console, which the API serves.
 import { transformFile } from '@swc/core';
+import { build as esbuild } from 'esbuild';
 import { copyFile, mkdir, readdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { createRequire } from 'node:module';
@@ -23,7 +25,11 @@ async function* typescriptFiles(dir) {
   for (const entry of entries) {
     const full = path.join(dir, entry.name);
     if (entry.isDirectory()) {
-      if (entry.name !== 'node_modules' && entry.name !== 'test') yield* typescriptFiles(full);
+      if (
+        !['node_modules', 'test', 'console'].includes(entry.name) ||
+        full === path.join(root, 'apps/api/src/console')
+      )
+        yield* typescriptFiles(full);
     } else if (isAsset(full)) {
       yield full;
     } else if (
@@ -63,5 +69,26 @@ for (const dir of SOURCE_DIRS) {
     );
   }
 }
+const consoleDir = path.join(root, 'apps/console');
+const consoleOut = path.join(outDir, 'console');
+jobs.push(
+  esbuild({
+    entryPoints: { console: path.join(consoleDir, 'src/main.tsx') },
+    bundle: true,
+    format: 'esm',
+    target: 'es2022',
+    minify: true,
+    sourcemap: true,
+    jsx: 'automatic',
+    jsxImportSource: 'preact',
+    outdir: consoleOut,
+    logLevel: 'warning',
+  }).then(() =>
+    Promise.all([
+      copyFile(path.join(consoleDir, 'index.html'), path.join(consoleOut, 'index.html')),
+      copyFile(path.join(consoleDir, 'src/console.css'), path.join(consoleOut, 'console.css')),
+    ]),
+  ),
+);
 await Promise.all(jobs);
 console.error(`build: ${jobs.length} files in ${Date.now() - started} ms`);

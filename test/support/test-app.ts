@@ -6,6 +6,7 @@ import { createApp, ensureBootstrapAdmin } from '../../apps/api/src/bootstrap';
 import { createTestDatabase, TestDatabase } from './test-database';
 import { applyEnv, QUIET_TEST_ENV } from './test-env';
 import { scopedForTests } from './test-scope';
+import { ResponseValidator } from './response-validation';
 
 export interface HttpResult<T = any> {
   status: number;
@@ -18,6 +19,8 @@ export interface RequestOptions {
   body?: unknown;
   headers?: Record<string, string>;
   rawBody?: string;
+  /** Do not check the response against the OpenAPI document (only for deliberately undocumented calls). */
+  skipContractCheck?: boolean;
 }
 
 export interface TestApp {
@@ -72,6 +75,7 @@ export async function startTestApp(extraEnv: Record<string, string> = {}): Promi
   }
   const url = (await app.getUrl()).replace('[::1]', '127.0.0.1');
   const started = app;
+  let validator: ResponseValidator | undefined;
 
   const request = async <T>(
     method: string,
@@ -93,6 +97,22 @@ export async function startTestApp(extraEnv: Record<string, string> = {}): Promi
       parsed = text ? JSON.parse(text) : undefined;
     } catch {
       // not JSON: keep the text
+    }
+    if (options.skipContractCheck !== true) {
+      validator ??= new ResponseValidator(
+        (await (await fetch(`${url}/docs-json`)).json()) as Record<string, unknown>,
+      );
+      const problems = validator.check(
+        method,
+        route,
+        response.status,
+        response.headers.get('content-type'),
+        parsed,
+      );
+      if (problems.length)
+        throw new Error(
+          `Response differs from the OpenAPI document:\n${problems.join('\n')}\nbody: ${text.slice(0, 500)}`,
+        );
     }
     return { status: response.status, body: parsed as T, headers: response.headers };
   };

@@ -11,6 +11,7 @@ import { ApiKeyGuard, AppConfig, PlatformModule, PlatformModuleOptions } from '@
 import { ToolsModule } from '@app/tools';
 import { KeysController } from './admin/keys.controller';
 import { SecretsController } from './admin/secrets.controller';
+import { SessionController } from './admin/session.controller';
 import { TenantsController } from './admin/tenants.controller';
 import { HealthController } from './health/health.controller';
 import { DatabaseReadRetryInterceptor } from './http/database-read-retry.interceptor';
@@ -43,7 +44,13 @@ export class AppModule {
         CodeModule,
         PlannerModule,
       ],
-      controllers: [HealthController, TenantsController, KeysController, SecretsController],
+      controllers: [
+        HealthController,
+        TenantsController,
+        KeysController,
+        SecretsController,
+        SessionController,
+      ],
       providers: [
         { provide: APP_GUARD, useExisting: ApiKeyGuard },
         // After authentication, so requests are counted per API key.

@@ -12,6 +12,7 @@ import {
   verifyJsonDepth,
 } from '@app/platform';
 import { AppModule } from './app.module';
+import { serveConsole } from './console/console-static';
 import { setupOpenApi } from './docs/openapi';
 import { healthOnlyMiddleware } from './http/health-only.middleware';
 import { requestContextMiddleware } from './http/request-context.middleware';
@@ -48,7 +49,10 @@ export async function createApp({ env, logStream }: CreateAppOptions): Promise<N
     });
   }
   app.enableShutdownHooks();
-  if (env.APP_ROLE !== 'worker') setupOpenApi(app);
+  if (env.APP_ROLE !== 'worker') {
+    serveConsole(app);
+    await setupOpenApi(app);
+  }
   return app;
 }
 

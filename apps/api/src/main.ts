@@ -36,6 +36,7 @@ async function main(): Promise<void> {
   const lines = [
     '',
     `  OPS API listening on ${url}${env.APP_ROLE === 'api' ? ' (APP_ROLE=api: no jobs, no schedulers)' : ''}`,
+    `  Console:   ${url}/ (sign in with an API key)`,
     `  API docs:  ${url}/docs`,
     `  Database:  ${config.databaseUrl ? 'PostgreSQL (DATABASE_URL)' : `embedded PGlite in ${config.dataDir}`}`,
     `  Cache:     ${config.redisUrl ? 'Redis (REDIS_URL)' : 'in-process'}`,

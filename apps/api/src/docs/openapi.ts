@@ -1,8 +1,15 @@
 import { INestApplication } from '@nestjs/common';
-import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
+import { ErrorResponseDto } from '../http/error-response.dto';
+import { completeContract } from './openapi-contract';
+import pluginMetadata from './plugin-metadata';
 
-/** OpenAPI at /docs (UI) and /docs-json (document); both public. */
-export function setupOpenApi(app: INestApplication): void {
+let metadataLoaded: Promise<void> | undefined;
+
+/** The OpenAPI document of the application's controllers (what /docs-json serves and openapi.json holds). */
+export async function buildOpenApiDocument(app: INestApplication): Promise<OpenAPIObject> {
+  metadataLoaded ??= SwaggerModule.loadPluginMetadata(pluginMetadata);
+  await metadataLoaded;
   const config = new DocumentBuilder()
     .setTitle('OPS copilot API')
     .setDescription(
@@ -13,6 +20,11 @@ export function setupOpenApi(app: INestApplication): void {
     .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'API key' })
     .addApiKey({ type: 'apiKey', in: 'header', name: 'X-Api-Key' }, 'api-key')
     .build();
-  const document = SwaggerModule.createDocument(app, config);
+  return completeContract(SwaggerModule.createDocument(app, config, { extraModels: [ErrorResponseDto] }));
+}
+
+/** OpenAPI at /docs (UI) and /docs-json (document); both public. */
+export async function setupOpenApi(app: INestApplication): Promise<void> {
+  const document = await buildOpenApiDocument(app);
   SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'docs-json', raw: ['json'] });
 }

@@ -33,15 +33,27 @@ const jsonSchemaDoc = { type: 'object', description: 'A JSON Schema', additional
 
 /** The type-specific fields; which ones an asset may carry depends on its `asset_type`. */
 class AssetSpecFieldsDto {
-  @ApiPropertyOptional({ description: 'prompt: where the prompt is used (e.g. `planner`)' })
+  @ApiPropertyOptional({
+    type: String,
+    nullable: true,
+    description: 'prompt: where the prompt is used (e.g. `planner`)',
+  })
   @IsOptional()
   scope?: string | null;
 
-  @ApiPropertyOptional({ description: 'prompt: template engine (e.g. `jinja2`, `mustache`)' })
+  @ApiPropertyOptional({
+    type: String,
+    nullable: true,
+    description: 'prompt: template engine (e.g. `jinja2`, `mustache`)',
+  })
   @IsOptional()
   engine?: string | null;
 
-  @ApiPropertyOptional({ description: 'prompt: the template text' })
+  @ApiPropertyOptional({
+    type: String,
+    nullable: true,
+    description: 'prompt: the template text',
+  })
   @IsOptional()
   template?: string | null;
 
@@ -53,11 +65,19 @@ class AssetSpecFieldsDto {
   @IsOptional()
   output_contract?: Record<string, unknown> | null;
 
-  @ApiPropertyOptional({ description: 'query: SQL text (one of query_sql, query_cypher, query_http)' })
+  @ApiPropertyOptional({
+    type: String,
+    nullable: true,
+    description: 'query: SQL text (one of query_sql, query_cypher, query_http)',
+  })
   @IsOptional()
   query_sql?: string | null;
 
-  @ApiPropertyOptional({ description: 'query: Cypher text' })
+  @ApiPropertyOptional({
+    type: String,
+    nullable: true,
+    description: 'query: Cypher text',
+  })
   @IsOptional()
   query_cypher?: string | null;
 
@@ -113,6 +133,8 @@ class AssetSpecFieldsDto {
   sample_input?: Record<string, unknown> | null;
 
   @ApiPropertyOptional({
+    type: Boolean,
+    nullable: true,
     description:
       'tool: whether running it changes anything. Absent: true for http tools whose method is not GET, false for sql tools. Side-effect tools are never run by the publish dry run and need a human confirmation when an agent, chat, plan or MCP client calls them.',
   })
@@ -136,7 +158,7 @@ class AssetSpecFieldsDto {
 
 /** What a create and an update both accept: the spec fields, the description and the tags. */
 class AssetEditableFieldsDto extends AssetSpecFieldsDto {
-  @ApiPropertyOptional({ nullable: true })
+  @ApiPropertyOptional({ type: String, nullable: true, example: 'Servers of an environment' })
   @IsOptional()
   @IsString()
   @MaxLength(5000)
@@ -165,12 +187,18 @@ export class CreateAssetRequestDto extends AssetEditableFieldsDto {
 export class UpdateAssetRequestDto extends AssetEditableFieldsDto {}
 
 export class PublishAssetRequestDto {
-  @ApiPropertyOptional({ description: 'Publish a tool despite breaking changes to its contract' })
+  @ApiPropertyOptional({
+    description: 'Publish a tool despite breaking changes to its contract',
+    example: false,
+  })
   @IsOptional()
   @IsBoolean()
   force?: boolean;
 
-  @ApiPropertyOptional({ description: 'Why this version (kept in the history)' })
+  @ApiPropertyOptional({
+    description: 'Why this version (kept in the history)',
+    example: 'drop the dev environment',
+  })
   @IsOptional()
   @IsString()
   @MaxLength(2000)
@@ -178,7 +206,7 @@ export class PublishAssetRequestDto {
 }
 
 export class RollbackAssetRequestDto extends PublishAssetRequestDto {
-  @ApiProperty({ description: 'The version whose snapshot to publish again' })
+  @ApiProperty({ description: 'The version whose snapshot to publish again', example: 1 })
   @IsInt()
   @Min(1)
   @Max(PG_INT_MAX)

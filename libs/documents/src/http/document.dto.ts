@@ -74,6 +74,19 @@ export class DocumentContentRequestDto {
   metadata?: Record<string, unknown>;
 }
 
+/**
+ * The documented shape of an upload: a multipart `file` part with the same optional fields, or JSON
+ * (filename and content). Validation uses DocumentContentRequestDto; the file reaches the controller apart.
+ */
+export class DocumentUploadRequestDto extends DocumentContentRequestDto {
+  @ApiPropertyOptional({
+    type: 'string',
+    format: 'binary',
+    description: 'multipart/form-data only: the file to ingest (its name and type are the defaults)',
+  })
+  file?: unknown;
+}
+
 export class DocumentListQueryDto {
   @IsOptional()
   @IsIn(DOCUMENT_STATUSES)

@@ -14,7 +14,7 @@ import {
   UseInterceptors,
 } from '@nestjs/common';
 import type { Response } from 'express';
-import { ApiBearerAuth, ApiConsumes, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiBody, ApiConsumes, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { CurrentPrincipal, ErrorKind, IdempotentRead, Principal, RequireRole } from '@app/platform';
 import { DocumentsException, DocumentsExceptionCode } from '../documents.exception';
 import type { DocumentInput, DocumentSearchResponse, DocumentView } from '../documents.types';
@@ -27,6 +27,7 @@ import {
   DocumentContentRequestDto,
   DocumentListQueryDto,
   DocumentSearchRequestDto,
+  DocumentUploadRequestDto,
 } from './document.dto';
 import { DocumentUploadInterceptor } from './document-upload.interceptor';
 
@@ -74,9 +75,20 @@ export class DocumentsController {
   @RequireRole('operator')
   @UseInterceptors(DocumentUploadInterceptor)
   @ApiConsumes('multipart/form-data', 'application/json')
+  @ApiBody({ type: DocumentUploadRequestDto })
   @ApiOperation({
     summary:
       'Upload a document (multipart "file", or JSON); it is queued for ingestion (202). The same filename and content as a live document returns that document (200, deduplicated: true)',
+  })
+  @ApiResponse({
+    status: 202,
+    description: 'Queued for ingestion; follow status and processing_progress at GET /api/documents/{id}',
+    schema: { $ref: '#/components/schemas/DocumentView' },
+  })
+  @ApiResponse({
+    status: 200,
+    description: 'The same filename and content as a live document: that document, with deduplicated: true',
+    schema: { $ref: '#/components/schemas/DocumentView' },
   })
   @HttpCode(202)
   async create(
@@ -182,6 +194,7 @@ export class DocumentsController {
   @RequireRole('operator')
   @UseInterceptors(DocumentUploadInterceptor)
   @ApiConsumes('multipart/form-data', 'application/json')
+  @ApiBody({ type: DocumentUploadRequestDto })
   @ApiOperation({
     summary: 'Replace the content; unchanged content queues nothing, changed chunks are re-embedded',
   })

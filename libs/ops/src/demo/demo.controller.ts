@@ -5,7 +5,7 @@ import { CurrentPrincipal, Principal, RequireRole } from '@app/platform';
 import { DemoDataService, DemoStatus } from './demo-data.service';
 
 export class DemoLoadRequestDto {
-  @ApiPropertyOptional({ enum: ['full', 'small'], default: 'full' })
+  @ApiPropertyOptional({ enum: ['full', 'small'], default: 'full', example: 'small' })
   @IsOptional()
   @IsIn(['full', 'small'])
   scale?: 'full' | 'small';

@@ -1,0 +1,190 @@
+import { useState } from 'preact/hooks';
+import { api, errorText, type Schemas } from '../api';
+
+function PlanView({ outcome }: { outcome: Schemas['PlanOutcome'] }) {
+  return (
+    <div data-testid="plan">
+      <h3>Plan</h3>
+      <p>
+        Planner: <strong>{outcome.planner}</strong>
+        {outcome.model ? ` (${outcome.model})` : ''} · {outcome.valid ? 'valid' : 'invalid'}
+        {outcome.plan && ` · intent: ${outcome.plan.intent}`}
+      </p>
+      {outcome.errors.map((e) => (
+        <p key={JSON.stringify(e)} class="error">
+          {JSON.stringify(e)}
+        </p>
+      ))}
+      <ol>
+        {outcome.plan?.steps.map((step) => (
+          <li key={step.id}>
+            <strong>{step.id}</strong> {step.tool_type}
+            {step.depends_on?.length ? (
+              <span class="muted"> · after {step.depends_on.join(', ')}</span>
+            ) : null}
+            {step.purpose && <div>{step.purpose}</div>}
+            <pre>{JSON.stringify(step.parameters, null, 2)}</pre>
+          </li>
+        ))}
+      </ol>
+      {outcome.rejected.length > 0 && <p class="muted">{outcome.rejected.length} rejected plan attempts</p>}
+    </div>
+  );
+}
+
+export function AskPage() {
+  const [query, setQuery] = useState('');
+  const [plan, setPlan] = useState<Schemas['PlanOutcome'] | null>(null);
+  const [answer, setAnswer] = useState<Schemas['AskResult'] | null>(null);
+  const [error, setError] = useState('');
+  const [busy, setBusy] = useState(false);
+
+  const go = async (mode: 'plan' | 'ask') => {
+    setBusy(true);
+    setError('');
+    setAnswer(null);
+    if (mode === 'plan') {
+      const { data, error: failed } = await api.POST('/ops/plan', { body: { query } });
+      if (data) setPlan(data);
+      else setError(errorText(failed));
+    } else {
+      const { data, error: failed } = await api.POST('/ops/ask', { body: { query } });
+      if (data) {
+        setAnswer(data);
+        setPlan(data.planning);
+      } else setError(errorText(failed));
+    }
+    setBusy(false);
+  };
+
+  return (
+    <section>
+      <h2>Plan and ask</h2>
+      <form onSubmit={(e) => (e.preventDefault(), void go('ask'))}>
+        <label for="question">Question</label>
+        <textarea
+          id="question"
+          rows={3}
+          value={query}
+          onInput={(e) => setQuery(e.currentTarget.value)}
+          required
+        />
+        <button type="button" class="secondary" disabled={busy || !query} onClick={() => void go('plan')}>
+          Plan only
+        </button>
+        <button type="submit" disabled={busy || !query}>
+          Ask
+        </button>
+      </form>
+      {error && (
+        <p role="alert" class="error">
+          {error}
+        </p>
+      )}
+      {plan && <PlanView outcome={plan} />}
+      {answer && (
+        <div data-testid="answer">
+          <h3>Results</h3>
+          <ol>
+            {answer.execution?.steps.map((s) => (
+              <li key={s.step_id}>
+                {s.step_id} {s.tool_type}: {s.status} · {s.duration_ms} ms
+              </li>
+            ))}
+          </ol>
+          <h3>Answer</h3>
+          <p>{answer.answer}</p>
+          <p class="muted">
+            {answer.status} · answer by {answer.answer_source}
+          </p>
+        </div>
+      )}
+    </section>
+  );
+}
+
+interface Turn {
+  question: string;
+  result: Schemas['ChatResult'];
+}
+
+export function ChatPage() {
+  const [message, setMessage] = useState('');
+  const [turns, setTurns] = useState<Turn[]>([]);
+  const [conversation, setConversation] = useState<string | undefined>();
+  const [error, setError] = useState('');
+  const [busy, setBusy] = useState(false);
+
+  const send = async (event: Event) => {
+    event.preventDefault();
+    setBusy(true);
+    setError('');
+    const { data, error: failed } = await api.POST('/api/chat', {
+      body: { message, ...(conversation ? { conversation_id: conversation } : {}) },
+    });
+    setBusy(false);
+    if (!data) return setError(errorText(failed));
+    setConversation(data.conversation_id);
+    setTurns((t) => [...t, { question: message, result: data }]);
+    setMessage('');
+  };
+
+  return (
+    <section>
+      <h2>Chat</h2>
+      <div aria-live="polite">
+        {turns.map((turn, i) => (
+          <div key={i} class="result">
+            <p>
+              <strong>You:</strong> {turn.question}
+            </p>
+            <p>
+              <strong>Assistant:</strong> {turn.result.answer}
+            </p>
+            {turn.result.citations.length > 0 && (
+              <ol class="muted">
+                {turn.result.citations.map((c, j) => (
+                  <li key={j}>
+                    {c.kind === 'document' ? (
+                      <a href={`#/documents/${c.document_id}`}>
+                        [{j + 1}] {c.document_name} · chunk {c.chunk_index}
+                        {c.page != null ? ` · page ${c.page}` : ''}
+                      </a>
+                    ) : (
+                      <span>
+                        [{j + 1}] {JSON.stringify(c)}
+                      </span>
+                    )}
+                  </li>
+                ))}
+              </ol>
+            )}
+          </div>
+        ))}
+      </div>
+      <form onSubmit={(e) => void send(e)}>
+        <label for="chat-message">Message</label>
+        <textarea
+          id="chat-message"
+          rows={2}
+          value={message}
+          onInput={(e) => setMessage(e.currentTarget.value)}
+          required
+        />
+        <button type="submit" disabled={busy}>
+          Send
+        </button>
+        {conversation && (
+          <button type="button" class="secondary" onClick={() => (setConversation(undefined), setTurns([]))}>
+            New conversation
+          </button>
+        )}
+      </form>
+      {error && (
+        <p role="alert" class="error">
+          {error}
+        </p>
+      )}
+    </section>
+  );
+}
