@@ -67,6 +67,30 @@ export const RESPONSE_SCHEMAS: {
     "DocumentsController_list": {
       "$ref": "#/components/schemas/DocumentPage"
     },
+    "DocumentsController_retryAll": {
+      "$ref": "#/components/schemas/DocumentRetryOutcome"
+    },
+    "DocumentsController_deadLetter": {
+      "$ref": "#/components/schemas/DeadLetterPage"
+    },
+    "DocumentsController_dismissDeadLetter": {
+      "type": "object",
+      "properties": {
+        "job_id": {
+          "type": "string"
+        },
+        "resolution": {
+          "type": "string",
+          "enum": [
+            "dismissed"
+          ]
+        }
+      },
+      "required": [
+        "job_id",
+        "resolution"
+      ]
+    },
     "DocumentsController_get": {
       "$ref": "#/components/schemas/DocumentView"
     },
@@ -157,6 +181,10 @@ export const RESPONSE_SCHEMAS: {
           ],
           "nullable": true
         },
+        "retry_count": {
+          "type": "number",
+          "description": "Manual retries after a failure (POST /api/documents/:id/retry)."
+        },
         "created_at": {
           "type": "string"
         },
@@ -188,12 +216,16 @@ export const RESPONSE_SCHEMAS: {
         "source_hash",
         "doc_metadata",
         "error_details",
+        "retry_count",
         "created_at",
         "updated_at",
         "deleted_at"
       ]
     },
     "DocumentsController_remove": {
+      "$ref": "#/components/schemas/DocumentView"
+    },
+    "DocumentsController_retry": {
       "$ref": "#/components/schemas/DocumentView"
     },
     "DocumentsController_restore": {
@@ -411,6 +443,33 @@ export const RESPONSE_SCHEMAS: {
     },
     "PlannerController_ask": {
       "$ref": "#/components/schemas/AskResult"
+    },
+    "CodeController_repositories": {
+      "type": "array",
+      "items": {
+        "$ref": "#/components/schemas/RepositoryView"
+      }
+    },
+    "CodeController_symbols": {
+      "type": "array",
+      "items": {
+        "$ref": "#/components/schemas/CodeSymbolView"
+      }
+    },
+    "CodeController_files": {
+      "type": "array",
+      "items": {
+        "$ref": "#/components/schemas/CodeFileView"
+      }
+    },
+    "CodeController_symbol": {
+      "$ref": "#/components/schemas/CodeSymbolDetail"
+    },
+    "DiffsController_apply": {
+      "$ref": "#/components/schemas/DiffView"
+    },
+    "DiffsController_get": {
+      "$ref": "#/components/schemas/DiffView"
     },
     "KeysController_create": {
       "type": "object",
@@ -1104,6 +1163,10 @@ export const RESPONSE_SCHEMAS: {
           ],
           "nullable": true
         },
+        "retry_count": {
+          "type": "number",
+          "description": "Manual retries after a failure (POST /api/documents/:id/retry)."
+        },
         "created_at": {
           "type": "string"
         },
@@ -1134,6 +1197,7 @@ export const RESPONSE_SCHEMAS: {
         "source_hash",
         "doc_metadata",
         "error_details",
+        "retry_count",
         "created_at",
         "updated_at",
         "deleted_at"
@@ -1373,6 +1437,162 @@ export const RESPONSE_SCHEMAS: {
         "total",
         "limit",
         "offset"
+      ]
+    },
+    "DocumentRetryOutcome": {
+      "type": "object",
+      "properties": {
+        "retried": {
+          "type": "array",
+          "items": {
+            "type": "string"
+          }
+        },
+        "skipped": {
+          "type": "array",
+          "items": {
+            "type": "object",
+            "properties": {
+              "document_id": {
+                "type": "string"
+              },
+              "code": {
+                "type": "string"
+              },
+              "message": {
+                "type": "string"
+              }
+            },
+            "required": [
+              "document_id",
+              "code",
+              "message"
+            ]
+          }
+        },
+        "remaining": {
+          "type": "number",
+          "description": "Failed documents beyond this call's batch; call again to retry them."
+        }
+      },
+      "required": [
+        "retried",
+        "skipped",
+        "remaining"
+      ]
+    },
+    "DeadLetterPage": {
+      "type": "object",
+      "properties": {
+        "items": {
+          "type": "array",
+          "items": {
+            "$ref": "#/components/schemas/DeadLetterJobView"
+          }
+        },
+        "total": {
+          "type": "number"
+        },
+        "limit": {
+          "type": "number"
+        },
+        "offset": {
+          "type": "number"
+        }
+      },
+      "required": [
+        "items",
+        "total",
+        "limit",
+        "offset"
+      ]
+    },
+    "DeadLetterJobView": {
+      "type": "object",
+      "properties": {
+        "job_id": {
+          "type": "string"
+        },
+        "kind": {
+          "type": "string",
+          "enum": [
+            "ingest",
+            "reembed"
+          ]
+        },
+        "document_id": {
+          "type": "string",
+          "nullable": true
+        },
+        "filename": {
+          "type": "string",
+          "nullable": true
+        },
+        "revision": {
+          "type": "number",
+          "nullable": true
+        },
+        "target_model": {
+          "type": "string",
+          "nullable": true
+        },
+        "attempts": {
+          "type": "number"
+        },
+        "max_attempts": {
+          "type": "number"
+        },
+        "exhausted_retries": {
+          "type": "boolean",
+          "description": "True when it failed after its last allowed attempt; false when the failure was not retryable."
+        },
+        "error_details": {
+          "type": "object",
+          "properties": {},
+          "additionalProperties": {},
+          "nullable": true
+        },
+        "retryable_by_api": {
+          "type": "boolean",
+          "description": "Whether POST /api/documents/:id/retry can resubmit the kept bytes."
+        },
+        "created_at": {
+          "type": "string"
+        },
+        "finished_at": {
+          "type": "string",
+          "nullable": true
+        },
+        "resolved_at": {
+          "type": "string",
+          "nullable": true
+        },
+        "resolution": {
+          "type": "string",
+          "enum": [
+            "retried",
+            "replaced",
+            "dismissed"
+          ],
+          "nullable": true
+        }
+      },
+      "required": [
+        "job_id",
+        "kind",
+        "document_id",
+        "filename",
+        "revision",
+        "target_model",
+        "attempts",
+        "max_attempts",
+        "exhausted_retries",
+        "error_details",
+        "retryable_by_api",
+        "created_at",
+        "finished_at",
+        "resolved_at",
+        "resolution"
       ]
     },
     "DocumentChunkView": {
@@ -1893,7 +2113,7 @@ export const RESPONSE_SCHEMAS: {
         },
         "tool_type": {
           "type": "string",
-          "description": "`builtin` tools name their kind (ci_lookup, metric_query, ...); dynamic ones `http` or `sql`."
+          "description": "`builtin` tools name their kind (ci_lookup, metric_query, ...); dynamic ones `http`, `sql` or `query` (a published query asset)."
         },
         "input_schema": {
           "$ref": "#/components/schemas/JsonSchema"
@@ -3020,6 +3240,396 @@ export const RESPONSE_SCHEMAS: {
         "result",
         "started_at",
         "duration_ms"
+      ]
+    },
+    "RepositoryView": {
+      "type": "object",
+      "properties": {
+        "id": {
+          "type": "string"
+        },
+        "user_id": {
+          "type": "string"
+        },
+        "name": {
+          "type": "string"
+        },
+        "files": {
+          "type": "number"
+        },
+        "created_at": {
+          "type": "string"
+        },
+        "updated_at": {
+          "type": "string"
+        }
+      },
+      "required": [
+        "id",
+        "user_id",
+        "name",
+        "files",
+        "created_at",
+        "updated_at"
+      ]
+    },
+    "CodeSymbolView": {
+      "type": "object",
+      "properties": {
+        "id": {
+          "type": "string"
+        },
+        "repository_id": {
+          "type": "string"
+        },
+        "kind": {
+          "type": "string",
+          "enum": [
+            "File",
+            "Class",
+            "Function",
+            "Module"
+          ]
+        },
+        "subkind": {
+          "type": "string"
+        },
+        "name": {
+          "type": "string"
+        },
+        "qualified_name": {
+          "type": "string"
+        },
+        "path": {
+          "type": "string",
+          "nullable": true
+        },
+        "signature": {
+          "type": "string",
+          "nullable": true
+        },
+        "start_line": {
+          "type": "number",
+          "nullable": true
+        },
+        "end_line": {
+          "type": "number",
+          "nullable": true
+        },
+        "doc_comment": {
+          "type": "string",
+          "nullable": true
+        },
+        "language": {
+          "type": "string",
+          "nullable": true
+        },
+        "exported": {
+          "type": "boolean"
+        }
+      },
+      "required": [
+        "id",
+        "repository_id",
+        "kind",
+        "subkind",
+        "name",
+        "qualified_name",
+        "path",
+        "signature",
+        "start_line",
+        "end_line",
+        "doc_comment",
+        "language",
+        "exported"
+      ]
+    },
+    "CodeFileView": {
+      "type": "object",
+      "properties": {
+        "path": {
+          "type": "string"
+        },
+        "language": {
+          "type": "string",
+          "enum": [
+            "text",
+            "typescript",
+            "tsx",
+            "javascript",
+            "python",
+            "java",
+            "go"
+          ]
+        },
+        "size": {
+          "type": "number"
+        },
+        "content_hash": {
+          "type": "string"
+        },
+        "indexed": {
+          "type": "boolean"
+        },
+        "updated_at": {
+          "type": "string"
+        },
+        "text": {
+          "type": "string"
+        }
+      },
+      "required": [
+        "path",
+        "language",
+        "size",
+        "content_hash",
+        "indexed",
+        "updated_at"
+      ]
+    },
+    "CodeSymbolDetail": {
+      "type": "object",
+      "properties": {
+        "callers": {
+          "type": "array",
+          "items": {
+            "$ref": "#/components/schemas/RelatedSymbol"
+          }
+        },
+        "callees": {
+          "type": "array",
+          "items": {
+            "$ref": "#/components/schemas/RelatedSymbol"
+          }
+        },
+        "imports": {
+          "type": "array",
+          "items": {
+            "type": "string"
+          }
+        },
+        "extends": {
+          "type": "array",
+          "items": {
+            "type": "string"
+          }
+        },
+        "implements": {
+          "type": "array",
+          "items": {
+            "type": "string"
+          }
+        },
+        "file": {
+          "type": "string",
+          "nullable": true
+        },
+        "id": {
+          "type": "string"
+        },
+        "repository_id": {
+          "type": "string"
+        },
+        "kind": {
+          "type": "string",
+          "enum": [
+            "File",
+            "Class",
+            "Function",
+            "Module"
+          ]
+        },
+        "subkind": {
+          "type": "string"
+        },
+        "name": {
+          "type": "string"
+        },
+        "qualified_name": {
+          "type": "string"
+        },
+        "path": {
+          "type": "string",
+          "nullable": true
+        },
+        "signature": {
+          "type": "string",
+          "nullable": true
+        },
+        "start_line": {
+          "type": "number",
+          "nullable": true
+        },
+        "end_line": {
+          "type": "number",
+          "nullable": true
+        },
+        "doc_comment": {
+          "type": "string",
+          "nullable": true
+        },
+        "language": {
+          "type": "string",
+          "nullable": true
+        },
+        "exported": {
+          "type": "boolean"
+        }
+      },
+      "required": [
+        "callers",
+        "callees",
+        "imports",
+        "extends",
+        "implements",
+        "file",
+        "id",
+        "repository_id",
+        "kind",
+        "subkind",
+        "name",
+        "qualified_name",
+        "path",
+        "signature",
+        "start_line",
+        "end_line",
+        "doc_comment",
+        "language",
+        "exported"
+      ]
+    },
+    "RelatedSymbol": {
+      "type": "object",
+      "properties": {
+        "symbol": {
+          "allOf": [
+            {
+              "$ref": "#/components/schemas/CodeSymbolView"
+            }
+          ],
+          "nullable": true
+        },
+        "name": {
+          "type": "string",
+          "description": "The callee's name when the call was not resolved to a symbol of the repository."
+        },
+        "depth": {
+          "type": "number"
+        },
+        "line": {
+          "type": "number",
+          "nullable": true
+        }
+      },
+      "required": [
+        "symbol",
+        "name",
+        "depth",
+        "line"
+      ]
+    },
+    "DiffView": {
+      "type": "object",
+      "properties": {
+        "diff_id": {
+          "type": "string"
+        },
+        "status": {
+          "type": "string",
+          "enum": [
+            "failed",
+            "queued",
+            "done",
+            "running"
+          ]
+        },
+        "repository_id": {
+          "type": "string"
+        },
+        "repository": {
+          "type": "string"
+        },
+        "user_id": {
+          "type": "string"
+        },
+        "commit": {
+          "type": "string",
+          "nullable": true
+        },
+        "changed_files": {
+          "type": "array",
+          "items": {
+            "type": "string"
+          },
+          "description": "Paths whose stored text this request changed (in request order)."
+        },
+        "files_processed": {
+          "type": "number",
+          "nullable": true,
+          "description": "The DiffApplyResult fields: null until the diff is indexed."
+        },
+        "embeddings_upserted": {
+          "type": "number",
+          "nullable": true
+        },
+        "graph_nodes_updated": {
+          "type": "number",
+          "nullable": true
+        },
+        "failed_files": {
+          "type": "array",
+          "items": {
+            "$ref": "#/components/schemas/FailedFile"
+          }
+        },
+        "error": {
+          "type": "object",
+          "properties": {},
+          "additionalProperties": {},
+          "nullable": true
+        },
+        "attempts": {
+          "type": "number"
+        },
+        "created_at": {
+          "type": "string"
+        },
+        "finished_at": {
+          "type": "string",
+          "nullable": true
+        }
+      },
+      "required": [
+        "diff_id",
+        "status",
+        "repository_id",
+        "repository",
+        "user_id",
+        "commit",
+        "changed_files",
+        "files_processed",
+        "embeddings_upserted",
+        "graph_nodes_updated",
+        "failed_files",
+        "error",
+        "attempts",
+        "created_at",
+        "finished_at"
+      ]
+    },
+    "FailedFile": {
+      "type": "object",
+      "properties": {
+        "path": {
+          "type": "string"
+        },
+        "error": {
+          "type": "string"
+        }
+      },
+      "required": [
+        "path",
+        "error"
       ]
     },
     "ApiKeyView": {

@@ -315,6 +315,74 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/code/repositories': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Code repositories of the tenant (or of one user) */
+    get: operations['CodeController_repositories'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/code/repositories/{id}/files': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Files under a directory, or one file with its current text */
+    get: operations['CodeController_files'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/code/repositories/{id}/symbols': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Classes, functions and files whose name contains q */
+    get: operations['CodeController_symbols'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/code/symbols/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** A symbol with its callers, callees, file imports and inheritance */
+    get: operations['CodeController_symbol'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/documents': {
     parameters: {
       query?: never;
@@ -380,6 +448,74 @@ export interface paths {
     put?: never;
     /** Undo a soft delete */
     post: operations['DocumentsController_restore'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/documents/{id}/retry': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Queue a failed document again with the bytes kept from its failure (retry_count + 1) */
+    post: operations['DocumentsController_retry'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/documents/jobs/{jobId}/dismiss': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Mark a dead-letter job as looked at: it leaves the view and retention cleanup may remove it */
+    post: operations['DocumentsController_dismissDeadLetter'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/documents/jobs/dead-letter': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Failed ingestion and re-embed jobs nobody has retried, replaced or dismissed yet, with their error and attempts */
+    get: operations['DocumentsController_deadLetter'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/documents/retry': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Retry every failed document of the tenant (?status=failed) with the bytes kept from its failure; lists what it skipped */
+    post: operations['DocumentsController_retryAll'];
     delete?: never;
     options?: never;
     head?: never;
@@ -571,6 +707,40 @@ export interface paths {
     get: operations['HealthController_ready'];
     put?: never;
     post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/internal/v1/diffs/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** A diff’s status and DiffApplyResult (?wait=true: once indexed) */
+    get: operations['DiffsController_get'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/internal/v1/diffs/apply': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Apply a user’s code changes (service or admin key): stored and queued in one transaction, 202 { diff_id, status }; ?wait=true answers with the DiffApplyResult once indexed */
+    post: operations['DiffsController_apply'];
     delete?: never;
     options?: never;
     head?: never;
@@ -1105,6 +1275,54 @@ export interface components {
       /** @enum {string} */
       tool: 'search_documents' | 'web_search';
     };
+    CodeFileView: {
+      content_hash: string;
+      indexed: boolean;
+      /** @enum {string} */
+      language: 'text' | 'typescript' | 'tsx' | 'javascript' | 'python' | 'java' | 'go';
+      path: string;
+      size: number;
+      text?: string;
+      updated_at: string;
+    };
+    CodeSymbolDetail: {
+      callees: components['schemas']['RelatedSymbol'][];
+      callers: components['schemas']['RelatedSymbol'][];
+      doc_comment: string | null;
+      end_line: number | null;
+      exported: boolean;
+      extends: string[];
+      file: string | null;
+      id: string;
+      implements: string[];
+      imports: string[];
+      /** @enum {string} */
+      kind: 'File' | 'Class' | 'Function' | 'Module';
+      language: string | null;
+      name: string;
+      path: string | null;
+      qualified_name: string;
+      repository_id: string;
+      signature: string | null;
+      start_line: number | null;
+      subkind: string;
+    };
+    CodeSymbolView: {
+      doc_comment: string | null;
+      end_line: number | null;
+      exported: boolean;
+      id: string;
+      /** @enum {string} */
+      kind: 'File' | 'Class' | 'Function' | 'Module';
+      language: string | null;
+      name: string;
+      path: string | null;
+      qualified_name: string;
+      repository_id: string;
+      signature: string | null;
+      start_line: number | null;
+      subkind: string;
+    };
     ContractIssue: {
       field: string;
       message: string;
@@ -1307,6 +1525,35 @@ export interface components {
        */
       slug: string;
     };
+    DeadLetterJobView: {
+      attempts: number;
+      created_at: string;
+      document_id: string | null;
+      error_details: {
+        [key: string]: unknown;
+      } | null;
+      /** @description True when it failed after its last allowed attempt; false when the failure was not retryable. */
+      exhausted_retries: boolean;
+      filename: string | null;
+      finished_at: string | null;
+      job_id: string;
+      /** @enum {string} */
+      kind: 'ingest' | 'reembed';
+      max_attempts: number;
+      /** @enum {string|null} */
+      resolution: 'retried' | 'replaced' | 'dismissed' | null;
+      resolved_at: string | null;
+      /** @description Whether POST /api/documents/:id/retry can resubmit the kept bytes. */
+      retryable_by_api: boolean;
+      revision: number | null;
+      target_model: string | null;
+    };
+    DeadLetterPage: {
+      items: components['schemas']['DeadLetterJobView'][];
+      limit: number;
+      offset: number;
+      total: number;
+    };
     DemoLoadRequestDto: {
       /**
        * @default full
@@ -1337,6 +1584,54 @@ export interface components {
       status: 'ok' | 'degraded' | 'down' | 'disabled';
     } & {
       [key: string]: unknown;
+    };
+    DiffApplyRequestDto: {
+      /** @description The commit the change belongs to (informational) */
+      commit?: string;
+      files?: components['schemas']['DiffFileDto'][];
+      /** @description Repository name (default: one repository per user, "default") */
+      repository?: string;
+      /** @description A unified diff (git diff output) to apply to the stored texts */
+      unified?: string;
+      /**
+       * @description The end user whose code this is (integer or string)
+       * @example 42
+       */
+      user_id: number | string;
+    };
+    DiffFileDto: {
+      /** @description The text after the change (required for added and modified) */
+      after?: Record<string, never> | null;
+      /** @description The text before the change (informational) */
+      before?: Record<string, never> | null;
+      /** @description The previous path (renamed files) */
+      old_path?: Record<string, never> | null;
+      /** @example src/auth/login.ts */
+      path: string;
+      /** @enum {string} */
+      status: 'added' | 'modified' | 'deleted' | 'renamed';
+    };
+    DiffView: {
+      attempts: number;
+      /** @description Paths whose stored text this request changed (in request order). */
+      changed_files: string[];
+      commit: string | null;
+      created_at: string;
+      diff_id: string;
+      embeddings_upserted: number | null;
+      error: {
+        [key: string]: unknown;
+      } | null;
+      failed_files: components['schemas']['FailedFile'][];
+      /** @description The DiffApplyResult fields: null until the diff is indexed. */
+      files_processed: number | null;
+      finished_at: string | null;
+      graph_nodes_updated: number | null;
+      repository: string;
+      repository_id: string;
+      /** @enum {string} */
+      status: 'failed' | 'queued' | 'done' | 'running';
+      user_id: string;
     };
     DocumentChunkView: {
       chunk_id: string;
@@ -1374,6 +1669,16 @@ export interface components {
       limit: number;
       offset: number;
       total: number;
+    };
+    DocumentRetryOutcome: {
+      /** @description Failed documents beyond this call's batch; call again to retry them. */
+      remaining: number;
+      retried: string[];
+      skipped: {
+        code: string;
+        document_id: string;
+        message: string;
+      }[];
     };
     DocumentSearchFiltersDto: {
       chunk_types?: ('text' | 'table' | 'image' | 'mixed')[];
@@ -1481,6 +1786,8 @@ export interface components {
       format: 'text' | 'markdown' | 'html' | 'csv' | 'pdf' | 'docx' | 'pptx' | 'xlsx';
       id: string;
       processing_progress: number;
+      /** @description Manual retries after a failure (POST /api/documents/:id/retry). */
+      retry_count: number;
       size: number;
       source_hash: string;
       /** @enum {string} */
@@ -1515,6 +1822,10 @@ export interface components {
        * @example b7c4e0a2-3f1d-4c55-9a57-2d8f0f5a8e11
        */
       requestId: string;
+    };
+    FailedFile: {
+      error: string;
+      path: string;
     };
     JsonSchema: {
       [key: string]: unknown;
@@ -1733,6 +2044,21 @@ export interface components {
       reason: 'llm_error' | 'malformed_output' | 'invalid_plan';
       /** @enum {string} */
       source: 'llm' | 'fallback' | 'llm_repair';
+    };
+    RelatedSymbol: {
+      depth: number;
+      line: number | null;
+      /** @description The callee's name when the call was not resolved to a symbol of the repository. */
+      name: string;
+      symbol: components['schemas']['CodeSymbolView'] | null;
+    };
+    RepositoryView: {
+      created_at: string;
+      files: number;
+      id: string;
+      name: string;
+      updated_at: string;
+      user_id: string;
     };
     RollbackAssetRequestDto: {
       /**
@@ -1981,7 +2307,7 @@ export interface components {
       source: 'builtin' | 'dynamic' | 'mcp';
       tags?: string[];
       timeout_ms: number;
-      /** @description `builtin` tools name their kind (ci_lookup, metric_query, ...); dynamic ones `http` or `sql`. */
+      /** @description `builtin` tools name their kind (ci_lookup, metric_query, ...); dynamic ones `http`, `sql` or `query` (a published query asset). */
       tool_type: string;
       /** @description Asset version for dynamic tools. */
       version?: number | null;
@@ -2191,17 +2517,26 @@ export type SchemaChatLlmCall = components['schemas']['ChatLlmCall'];
 export type SchemaChatRequestDto = components['schemas']['ChatRequestDto'];
 export type SchemaChatResult = components['schemas']['ChatResult'];
 export type SchemaChatToolCall = components['schemas']['ChatToolCall'];
+export type SchemaCodeFileView = components['schemas']['CodeFileView'];
+export type SchemaCodeSymbolDetail = components['schemas']['CodeSymbolDetail'];
+export type SchemaCodeSymbolView = components['schemas']['CodeSymbolView'];
 export type SchemaContractIssue = components['schemas']['ContractIssue'];
 export type SchemaCreateApiKeyRequestDto = components['schemas']['CreateApiKeyRequestDto'];
 export type SchemaCreateAssetRequestDto = components['schemas']['CreateAssetRequestDto'];
 export type SchemaCreateTenantRequestDto = components['schemas']['CreateTenantRequestDto'];
+export type SchemaDeadLetterJobView = components['schemas']['DeadLetterJobView'];
+export type SchemaDeadLetterPage = components['schemas']['DeadLetterPage'];
 export type SchemaDemoLoadRequestDto = components['schemas']['DemoLoadRequestDto'];
 export type SchemaDemoStatus = components['schemas']['DemoStatus'];
 export type SchemaDependencyHealth = components['schemas']['DependencyHealth'];
+export type SchemaDiffApplyRequestDto = components['schemas']['DiffApplyRequestDto'];
+export type SchemaDiffFileDto = components['schemas']['DiffFileDto'];
+export type SchemaDiffView = components['schemas']['DiffView'];
 export type SchemaDocumentChunkView = components['schemas']['DocumentChunkView'];
 export type SchemaDocumentErrorDetails = components['schemas']['DocumentErrorDetails'];
 export type SchemaDocumentMetadata = components['schemas']['DocumentMetadata'];
 export type SchemaDocumentPage = components['schemas']['DocumentPage'];
+export type SchemaDocumentRetryOutcome = components['schemas']['DocumentRetryOutcome'];
 export type SchemaDocumentSearchFiltersDto = components['schemas']['DocumentSearchFiltersDto'];
 export type SchemaDocumentSearchRequestDto = components['schemas']['DocumentSearchRequestDto'];
 export type SchemaDocumentSearchResponse = components['schemas']['DocumentSearchResponse'];
@@ -2209,6 +2544,7 @@ export type SchemaDocumentSearchResult = components['schemas']['DocumentSearchRe
 export type SchemaDocumentUploadRequestDto = components['schemas']['DocumentUploadRequestDto'];
 export type SchemaDocumentView = components['schemas']['DocumentView'];
 export type SchemaErrorResponseDto = components['schemas']['ErrorResponseDto'];
+export type SchemaFailedFile = components['schemas']['FailedFile'];
 export type SchemaJsonSchema = components['schemas']['JsonSchema'];
 export type SchemaLlmExecuteRequestDto = components['schemas']['LlmExecuteRequestDto'];
 export type SchemaObject = components['schemas']['Object'];
@@ -2228,6 +2564,8 @@ export type SchemaPublishedAsset = components['schemas']['PublishedAsset'];
 export type SchemaPutSecretRequestDto = components['schemas']['PutSecretRequestDto'];
 export type SchemaReadinessReport = components['schemas']['ReadinessReport'];
 export type SchemaRejectedPlanAttempt = components['schemas']['RejectedPlanAttempt'];
+export type SchemaRelatedSymbol = components['schemas']['RelatedSymbol'];
+export type SchemaRepositoryView = components['schemas']['RepositoryView'];
 export type SchemaRollbackAssetRequestDto = components['schemas']['RollbackAssetRequestDto'];
 export type SchemaSearchWeightsDto = components['schemas']['SearchWeightsDto'];
 export type SchemaSessionView = components['schemas']['SessionView'];
@@ -5266,6 +5604,538 @@ export interface operations {
       };
     };
   };
+  CodeController_repositories: {
+    parameters: {
+      query?: {
+        /** @description Only this user’s repositories */
+        user_id?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': Record<string, never>[];
+        };
+      };
+      /** @description Invalid input (validation, malformed JSON, unknown fields) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "VALIDATION_FAILED",
+           *       "message": "Invalid input (validation, malformed JSON, unknown fields)",
+           *       "requestId": "b7c4e0a2-3f1d-4c55-9a57-2d8f0f5a8e11"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description Missing, unknown, expired or revoked API key */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "UNAUTHENTICATED",
+           *       "message": "Missing, unknown, expired or revoked API key",
+           *       "requestId": "b7c4e0a2-3f1d-4c55-9a57-2d8f0f5a8e11"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description The key's role does not allow this */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "FORBIDDEN",
+           *       "message": "The key's role does not allow this",
+           *       "requestId": "b7c4e0a2-3f1d-4c55-9a57-2d8f0f5a8e11"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description Rate or concurrency limit reached; retry later */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "RATE_LIMITED",
+           *       "message": "Rate or concurrency limit reached; retry later",
+           *       "requestId": "b7c4e0a2-3f1d-4c55-9a57-2d8f0f5a8e11"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description Unexpected error (logged with the request id) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "INTERNAL_ERROR",
+           *       "message": "Unexpected error (logged with the request id)",
+           *       "requestId": "b7c4e0a2-3f1d-4c55-9a57-2d8f0f5a8e11"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description A dependency (database, cache, model) is unavailable */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "SERVICE_UNAVAILABLE",
+           *       "message": "A dependency (database, cache, model) is unavailable",
+           *       "requestId": "b7c4e0a2-3f1d-4c55-9a57-2d8f0f5a8e11"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+    };
+  };
+  CodeController_files: {
+    parameters: {
+      query?: {
+        limit?: number;
+        /** @description A directory (lists its files) or a file path (with its text) */
+        path?: string;
+      };
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': Record<string, never>[];
+        };
+      };
+      /** @description Invalid input (validation, malformed JSON, unknown fields) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "VALIDATION_FAILED",
+           *       "message": "Invalid input (validation, malformed JSON, unknown fields)",
+           *       "requestId": "b7c4e0a2-3f1d-4c55-9a57-2d8f0f5a8e11"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description Missing, unknown, expired or revoked API key */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "UNAUTHENTICATED",
+           *       "message": "Missing, unknown, expired or revoked API key",
+           *       "requestId": "b7c4e0a2-3f1d-4c55-9a57-2d8f0f5a8e11"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description The key's role does not allow this */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "FORBIDDEN",
+           *       "message": "The key's role does not allow this",
+           *       "requestId": "b7c4e0a2-3f1d-4c55-9a57-2d8f0f5a8e11"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description Not found in the caller’s tenant */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "NOT_FOUND",
+           *       "message": "Not found in the caller’s tenant",
+           *       "requestId": "b7c4e0a2-3f1d-4c55-9a57-2d8f0f5a8e11"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description Rate or concurrency limit reached; retry later */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "RATE_LIMITED",
+           *       "message": "Rate or concurrency limit reached; retry later",
+           *       "requestId": "b7c4e0a2-3f1d-4c55-9a57-2d8f0f5a8e11"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description Unexpected error (logged with the request id) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "INTERNAL_ERROR",
+           *       "message": "Unexpected error (logged with the request id)",
+           *       "requestId": "b7c4e0a2-3f1d-4c55-9a57-2d8f0f5a8e11"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description A dependency (database, cache, model) is unavailable */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "SERVICE_UNAVAILABLE",
+           *       "message": "A dependency (database, cache, model) is unavailable",
+           *       "requestId": "b7c4e0a2-3f1d-4c55-9a57-2d8f0f5a8e11"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+    };
+  };
+  CodeController_symbols: {
+    parameters: {
+      query?: {
+        limit?: number;
+        /** @description Part of a symbol name */
+        q?: string;
+      };
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': Record<string, never>[];
+        };
+      };
+      /** @description Invalid input (validation, malformed JSON, unknown fields) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "VALIDATION_FAILED",
+           *       "message": "Invalid input (validation, malformed JSON, unknown fields)",
+           *       "requestId": "b7c4e0a2-3f1d-4c55-9a57-2d8f0f5a8e11"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description Missing, unknown, expired or revoked API key */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "UNAUTHENTICATED",
+           *       "message": "Missing, unknown, expired or revoked API key",
+           *       "requestId": "b7c4e0a2-3f1d-4c55-9a57-2d8f0f5a8e11"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description The key's role does not allow this */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "FORBIDDEN",
+           *       "message": "The key's role does not allow this",
+           *       "requestId": "b7c4e0a2-3f1d-4c55-9a57-2d8f0f5a8e11"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description Not found in the caller’s tenant */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "NOT_FOUND",
+           *       "message": "Not found in the caller’s tenant",
+           *       "requestId": "b7c4e0a2-3f1d-4c55-9a57-2d8f0f5a8e11"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description Rate or concurrency limit reached; retry later */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "RATE_LIMITED",
+           *       "message": "Rate or concurrency limit reached; retry later",
+           *       "requestId": "b7c4e0a2-3f1d-4c55-9a57-2d8f0f5a8e11"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description Unexpected error (logged with the request id) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "INTERNAL_ERROR",
+           *       "message": "Unexpected error (logged with the request id)",
+           *       "requestId": "b7c4e0a2-3f1d-4c55-9a57-2d8f0f5a8e11"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description A dependency (database, cache, model) is unavailable */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "SERVICE_UNAVAILABLE",
+           *       "message": "A dependency (database, cache, model) is unavailable",
+           *       "requestId": "b7c4e0a2-3f1d-4c55-9a57-2d8f0f5a8e11"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+    };
+  };
+  CodeController_symbol: {
+    parameters: {
+      query?: {
+        /** @description How far callers and callees are followed (default 1) */
+        depth?: number;
+      };
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['CodeSymbolDetail'];
+        };
+      };
+      /** @description Invalid input (validation, malformed JSON, unknown fields) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "VALIDATION_FAILED",
+           *       "message": "Invalid input (validation, malformed JSON, unknown fields)",
+           *       "requestId": "b7c4e0a2-3f1d-4c55-9a57-2d8f0f5a8e11"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description Missing, unknown, expired or revoked API key */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "UNAUTHENTICATED",
+           *       "message": "Missing, unknown, expired or revoked API key",
+           *       "requestId": "b7c4e0a2-3f1d-4c55-9a57-2d8f0f5a8e11"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description The key's role does not allow this */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "FORBIDDEN",
+           *       "message": "The key's role does not allow this",
+           *       "requestId": "b7c4e0a2-3f1d-4c55-9a57-2d8f0f5a8e11"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description Not found in the caller’s tenant */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "NOT_FOUND",
+           *       "message": "Not found in the caller’s tenant",
+           *       "requestId": "b7c4e0a2-3f1d-4c55-9a57-2d8f0f5a8e11"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description Rate or concurrency limit reached; retry later */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "RATE_LIMITED",
+           *       "message": "Rate or concurrency limit reached; retry later",
+           *       "requestId": "b7c4e0a2-3f1d-4c55-9a57-2d8f0f5a8e11"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description Unexpected error (logged with the request id) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "INTERNAL_ERROR",
+           *       "message": "Unexpected error (logged with the request id)",
+           *       "requestId": "b7c4e0a2-3f1d-4c55-9a57-2d8f0f5a8e11"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description A dependency (database, cache, model) is unavailable */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "SERVICE_UNAVAILABLE",
+           *       "message": "A dependency (database, cache, model) is unavailable",
+           *       "requestId": "b7c4e0a2-3f1d-4c55-9a57-2d8f0f5a8e11"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+    };
+  };
   DocumentsController_list: {
     parameters: {
       query?: {
@@ -5731,6 +6601,8 @@ export interface operations {
             id: string;
             processing_progress: number;
             queued: boolean;
+            /** @description Manual retries after a failure (POST /api/documents/:id/retry). */
+            retry_count: number;
             size: number;
             source_hash: string;
             /** @enum {string} */
@@ -6272,6 +7144,518 @@ export interface operations {
            * @example {
            *       "error": "CONFLICT",
            *       "message": "Conflicts with the current state",
+           *       "requestId": "b7c4e0a2-3f1d-4c55-9a57-2d8f0f5a8e11"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description Rate or concurrency limit reached; retry later */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "RATE_LIMITED",
+           *       "message": "Rate or concurrency limit reached; retry later",
+           *       "requestId": "b7c4e0a2-3f1d-4c55-9a57-2d8f0f5a8e11"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description Unexpected error (logged with the request id) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "INTERNAL_ERROR",
+           *       "message": "Unexpected error (logged with the request id)",
+           *       "requestId": "b7c4e0a2-3f1d-4c55-9a57-2d8f0f5a8e11"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description A dependency (database, cache, model) is unavailable */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "SERVICE_UNAVAILABLE",
+           *       "message": "A dependency (database, cache, model) is unavailable",
+           *       "requestId": "b7c4e0a2-3f1d-4c55-9a57-2d8f0f5a8e11"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+    };
+  };
+  DocumentsController_retry: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      202: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['DocumentView'];
+        };
+      };
+      /** @description Invalid input (validation, malformed JSON, unknown fields) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "VALIDATION_FAILED",
+           *       "message": "Invalid input (validation, malformed JSON, unknown fields)",
+           *       "requestId": "b7c4e0a2-3f1d-4c55-9a57-2d8f0f5a8e11"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description Missing, unknown, expired or revoked API key */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "UNAUTHENTICATED",
+           *       "message": "Missing, unknown, expired or revoked API key",
+           *       "requestId": "b7c4e0a2-3f1d-4c55-9a57-2d8f0f5a8e11"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description The key's role does not allow this */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "FORBIDDEN",
+           *       "message": "The key's role does not allow this",
+           *       "requestId": "b7c4e0a2-3f1d-4c55-9a57-2d8f0f5a8e11"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description Not found in the caller’s tenant */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "NOT_FOUND",
+           *       "message": "Not found in the caller’s tenant",
+           *       "requestId": "b7c4e0a2-3f1d-4c55-9a57-2d8f0f5a8e11"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description Rate or concurrency limit reached; retry later */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "RATE_LIMITED",
+           *       "message": "Rate or concurrency limit reached; retry later",
+           *       "requestId": "b7c4e0a2-3f1d-4c55-9a57-2d8f0f5a8e11"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description Unexpected error (logged with the request id) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "INTERNAL_ERROR",
+           *       "message": "Unexpected error (logged with the request id)",
+           *       "requestId": "b7c4e0a2-3f1d-4c55-9a57-2d8f0f5a8e11"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description A dependency (database, cache, model) is unavailable */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "SERVICE_UNAVAILABLE",
+           *       "message": "A dependency (database, cache, model) is unavailable",
+           *       "requestId": "b7c4e0a2-3f1d-4c55-9a57-2d8f0f5a8e11"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+    };
+  };
+  DocumentsController_dismissDeadLetter: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        jobId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            job_id: string;
+            /** @enum {string} */
+            resolution: 'dismissed';
+          };
+        };
+      };
+      /** @description Invalid input (validation, malformed JSON, unknown fields) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "VALIDATION_FAILED",
+           *       "message": "Invalid input (validation, malformed JSON, unknown fields)",
+           *       "requestId": "b7c4e0a2-3f1d-4c55-9a57-2d8f0f5a8e11"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description Missing, unknown, expired or revoked API key */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "UNAUTHENTICATED",
+           *       "message": "Missing, unknown, expired or revoked API key",
+           *       "requestId": "b7c4e0a2-3f1d-4c55-9a57-2d8f0f5a8e11"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description The key's role does not allow this */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "FORBIDDEN",
+           *       "message": "The key's role does not allow this",
+           *       "requestId": "b7c4e0a2-3f1d-4c55-9a57-2d8f0f5a8e11"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description Not found in the caller’s tenant */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "NOT_FOUND",
+           *       "message": "Not found in the caller’s tenant",
+           *       "requestId": "b7c4e0a2-3f1d-4c55-9a57-2d8f0f5a8e11"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description Rate or concurrency limit reached; retry later */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "RATE_LIMITED",
+           *       "message": "Rate or concurrency limit reached; retry later",
+           *       "requestId": "b7c4e0a2-3f1d-4c55-9a57-2d8f0f5a8e11"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description Unexpected error (logged with the request id) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "INTERNAL_ERROR",
+           *       "message": "Unexpected error (logged with the request id)",
+           *       "requestId": "b7c4e0a2-3f1d-4c55-9a57-2d8f0f5a8e11"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description A dependency (database, cache, model) is unavailable */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "SERVICE_UNAVAILABLE",
+           *       "message": "A dependency (database, cache, model) is unavailable",
+           *       "requestId": "b7c4e0a2-3f1d-4c55-9a57-2d8f0f5a8e11"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+    };
+  };
+  DocumentsController_deadLetter: {
+    parameters: {
+      query?: {
+        /** @description Also list failures already retried, replaced or dismissed. */
+        include_resolved?: boolean;
+        limit?: number;
+        offset?: number;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['DeadLetterPage'];
+        };
+      };
+      /** @description Invalid input (validation, malformed JSON, unknown fields) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "VALIDATION_FAILED",
+           *       "message": "Invalid input (validation, malformed JSON, unknown fields)",
+           *       "requestId": "b7c4e0a2-3f1d-4c55-9a57-2d8f0f5a8e11"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description Missing, unknown, expired or revoked API key */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "UNAUTHENTICATED",
+           *       "message": "Missing, unknown, expired or revoked API key",
+           *       "requestId": "b7c4e0a2-3f1d-4c55-9a57-2d8f0f5a8e11"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description The key's role does not allow this */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "FORBIDDEN",
+           *       "message": "The key's role does not allow this",
+           *       "requestId": "b7c4e0a2-3f1d-4c55-9a57-2d8f0f5a8e11"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description Rate or concurrency limit reached; retry later */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "RATE_LIMITED",
+           *       "message": "Rate or concurrency limit reached; retry later",
+           *       "requestId": "b7c4e0a2-3f1d-4c55-9a57-2d8f0f5a8e11"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description Unexpected error (logged with the request id) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "INTERNAL_ERROR",
+           *       "message": "Unexpected error (logged with the request id)",
+           *       "requestId": "b7c4e0a2-3f1d-4c55-9a57-2d8f0f5a8e11"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description A dependency (database, cache, model) is unavailable */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "SERVICE_UNAVAILABLE",
+           *       "message": "A dependency (database, cache, model) is unavailable",
+           *       "requestId": "b7c4e0a2-3f1d-4c55-9a57-2d8f0f5a8e11"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+    };
+  };
+  DocumentsController_retryAll: {
+    parameters: {
+      query: {
+        /** @description Which documents to retry: all failed ones of the tenant. */
+        status: 'failed';
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['DocumentRetryOutcome'];
+        };
+      };
+      /** @description Invalid input (validation, malformed JSON, unknown fields) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "VALIDATION_FAILED",
+           *       "message": "Invalid input (validation, malformed JSON, unknown fields)",
+           *       "requestId": "b7c4e0a2-3f1d-4c55-9a57-2d8f0f5a8e11"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description Missing, unknown, expired or revoked API key */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "UNAUTHENTICATED",
+           *       "message": "Missing, unknown, expired or revoked API key",
+           *       "requestId": "b7c4e0a2-3f1d-4c55-9a57-2d8f0f5a8e11"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description The key's role does not allow this */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "FORBIDDEN",
+           *       "message": "The key's role does not allow this",
            *       "requestId": "b7c4e0a2-3f1d-4c55-9a57-2d8f0f5a8e11"
            *     }
            */
@@ -8125,6 +9509,286 @@ export interface operations {
         };
         content: {
           'application/json': components['schemas']['ReadinessReport'];
+        };
+      };
+    };
+  };
+  DiffsController_get: {
+    parameters: {
+      query?: {
+        /** @description Answer when the diff is indexed (the seed behaviour), up to wait_ms */
+        wait?: boolean;
+        /** @description How long ?wait=true waits (ms, default 60000) */
+        wait_ms?: number;
+      };
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['DiffView'];
+        };
+      };
+      /** @description Invalid input (validation, malformed JSON, unknown fields) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "VALIDATION_FAILED",
+           *       "message": "Invalid input (validation, malformed JSON, unknown fields)",
+           *       "requestId": "b7c4e0a2-3f1d-4c55-9a57-2d8f0f5a8e11"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description Missing, unknown, expired or revoked API key */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "UNAUTHENTICATED",
+           *       "message": "Missing, unknown, expired or revoked API key",
+           *       "requestId": "b7c4e0a2-3f1d-4c55-9a57-2d8f0f5a8e11"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description The key's role does not allow this */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "FORBIDDEN",
+           *       "message": "The key's role does not allow this",
+           *       "requestId": "b7c4e0a2-3f1d-4c55-9a57-2d8f0f5a8e11"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description Not found in the caller’s tenant */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "NOT_FOUND",
+           *       "message": "Not found in the caller’s tenant",
+           *       "requestId": "b7c4e0a2-3f1d-4c55-9a57-2d8f0f5a8e11"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description Rate or concurrency limit reached; retry later */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "RATE_LIMITED",
+           *       "message": "Rate or concurrency limit reached; retry later",
+           *       "requestId": "b7c4e0a2-3f1d-4c55-9a57-2d8f0f5a8e11"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description Unexpected error (logged with the request id) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "INTERNAL_ERROR",
+           *       "message": "Unexpected error (logged with the request id)",
+           *       "requestId": "b7c4e0a2-3f1d-4c55-9a57-2d8f0f5a8e11"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description A dependency (database, cache, model) is unavailable */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "SERVICE_UNAVAILABLE",
+           *       "message": "A dependency (database, cache, model) is unavailable",
+           *       "requestId": "b7c4e0a2-3f1d-4c55-9a57-2d8f0f5a8e11"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+    };
+  };
+  DiffsController_apply: {
+    parameters: {
+      query?: {
+        /** @description Answer when the diff is indexed (the seed behaviour), up to wait_ms */
+        wait?: boolean;
+        /** @description How long ?wait=true waits (ms, default 60000) */
+        wait_ms?: number;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['DiffApplyRequestDto'];
+      };
+    };
+    responses: {
+      /** @description Success */
+      202: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['DiffView'];
+        };
+      };
+      /** @description Invalid input (validation, malformed JSON, unknown fields) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "VALIDATION_FAILED",
+           *       "message": "Invalid input (validation, malformed JSON, unknown fields)",
+           *       "requestId": "b7c4e0a2-3f1d-4c55-9a57-2d8f0f5a8e11"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description Missing, unknown, expired or revoked API key */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "UNAUTHENTICATED",
+           *       "message": "Missing, unknown, expired or revoked API key",
+           *       "requestId": "b7c4e0a2-3f1d-4c55-9a57-2d8f0f5a8e11"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description The key's role does not allow this */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "FORBIDDEN",
+           *       "message": "The key's role does not allow this",
+           *       "requestId": "b7c4e0a2-3f1d-4c55-9a57-2d8f0f5a8e11"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description Body or upload over the configured limit */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "PAYLOAD_TOO_LARGE",
+           *       "message": "Body or upload over the configured limit",
+           *       "requestId": "b7c4e0a2-3f1d-4c55-9a57-2d8f0f5a8e11"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description Rate or concurrency limit reached; retry later */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "RATE_LIMITED",
+           *       "message": "Rate or concurrency limit reached; retry later",
+           *       "requestId": "b7c4e0a2-3f1d-4c55-9a57-2d8f0f5a8e11"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description Unexpected error (logged with the request id) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "INTERNAL_ERROR",
+           *       "message": "Unexpected error (logged with the request id)",
+           *       "requestId": "b7c4e0a2-3f1d-4c55-9a57-2d8f0f5a8e11"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description A dependency (database, cache, model) is unavailable */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "SERVICE_UNAVAILABLE",
+           *       "message": "A dependency (database, cache, model) is unavailable",
+           *       "requestId": "b7c4e0a2-3f1d-4c55-9a57-2d8f0f5a8e11"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponseDto'];
         };
       };
     };
