@@ -289,7 +289,18 @@ describe(`asset registry over HTTP (${testBackend()})`, () => {
     }
     const schemas = await t.request('GET', '/api/assets/schemas', { key: reader });
     expect(Object.keys(schemas.body).sort()).toEqual(
-      ['catalog', 'mapping', 'policy', 'prompt', 'query', 'resolver', 'screen', 'source', 'stage', 'tool'].sort(),
+      [
+        'catalog',
+        'mapping',
+        'policy',
+        'prompt',
+        'query',
+        'resolver',
+        'screen',
+        'source',
+        'stage',
+        'tool',
+      ].sort(),
     );
   });
 });

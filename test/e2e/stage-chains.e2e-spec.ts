@@ -215,8 +215,7 @@ describe(`stages: output mapping, chains, published stages, the seed plan (${tes
     });
     expect(created.status).toBe(201);
     expect(
-      (await t.request('POST', `/api/assets/${created.body.id}/publish`, { key: admin, body: {} }))
-        .status,
+      (await t.request('POST', `/api/assets/${created.body.id}/publish`, { key: admin, body: {} })).status,
     ).toBe(200);
 
     const run = await execute({ stage: 'items-by-env', params: { environment: 'staging' } });
