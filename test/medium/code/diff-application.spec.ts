@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createTwoFilesPatch } from 'diff';
 import { CodeModule, CodeQueryService, DiffApplicationService, type DiffView } from '@app/code';
-import { DocumentIngestionService } from '@app/documents';
+import { DocumentIngestionService, DocumentSearchService } from '@app/documents';
 import { AuthService } from '@app/platform';
 import { ToolContext, ToolRegistry, ToolsModule } from '@app/tools';
 import { startTestContext, TestContext, testBackend } from '@test/support';
@@ -287,6 +287,26 @@ describe(`code diffs, graph and search (${testBackend()})`, () => {
     await expect(code.files(tenantB, repository.id, null, 10)).rejects.toMatchObject({
       code: 'REPOSITORY_NOT_FOUND',
     });
+  });
+
+  it("keeps a user's code out of the tenant's document search and the document_search tool", async () => {
+    const search = ctx.get(DocumentSearchService);
+    // Alice's own code search finds it; a plain search of the tenant, even one asking for code, does not.
+    const own = await search.search(tenantA, { query: 'authenticate password' }, { codeOwner: 'alice' });
+    expect(own.results.length).toBeGreaterThan(0);
+    for (const filters of [
+      {},
+      { metadata: { source: 'code' } },
+      { metadata: { source: 'code', user_id: 'alice' } },
+    ]) {
+      const other = await search.search(tenantA, { query: 'authenticate password', filters });
+      expect(other.results).toEqual([]);
+    }
+    const tool = await ctx.get(ToolRegistry).execute(toolContext(tenantA, 'bob'), 'document_search', {
+      query: 'authenticate password',
+    });
+    expect(tool.success).toBe(true);
+    expect((tool.data as { count: number }).count).toBe(0);
   });
 
   it('removes a deleted file’s nodes and chunks; its callers lose the edge but keep the name', async () => {

@@ -178,6 +178,7 @@ describe(`keyword branch BM25 statistics (${testBackend()})`, () => {
     const repository = ctx.get(SearchRepository);
     const plan = (keywordBudget: number): SearchPlan => ({
       tenantId: tenant,
+      codeOwner: null,
       searchType: 'text',
       keywordQuery: 'server or failover',
       vector: null,

@@ -147,12 +147,16 @@ export class CodeQueryService {
 
   /** The seed's search_vector_db: hybrid search over the user's code chunks. */
   async searchCode(tenantId: string, userId: string, query: string, topK: number): Promise<CodeSearchHit[]> {
-    const response = await this.documents.search(tenantId, {
-      query,
-      top_k: topK,
-      search_type: 'hybrid',
-      filters: { metadata: { source: 'code', user_id: userId } },
-    });
+    const response = await this.documents.search(
+      tenantId,
+      {
+        query,
+        top_k: topK,
+        search_type: 'hybrid',
+        filters: { metadata: { source: 'code', user_id: userId } },
+      },
+      { codeOwner: userId },
+    );
     const symbols = await this.graph.symbolsByDocument(response.results.map((r) => r.document_id));
     return response.results.map((result) => {
       const symbol = symbols.get(result.document_id) ?? null;

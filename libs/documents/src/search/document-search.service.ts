@@ -42,6 +42,8 @@ interface NormalizedRequest {
   candidates: number;
   weights: { text: number; vector: number };
   filters: DocumentSearchFilters;
+  /** Whose code chunks the search may see (the code tools, for their caller); null: none. */
+  code_owner: string | null;
 }
 
 const hash = (value: unknown): string =>
@@ -74,9 +76,18 @@ export class DocumentSearchService {
     private readonly versions: SearchCacheVersionsService,
   ) {}
 
-  async search(tenantId: string, request: DocumentSearchRequest): Promise<DocumentSearchResponse> {
+  /**
+   * `options.codeOwner`: code chunks (documents with `metadata.source: "code"`, written by the code
+   * lib per user) are private to their user. Only a caller that knows the user from authentication
+   * (the code tools) passes it, and then sees that user's code; every other search sees no code.
+   */
+  async search(
+    tenantId: string,
+    request: DocumentSearchRequest,
+    options: { codeOwner?: string } = {},
+  ): Promise<DocumentSearchResponse> {
     const started = performance.now();
-    const normalized = this.normalize(request);
+    const normalized = { ...this.normalize(request), code_owner: options.codeOwner ?? null };
     const outcome = await this.cachedOrComputed(tenantId, normalized);
     return {
       ...outcome.value,
@@ -115,7 +126,7 @@ export class DocumentSearchService {
     return outcome;
   }
 
-  private normalize(request: DocumentSearchRequest): NormalizedRequest {
+  private normalize(request: DocumentSearchRequest): Omit<NormalizedRequest, 'code_owner'> {
     const query =
       typeof request.query === 'string' ? request.query.normalize('NFKC').replace(/\s+/g, ' ').trim() : '';
     const maxChars = this.config.get('DOCUMENTS_SEARCH_MAX_QUERY_CHARS');
@@ -289,6 +300,7 @@ export class DocumentSearchService {
       bm25B: this.config.get('DOCUMENTS_SEARCH_BM25_B'),
       keywordBudget: this.config.get('DOCUMENTS_SEARCH_KEYWORD_BUDGET'),
       filters: request.filters,
+      codeOwner: request.code_owner,
     };
     const rows = await this.repository.search(plan);
     const results = rows.map((row, index) => this.toResult(row, index, request));

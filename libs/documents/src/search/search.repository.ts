@@ -24,6 +24,8 @@ export interface SearchPlan {
   /** Postings the keyword branch may read to find candidates (rarest terms first). */
   keywordBudget: number;
   filters: DocumentSearchFilters;
+  /** The user whose code chunks are visible (see DocumentSearchService.search); null: no code chunks. */
+  codeOwner: string | null;
 }
 
 export interface SearchRow {
@@ -66,6 +68,12 @@ function filterSql(plan: SearchPlan, p: Params, tenantParam: string): string {
     parts.push(`d.doc_metadata @> ${p.add(JSON.stringify(f.metadata))}::jsonb`);
   if (f.created_after) parts.push(`d.created_at >= ${p.add(f.created_after)}::timestamptz`);
   if (f.created_before) parts.push(`d.created_at < ${p.add(f.created_before)}::timestamptz`);
+  // Code chunks are private to the user who sent the code: visible only to that user's code search.
+  parts.push(
+    plan.codeOwner === null
+      ? `NOT (d.doc_metadata @> '{"source": "code"}'::jsonb)`
+      : `d.doc_metadata @> ${p.add(JSON.stringify({ source: 'code', user_id: plan.codeOwner }))}::jsonb`,
+  );
   return parts.join(' AND ');
 }
 
