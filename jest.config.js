@@ -12,6 +12,10 @@ const moduleNameMapper = {
 const common = { rootDir: __dirname, transform, moduleNameMapper, testEnvironment: 'node' };
 
 module.exports = {
+  // A worker loads every spec file's modules afresh, WebAssembly included (libpg-query, PGlite,
+  // tree-sitter), and wasm memory is not returned when the registry is dropped: a worker that went
+  // through many spec files ran out of heap. Recycle a worker once it holds more than this after a file.
+  workerIdleMemoryLimit: '1536MB',
   projects: [
     {
       ...common,
