@@ -1,8 +1,8 @@
 // `npm test`: unit tests, then the medium and e2e tiers against the native PostgreSQL + Redis and
 // against the embedded PGlite backend. Extra arguments go to every jest run (e.g. a path filter).
-// The backend tiers run side by side (each spec has its own database, so they do not collide); their
-// output is kept in test-results/<tier>.log and printed when the tier ends. TEST_PARALLEL_TIERS=0 runs
-// them one after the other with live output.
+// The backend tiers run one after the other with live output, each on two jest workers;
+// TEST_PARALLEL_TIERS=1 runs them side by side (each spec has its own database, so they do not
+// collide), with each tier's output kept in test-results/<tier>.log and printed when it ends.
 import { spawn, spawnSync } from 'node:child_process';
 import { createWriteStream, mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -12,7 +12,7 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const jest = path.join(root, 'node_modules', 'jest', 'bin', 'jest.js');
 const extra = process.argv.slice(2);
 const backends = (process.env.TEST_BACKENDS ?? 'native,embedded').split(',').filter(Boolean);
-const parallel = process.env.TEST_PARALLEL_TIERS !== '0' && backends.length > 1;
+const parallel = process.env.TEST_PARALLEL_TIERS === '1' && backends.length > 1;
 const resultsDir = path.join(root, 'test-results');
 
 const outcomes = [];
@@ -73,9 +73,12 @@ const build = spawnSync(process.execPath, [path.join(root, 'scripts', 'build.mjs
 if (build.status !== 0) process.exit(build.status ?? 1);
 
 run('unit', ['--selectProjects', 'unit', '--passWithNoTests']);
+// Two workers per tier even on a 2-core machine: in band (jest's choice for one worker) every spec
+// file's modules, WebAssembly included, pile up in one process until its heap runs out; workers are
+// recycled past jest.config.js's workerIdleMemoryLimit.
 const tier = (backend) => [
   `medium + e2e on ${backend}`,
-  ['--selectProjects', 'medium', 'e2e', '--passWithNoTests'],
+  ['--selectProjects', 'medium', 'e2e', '--passWithNoTests', '--maxWorkers=2'],
   { TEST_DB_BACKEND: backend },
 ];
 if (parallel) {
