@@ -3,8 +3,9 @@
  * search 70%, stage execute 20%, document ingestion 10%, spread over the replicas, with each
  * process's RSS sampled while it runs.
  *
- *   npm run bench:load -- [--replicas 2] [--duration 60] [--connections 16] [--sample 10]
- *   npm run bench:load -- --soak            (one replica, 600 s, RSS every 10 s, slope after warm-up)
+ *   npm run bench:soak                       (one replica, 600 s, RSS every 10 s, slope after warm-up)
+ *   node dist/bench/load-mixed.js [--replicas 2] [--duration 60] [--connections 16] [--sample 10]
+ * (`npm run bench:load` is the multi-process load with a worker and a private Redis: bench/load.ts.)
  *
  * DATABASE_URL (a superuser URL; default the local server) gets a fresh database per run;
  * REDIS_URL (default redis://127.0.0.1:6379) is shared under a key prefix of the run's own.
@@ -120,6 +121,8 @@ async function main(): Promise<void> {
     REDIS_URL: process.env.REDIS_URL || 'redis://127.0.0.1:6379',
     CACHE_KEY_PREFIX: `bench-load:${Date.now().toString(36)}:`,
     DEMO_DATA_SCALE: 'small',
+    // The load is one key; the per-key limit would turn most of it into 429s.
+    RATE_LIMIT_PER_KEY: '0',
   };
   const started: Replica[] = [];
   try {
@@ -210,7 +213,7 @@ async function main(): Promise<void> {
     clearInterval(sampler);
     samples.push({ t: (Date.now() - t0) / 1000, rss: started.map((r) => rssMb(r.child.pid)) });
 
-    console.log(`\n# npm run bench:load -- ${argv.join(' ')}`);
+    console.log(`\n# node dist/bench/load-mixed.js ${argv.join(' ')}`);
     console.log(
       `date ${new Date().toISOString()}, node ${process.version}, load average before: ${load}, after: ${loadAverage()}`,
     );
