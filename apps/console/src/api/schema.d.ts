@@ -9686,7 +9686,16 @@ export interface operations {
       };
     };
     responses: {
-      /** @description Success */
+      /** @description Already indexed: with ?wait=true once done, or at once when the request changes nothing */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['DiffView'];
+        };
+      };
+      /** @description Stored and queued: { diff_id, status } (poll GET /internal/v1/diffs/{id}) */
       202: {
         headers: {
           [name: string]: unknown;

@@ -1,5 +1,5 @@
 import { Body, Controller, Get, HttpCode, Param, ParseUUIDPipe, Post, Query, Res } from '@nestjs/common';
-import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { CurrentPrincipal, Principal, RequireRole } from '@app/platform';
 import type { DiffView } from '../code.types';
@@ -16,6 +16,16 @@ export class DiffsController {
   constructor(private readonly diffs: DiffApplicationService) {}
 
   @Post('apply')
+  @ApiResponse({
+    status: 202,
+    description: 'Stored and queued: { diff_id, status } (poll GET /internal/v1/diffs/{id})',
+    schema: { $ref: '#/components/schemas/DiffView' },
+  })
+  @ApiResponse({
+    status: 200,
+    description: 'Already indexed: with ?wait=true once done, or at once when the request changes nothing',
+    schema: { $ref: '#/components/schemas/DiffView' },
+  })
   @HttpCode(202)
   @ApiOperation({
     summary:
