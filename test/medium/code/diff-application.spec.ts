@@ -307,6 +307,9 @@ describe(`code diffs, graph and search (${testBackend()})`, () => {
     });
     expect(tool.success).toBe(true);
     expect((tool.data as { count: number }).count).toBe(0);
+    // Nor does the tenant's document list name them.
+    const listed = await ctx.get(DocumentIngestionService).list(tenantA, { limit: 100 });
+    expect(listed.items.filter((d) => d.filename.startsWith('code/'))).toEqual([]);
   });
 
   it('removes a deleted file’s nodes and chunks; its callers lose the edge but keep the name', async () => {

@@ -215,6 +215,9 @@ export class DocumentsRepository {
     if (query.filename) qb.andWhere('d.filename = :filename', { filename: query.filename });
     if (query.metadata)
       qb.andWhere('d.doc_metadata @> CAST(:metadata AS jsonb)', { metadata: JSON.stringify(query.metadata) });
+    // Code documents (the code lib's chunks, private to the user who sent the code) are not listed to the
+    // tenant; the code tools and /api/code serve them to their owner.
+    qb.andWhere(`NOT (d.doc_metadata @> '{"source": "code"}'::jsonb)`);
     const [items, total] = await qb
       .orderBy('d.created_at', 'DESC')
       .addOrderBy('d.id', 'DESC')
