@@ -204,7 +204,11 @@ async function main(): Promise<void> {
     for (let i = 0; i < Math.max(1, replicas); i++) {
       const name = `api-${String.fromCharCode(97 + i)}`;
       apis.push(
-        await startProcess(name, 'dist/apps/api/src/main.js', { ...env, APP_ROLE: 'api', DATA_DIR: dir(name) }),
+        await startProcess(name, 'dist/apps/api/src/main.js', {
+          ...env,
+          APP_ROLE: 'api',
+          DATA_DIR: dir(name),
+        }),
       );
     }
     procs.push(...apis);
