@@ -20,7 +20,9 @@ export interface LeasedJob {
  * background worker) call `drainJobs()`. Claiming reads the queue across tenants (as the system);
  * a claimed job then runs as its tenant.
  */
-export abstract class LeasedJobRunner<J extends LeasedJob> implements OnApplicationBootstrap, OnApplicationShutdown {
+export abstract class LeasedJobRunner<J extends LeasedJob>
+  implements OnApplicationBootstrap, OnApplicationShutdown
+{
   readonly workerId = `${os.hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
   protected abstract readonly logger: Logger;
   private running = 0;
