@@ -81,9 +81,12 @@ export abstract class LeasedJobRunner<J extends LeasedJob>
     let claimed = 0;
     const loop = async () => {
       while (claimed < max) {
+        claimed++; // reserved before the claim, so parallel loops never take more than max
         const job = await this.claim();
-        if (!job) return;
-        claimed++;
+        if (!job) {
+          claimed--;
+          return;
+        }
         await this.execute(job);
       }
     };
