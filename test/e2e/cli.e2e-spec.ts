@@ -107,6 +107,34 @@ describe(`keys CLI (${testBackend()})`, () => {
     expect(readdirSync(dataDir)).toEqual([]);
   });
 
+  it('answers --help without loading the application, the ORM or the database driver', async () => {
+    // Timing-free proof of "--help is fast": the heavy modules are never loaded. The hook prints what
+    // of them is in require.cache when the process exits.
+    const hookDir = mkdtempSync(path.join(os.tmpdir(), 'ops-test-cli-hook-'));
+    const hook = path.join(hookDir, 'report-loaded.cjs');
+    writeFileSync(
+      hook,
+      `process.on('exit', () => {
+        const heavy = Object.keys(require.cache).filter((f) =>
+          /node_modules[\\\\/](@nestjs[\\\\/]core|typeorm|pg|@electric-sql)[\\\\/]/.test(f) || /dist[\\\\/]libs[\\\\/]/.test(f));
+        process.stdout.write('\\nHEAVY_MODULES_LOADED=' + heavy.length + '\\n');
+      });`,
+    );
+    try {
+      for (const args of [['--help'], ['keys', '--help'], ['schema', '--help'], ['seed', '--help']]) {
+        const help = await cli({ DATA_DIR: dataDir, NODE_OPTIONS: `--require ${hook}` }, ...args);
+        expect({ args, code: help.code }).toEqual({ args, code: 0 });
+        expect({ args, loaded: /HEAVY_MODULES_LOADED=(\d+)/.exec(help.output)?.[1] }).toEqual({
+          args,
+          loaded: '0',
+        });
+      }
+    } finally {
+      rmSync(hookDir, { recursive: true, force: true });
+    }
+    expect(readdirSync(dataDir)).toEqual([]);
+  });
+
   it('prints an error as one line, with the stack only under --verbose', async () => {
     const file = path.join(dataDir, 'a-file');
     writeFileSync(file, 'x');

@@ -1,15 +1,15 @@
 import 'reflect-metadata';
-import { writeFileSync } from 'node:fs';
-import path from 'node:path';
-import { parseArgs, ParsedArgs, stringFlag } from './cli-args';
-import { openCliApp } from './cli-app';
-import { pendingSchemaChanges } from './schema-diff';
+import { parseArgs, ParsedArgs } from './cli-args';
 
 const CONNECTION_HELP = `      --url http://host:3000 [--api-key K] acts on a running server (the key defaults to
       OPS_API_KEY, then OPS_KEY, then DATA_DIR/admin-key); otherwise --data-dir DIR (or DATA_DIR /
       DATABASE_URL) opens a stopped server's database.`;
 
-/** Usage per command: `npm run cli -- <command> --help` prints it without loading the application. */
+/**
+ * Usage per command: `npm run cli -- <command> --help` prints it without loading the application: every
+ * command module (and through it the Nest application, the ORM and the driver) is imported only when the
+ * command runs, so nothing here may import them statically.
+ */
 const COMMAND_USAGE: Record<string, string> = {
   keys: `keys create --tenant T --role admin|operator|reader|service [--name N] [--user U]
 keys list [--tenant T]
@@ -32,47 +32,9 @@ ${Object.values(COMMAND_USAGE)
   .join('\n')}
   --verbose shows stack traces and the application's log lines`;
 
-async function runSchemaCommand(args: ParsedArgs): Promise<void> {
-  const [, action, name] = args.positional;
-  const dataDir = stringFlag(args, 'data-dir');
-  if (dataDir) process.env.DATA_DIR = dataDir;
-  const app = await openCliApp(args);
-  try {
-    const diff = await pendingSchemaChanges(app);
-    if (action === 'diff') {
-      if (diff.up.length === 0) {
-        process.stdout.write('schema: no drift, the migrations match the entities\n');
-        return;
-      }
-      process.stdout.write(
-        `schema drift: ${diff.up.length} statement(s) missing from migrations:\n${diff.up.join(';\n')};\n`,
-      );
-      process.exitCode = 1;
-    } else if (action === 'generate' && name && /^[A-Z][A-Za-z0-9]+$/.test(name)) {
-      if (diff.up.length === 0) {
-        process.stdout.write('schema: nothing to generate\n');
-        return;
-      }
-      const stamp = Date.now();
-      const file = path.resolve('migrations', `${stamp}-${name}.ts`);
-      const lines = (queries: string[]) =>
-        queries.map((q) => `    await queryRunner.query(${JSON.stringify(q)});`).join('\n');
-      writeFileSync(
-        file,
-        `import { MigrationInterface, QueryRunner } from 'typeorm';\n\nexport class ${name}${stamp} implements MigrationInterface {\n  name = '${name}${stamp}';\n\n  public async up(queryRunner: QueryRunner): Promise<void> {\n${lines(diff.up)}\n  }\n\n  public async down(queryRunner: QueryRunner): Promise<void> {\n${lines([...diff.down].reverse())}\n  }\n}\n`,
-      );
-      process.stdout.write(`wrote ${file}; format it, read it, and add it to migrations/index.ts\n`);
-    } else {
-      throw new Error('usage: schema diff | schema generate <PascalName>');
-    }
-  } finally {
-    await app.close();
-  }
-}
-
 const COMMANDS: Record<string, (args: ParsedArgs) => Promise<void>> = {
   keys: async (args) => (await import('./key-commands')).runKeysCommand(args),
-  schema: runSchemaCommand,
+  schema: async (args) => (await import('./schema-command')).runSchemaCommand(args),
   seed: async (args) => (await import('./seed-commands')).runSeedCommand(args),
   ingest: async (args) => (await import('./ingest-command')).runIngestCommand(args),
   agents: async (args) => (await import('./agent-commands')).runAgentsCommand(args),

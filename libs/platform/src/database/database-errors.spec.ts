@@ -1,3 +1,4 @@
+import { QueryRunnerAlreadyReleasedError, QueryRunnerProviderAlreadyReleasedError } from 'typeorm';
 import { isDatabaseUnavailable, retryReadOnce } from './database-errors';
 
 describe('retryReadOnce', () => {
@@ -27,5 +28,21 @@ describe('retryReadOnce', () => {
   it('does not take statement errors for outages', () => {
     expect(isDatabaseUnavailable(Object.assign(new Error('bad'), { code: '22P02' }))).toBe(false);
     expect(isDatabaseUnavailable(Object.assign(new Error('x'), { code: '08006' }))).toBe(true);
+  });
+
+  // Both are what TypeORM throws when the next statement of an operation finds its connection gone
+  // (a terminated backend): the first from the query runner, the second from a transaction's manager
+  // (seen as 500s when backends were terminated during concurrent searches, issue 13 finding 16).
+  it('takes the released-query-runner errors of a dead connection for outages', () => {
+    expect(isDatabaseUnavailable(new QueryRunnerAlreadyReleasedError())).toBe(true);
+    expect(isDatabaseUnavailable(new QueryRunnerProviderAlreadyReleasedError())).toBe(true);
+  });
+
+  it('retries a read whose transaction found its connection released', async () => {
+    let calls = 0;
+    const read = () =>
+      ++calls === 1 ? Promise.reject(new QueryRunnerProviderAlreadyReleasedError()) : Promise.resolve('rows');
+    await expect(retryReadOnce(read, 1)).resolves.toBe('rows');
+    expect(calls).toBe(2);
   });
 });

@@ -46,13 +46,14 @@ const UNAVAILABLE_ERRNOS = new Set([
   'ENOTFOUND',
 ]);
 const UNAVAILABLE_MESSAGE =
-  /timeout exceeded when trying to connect|Connection terminated|Client has encountered a connection error|terminating connection due to administrator command|the database system is (starting up|shutting down|in recovery mode)|ECONNREFUSED|ECONNRESET|Query runner already released/;
+  /timeout exceeded when trying to connect|Connection terminated|Client has encountered a connection error|terminating connection due to administrator command|the database system is (starting up|shutting down|in recovery mode)|ECONNREFUSED|ECONNRESET|Query runner already released|connection provided by a query runner was already released/;
 
 /**
  * The database could not be reached or dropped the connection (refused, reset, terminated by an
  * admin or a restart, pool wait timed out): a transient outage, answered 503 with Retry-After.
- * `QueryRunnerAlreadyReleasedError` belongs here: TypeORM releases a runner whose connection
- * died, and the operation's next statement then finds it released.
+ * `QueryRunnerAlreadyReleasedError` and `QueryRunnerProviderAlreadyReleasedError` belong here: TypeORM
+ * releases a runner whose connection died, and the operation's next statement (through the runner, or
+ * through a transaction's entity manager) then finds it released.
  */
 export function isDatabaseUnavailable(error: unknown): boolean {
   if (typeof error !== 'object' || error === null) return false;
@@ -61,7 +62,12 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   const shape = error as DriverErrorShape & { name?: unknown };
   const errno = shape.driverError?.code ?? shape.code;
   if (typeof errno === 'string' && UNAVAILABLE_ERRNOS.has(errno)) return true;
-  if (shape.name === 'QueryRunnerAlreadyReleasedError') return true;
+  if (
+    shape.name === 'QueryRunnerAlreadyReleasedError' ||
+    shape.name === 'QueryRunnerProviderAlreadyReleasedError'
+  ) {
+    return true;
+  }
   return typeof shape.message === 'string' && UNAVAILABLE_MESSAGE.test(shape.message);
 }
 
