@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Makes sure the native PostgreSQL 15 server has the pgvector extension.
+# Makes sure the native PostgreSQL server (PG_MAJOR, default 15; .ci/run passes the running server's) has pgvector.
 # pgvector is not packaged for Debian bookworm, so it is built from Debian trixie's source package.
 set -euo pipefail
 

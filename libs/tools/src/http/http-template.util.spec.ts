@@ -43,7 +43,9 @@ describe('http tool templates', () => {
       /dot segment/,
     );
     expect(url('%2e%2e').pathname).toBe('/api/%252e%252e/x');
-    expect(url('a/../b').pathname).toBe('/api/a%2F..%2Fb/x');
+    for (const p of ['a/../b', 'a/../..', '../x', 'a\\..\\b', 'x/.'])
+      expect(() => url(p)).toThrow(/dot segment/);
+    expect(url('group/project').pathname).toBe('/api/group%2Fproject/x');
     expect(url('/').pathname).toBe('/api/%2F/x');
     expect(url('..a').pathname).toBe('/api/..a/x');
     expect(renderUrl('https://x.example/api?q={{input.p}}', { ...scope, input: { p: '..' } })).toBe(

@@ -70,8 +70,8 @@ const URL_ORIGIN = /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i;
 /**
  * Renders a URL template: every value is percent-encoded (so input cannot add path segments, query
  * parameters or change the host), and a placeholder without a value is an input error. A value
- * that makes a path segment `.` or `..` is refused: encoding leaves dots alone, and the URL parser
- * would otherwise resolve `/api/../x` to `/x`.
+ * that makes a path segment `.` or `..` is refused, also between the slashes it encodes: encoding
+ * leaves dots alone, and the URL parser would otherwise resolve `/api/../x` to `/x`.
  */
 export function renderUrl(template: string, scope: TemplateScope): string {
   const rendered = template.replace(PLACEHOLDER, (_match, expression: string) => {
@@ -85,7 +85,9 @@ export function renderUrl(template: string, scope: TemplateScope): string {
   });
   // Encoded values hold no `?` or `#`, so the first one belongs to the template and ends the path.
   const path = rendered.replace(URL_ORIGIN, '').split(/[?#]/, 1)[0];
-  if (path.split('/').some((segment) => DOT_SEGMENT.test(segment))) {
+  // Also between encoded slashes: a target that decodes `%2F` (or `%5C`) before resolving dot segments
+  // would climb on `a/../..`; a value like `group/project` (GitLab-style ids) stays allowed.
+  if (path.split(/\/|%2f|%5c/i).some((segment) => DOT_SEGMENT.test(segment))) {
     throw new ToolError(
       ToolErrorCode.INVALID_INPUT,
       'A URL path value may not be a dot segment (`.` or `..`).',
