@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import type { ToolAssetSpec } from '@app/asset-registry';
-import { AuthService } from '@app/platform';
+import { AppConfig, AuthService, DatabaseInfo } from '@app/platform';
 import { StageExecutorService, ToolContext, ToolRegistry, ToolsModule } from '@app/tools';
 import { DemoDataService, OpsModule, SqlToolFactory } from '@app/ops';
+import { SqlToolRepository, SqlToolSuspendedError } from '@app/ops/testing';
 import { startTestContext, TestContext, testBackend } from '@test/support';
 
 const caller = (tenantId: string) => ({
@@ -299,6 +300,28 @@ describe(`OPS tools over the demo dataset (${testBackend()})`, () => {
         [tenantId],
       );
       expect(count).toBeGreaterThan(80);
+    });
+
+    it('embedded: pauses the sql tools of a tenant whose runaways keep restarting the database, and only its', async () => {
+      const config = ctx.get(AppConfig);
+      const limited = new SqlToolRepository(ctx.get(DataSource), ctx.get(DatabaseInfo), {
+        get: (key: string) => (key === 'EMBEDDED_SQL_INTERRUPTS_PER_HOUR' ? 1 : config.get(key as never)),
+      } as AppConfig);
+      const burn = `SELECT count(*) AS n FROM configuration_items a, configuration_items b, configuration_items c, configuration_items d
+        WHERE length(a.name || b.name || c.name || d.name) > 0`;
+      const first = await limited.run(tenantId, burn, [], 10, 300).catch((error: unknown) => error);
+      expect(first).toMatchObject({ code: '57014' });
+      const second = await limited.run(tenantId, 'SELECT 1 AS one', [], 10, 300).catch((e: unknown) => e);
+      if (ctx.database.backend === 'embedded') {
+        expect(second).toBeInstanceOf(SqlToolSuspendedError);
+        expect((second as SqlToolSuspendedError).retryAfterSeconds).toBeGreaterThan(3500);
+      } else {
+        // Native cancels with statement_timeout and restarts nothing: no pause.
+        expect(second).toMatchObject({ rows: [{ one: 1 }] });
+      }
+      await expect(limited.run(otherTenantId, 'SELECT 1 AS one', [], 10, 300)).resolves.toMatchObject({
+        rows: [{ one: 1 }],
+      });
     });
 
     it('cannot run a query the planner says is too expensive', async () => {

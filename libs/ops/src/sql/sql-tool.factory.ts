@@ -13,7 +13,7 @@ import {
   ToolOutput,
 } from '@app/tools';
 import { checkSqlQuery, CheckedSql, loadSqlParser, SqlGuardError } from './sql-guard.util';
-import { SqlCostExceededError, SqlToolRepository } from './sql-tool.repository';
+import { SqlCostExceededError, SqlToolRepository, SqlToolSuspendedError } from './sql-tool.repository';
 
 export const SQL_TOOL_DEFAULTS = {
   rowLimit: 1000,
@@ -71,6 +71,11 @@ class SqlTool implements Tool {
         warnings: result.truncated ? [`Only the first ${this.rowLimit} rows are returned.`] : [],
       };
     } catch (error) {
+      if (error instanceof SqlToolSuspendedError)
+        throw new ToolError(ToolErrorCode.RATE_LIMITED, `SQL tool paused: ${error.message}`, {
+          retry_after_seconds: error.retryAfterSeconds,
+          interrupts_last_hour: error.interrupts,
+        });
       if (error instanceof SqlCostExceededError)
         throw new ToolError('QUERY_TOO_EXPENSIVE', `SQL error: ${error.message}`, {
           estimated_cost: Math.round(error.cost),

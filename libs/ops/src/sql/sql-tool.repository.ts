@@ -44,6 +44,18 @@ const TENANT_SCOPE = Object.entries(SQL_TOOL_RELATIONS)
 /** Planner cost above which a query is refused before it runs (the embedded database ignores statement_timeout). */
 export const SQL_TOOL_MAX_PLAN_COST = 2_000_000;
 
+/** Embedded: the tenant's sql tools forced too many database restarts in the last hour. */
+export class SqlToolSuspendedError extends Error {
+  constructor(
+    readonly interrupts: number,
+    readonly retryAfterSeconds: number,
+  ) {
+    super(
+      `this tenant's sql tools ran past their timeout ${interrupts} times in the last hour; each one restarts the embedded database for every tenant, so sql tools are paused for ${retryAfterSeconds} s (EMBEDDED_SQL_INTERRUPTS_PER_HOUR)`,
+    );
+  }
+}
+
 export class SqlCostExceededError extends Error {
   constructor(readonly cost: number) {
     super(
@@ -75,12 +87,16 @@ function jsonValue(value: unknown, typeId: number): unknown {
 export class SqlToolRepository {
   /** sql tools get at most this share of the pool, so searches and the rest always find a connection. */
   private readonly share: BoundedSemaphore;
+  /** Embedded: when each tenant's sql tool queries were interrupted (the database thread restarted). */
+  private readonly interrupts = new Map<string, number[]>();
+  private readonly interruptsPerHour: number;
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly database: DatabaseInfo,
     config: AppConfig,
   ) {
+    this.interruptsPerHour = config.get('EMBEDDED_SQL_INTERRUPTS_PER_HOUR');
     this.share = new BoundedSemaphore(
       config.get('SQL_TOOL_MAX_CONCURRENT') ?? Math.max(1, Math.floor(config.get('DATABASE_POOL_SIZE') / 2)),
     );
@@ -97,6 +113,7 @@ export class SqlToolRepository {
     rowLimit: number,
     timeoutMs: number,
   ): Promise<SqlRows> {
+    this.refuseWhileSuspended(tenantId);
     // The wait counts against the tool's own timeout (the registry's deadline), never forever.
     const release = await this.share.acquire(timeoutMs);
     if (!release) throw Object.assign(new Error('sql tool capacity busy'), { code: '57014' });
@@ -142,7 +159,7 @@ export class SqlToolRepository {
         });
       const cost = plan.rows[0]['QUERY PLAN'][0].Plan['Total Cost'];
       if (cost > SQL_TOOL_MAX_PLAN_COST) throw new SqlCostExceededError(cost);
-      const result = await this.queryWithDeadline(client, text, params, timeoutMs);
+      const result = await this.queryWithDeadline(tenantId, client, text, params, timeoutMs);
       const types = new Map(result.fields.map((f) => [f.name, f.dataTypeID]));
       const rows = result.rows
         .slice(0, rowLimit)
@@ -167,6 +184,7 @@ export class SqlToolRepository {
    * deadline, the database thread is interrupted and the statement fails like a cancelled one (57014).
    */
   private async queryWithDeadline(
+    tenantId: string,
     client: PoolClient,
     text: string,
     values: unknown[],
@@ -176,6 +194,7 @@ export class SqlToolRepository {
     let interrupted = false;
     const timer = setTimeout(() => {
       interrupted = true;
+      this.recordInterrupt(tenantId);
       void this.database.interruptRunaway(`an sql tool query ran past its ${timeoutMs} ms timeout`);
     }, timeoutMs);
     try {
@@ -186,5 +205,27 @@ export class SqlToolRepository {
     } finally {
       clearTimeout(timer);
     }
+  }
+
+  /** The in-process record is enough: the embedded database serves exactly one process (its lock file). */
+  private recordInterrupt(tenantId: string): void {
+    const hourAgo = Date.now() - 3_600_000;
+    const times = (this.interrupts.get(tenantId) ?? []).filter((t) => t > hourAgo);
+    times.push(Date.now());
+    this.interrupts.set(tenantId, times);
+  }
+
+  private refuseWhileSuspended(tenantId: string): void {
+    if (this.database.backend !== 'embedded' || this.interruptsPerHour === 0) return;
+    const hourAgo = Date.now() - 3_600_000;
+    const times = (this.interrupts.get(tenantId) ?? []).filter((t) => t > hourAgo);
+    if (times.length === 0) this.interrupts.delete(tenantId);
+    else this.interrupts.set(tenantId, times);
+    if (times.length < this.interruptsPerHour) return;
+    const oldestThatCounts = times[times.length - this.interruptsPerHour];
+    throw new SqlToolSuspendedError(
+      times.length,
+      Math.max(1, Math.ceil((oldestThatCounts - hourAgo) / 1000)),
+    );
   }
 }

@@ -298,6 +298,17 @@ export class EnvironmentVariables {
   @Max(200)
   SQL_TOOL_MAX_CONCURRENT?: number;
 
+  /**
+   * Embedded only: stopping a runaway sql tool query restarts the database thread, which stalls every
+   * tenant for that moment. A tenant whose sql tools forced this many restarts in the last hour gets
+   * its sql tools refused (429 TOOLS_BUSY) until the oldest is an hour old; 0 turns the limit off.
+   */
+  @Transform(toNumber)
+  @IsInt()
+  @Min(0)
+  @Max(1000)
+  EMBEDDED_SQL_INTERRUPTS_PER_HOUR = 3;
+
   /** How long a side-effect tool call waits for a person to confirm it before it expires. */
   @Transform(toNumber)
   @IsInt()
