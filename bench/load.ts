@@ -4,7 +4,10 @@
  * stage execute (an http tool asset), 10% ingestion, split over both replicas by autocannon.
  * Reports throughput, p50/p99, errors and each process's RSS (sampled every 5 s).
  *
- *   npm run build --silent && node dist/bench/load.js [--duration 60] [--connections 8] [--documents 200]
+ *   npm run bench:load     node dist/bench/load.js [--replicas 2] [--duration 60] [--connections 8] [--documents 200]
+ *   npm run bench:soak     the same with --soak: one replica and the worker for 600 s, RSS every 10 s, and
+ *                          each process's RSS slope (MB/min) after a 120 s warm-up: a leak shows as a slope
+ *   flags: --sample <s> (RSS sampling), --warm-up <s> (start of the slope)
  */
 import { ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -65,6 +68,8 @@ interface Proc {
   base: string;
   output: () => string;
   rss: number[];
+  /** Seconds since the load started, one per RSS sample. */
+  at: number[];
 }
 
 function rssMb(pid: number): number {
@@ -97,7 +102,7 @@ async function startProcess(name: string, script: string, env: Record<string, st
       throw new Error(`${name} did not start:\n${output}`);
     await sleep(100);
   }
-  return { name, child, base: `http://127.0.0.1:${port}`, output: () => output, rss: [] };
+  return { name, child, base: `http://127.0.0.1:${port}`, output: () => output, rss: [], at: [] };
 }
 
 async function call(base: string, key: string, method: string, route: string, body?: unknown) {
@@ -119,9 +124,24 @@ const sentence = (n: number) => Array.from({ length: n }, pick).join(' ');
 const documentBody = (i: number) =>
   `# Runbook ${i}: ${sentence(3)}\n\n${Array.from({ length: 6 }, () => `${sentence(14)}.`).join('\n\n')}`;
 
+/** Least-squares slope of y over x. */
+function slope(points: Array<[number, number]>): number {
+  const n = points.length;
+  if (n < 2) return NaN;
+  const mx = points.reduce((sum, [x]) => sum + x, 0) / n;
+  const my = points.reduce((sum, [, y]) => sum + y, 0) / n;
+  const num = points.reduce((sum, [x, y]) => sum + (x - mx) * (y - my), 0);
+  const den = points.reduce((sum, [x]) => sum + (x - mx) ** 2, 0);
+  return num / den;
+}
+
 async function main(): Promise<void> {
   const argv = process.argv.slice(2);
-  const duration = Number(flag(argv, 'duration') ?? 60);
+  const soak = argv.includes('--soak');
+  const replicas = Number(flag(argv, 'replicas') ?? (soak ? 1 : 2));
+  const duration = Number(flag(argv, 'duration') ?? (soak ? 600 : 60));
+  const sampleSeconds = Number(flag(argv, 'sample') ?? (soak ? 10 : 5));
+  const warmUpSeconds = Number(flag(argv, 'warm-up') ?? (soak ? 120 : 10));
   const connections = Number(flag(argv, 'connections') ?? 8);
   const documents = Number(flag(argv, 'documents') ?? 200);
   const adminKey = `ops_${randomBytes(30).toString('base64url')}`;
@@ -180,20 +200,18 @@ async function main(): Promise<void> {
 
   try {
     const dir = (name: string) => mkdtempSync(path.join(dataDir, `${name}-`));
-    procs.push(
-      await startProcess('api-a', 'dist/apps/api/src/main.js', {
-        ...env,
-        APP_ROLE: 'api',
-        DATA_DIR: dir('a'),
-      }),
-    );
-    procs.push(
-      await startProcess('api-b', 'dist/apps/api/src/main.js', {
-        ...env,
-        APP_ROLE: 'api',
-        DATA_DIR: dir('b'),
-      }),
-    );
+    const apis: Proc[] = [];
+    for (let i = 0; i < Math.max(1, replicas); i++) {
+      const name = `api-${String.fromCharCode(97 + i)}`;
+      apis.push(
+        await startProcess(name, 'dist/apps/api/src/main.js', {
+          ...env,
+          APP_ROLE: 'api',
+          DATA_DIR: dir(name),
+        }),
+      );
+    }
+    procs.push(...apis);
     procs.push(
       await startProcess('worker', 'dist/apps/api/src/worker.js', {
         ...env,
@@ -201,7 +219,8 @@ async function main(): Promise<void> {
         DATA_DIR: dir('w'),
       }),
     );
-    const [a, b] = procs;
+    const a = apis[0];
+    const b = apis[apis.length - 1];
 
     process.stderr.write(`seeding ${documents} documents and a tool...\n`);
     const ids: string[] = [];
@@ -231,10 +250,15 @@ async function main(): Promise<void> {
       await sleep(500);
     }
 
-    for (const p of procs) p.rss.push(rssMb(p.child.pid!));
-    const sampler = setInterval(() => {
-      for (const p of procs) p.rss.push(rssMb(p.child.pid!));
-    }, 5000);
+    const loadStart = Date.now();
+    const sample = () => {
+      for (const p of procs) {
+        p.rss.push(rssMb(p.child.pid!));
+        p.at.push((Date.now() - loadStart) / 1000);
+      }
+    };
+    sample();
+    const sampler = setInterval(sample, sampleSeconds * 1000);
 
     let ingested = 0;
     const headers = { authorization: `Bearer ${adminKey}`, 'content-type': 'application/json' };
@@ -274,15 +298,15 @@ async function main(): Promise<void> {
       `load: ${duration} s, ${connections} connections per replica, load average ${loadAverage()}\n`,
     );
     const results = await Promise.all(
-      [a, b].map((p) =>
+      apis.map((p) =>
         autocannon({ url: p.base, connections, duration, requests: [{ setupRequest: mixed }] }),
       ),
     );
     clearInterval(sampler);
-    for (const p of procs) p.rss.push(rssMb(p.child.pid!));
+    sample();
 
     const rows = results.map((r, i) => ({
-      replica: [a, b][i].name,
+      replica: apis[i].name,
       req_per_s: Math.round(r.requests.average * 10) / 10,
       total: r.requests.total,
       p50_ms: r.latency.p50,
@@ -297,10 +321,17 @@ async function main(): Promise<void> {
       rss_start_mb: p.rss[0],
       rss_end_mb: p.rss[p.rss.length - 1],
       rss_max_mb: Math.max(...p.rss.filter((v) => Number.isFinite(v))),
-      samples: p.rss.join(' '),
+      rss_slope_mb_per_min_after_warm_up: Number(
+        slope(
+          p.rss
+            .map((rss, i): [number, number] => [p.at[i] / 60, rss])
+            .filter(([minutes, rss]) => minutes * 60 >= warmUpSeconds && Number.isFinite(rss)),
+        ).toFixed(3),
+      ),
+      samples: p.rss.map((rss, i) => `${p.at[i].toFixed(0)}:${rss}`).join(' '),
     }));
     process.stdout.write(
-      `${JSON.stringify({ duration, connections_per_replica: connections, seed_documents: documents, ingested_during_load: ingested, load_average: loadAverage(), cpus: os.cpus().length, rows, memory }, null, 2)}\n`,
+      `${JSON.stringify({ date: new Date().toISOString(), mode: soak ? 'soak' : 'load', replicas: apis.length, duration, connections_per_replica: connections, sample_seconds: sampleSeconds, warm_up_seconds: warmUpSeconds, seed_documents: documents, ingested_during_load: ingested, load_average: loadAverage(), cpus: os.cpus().length, rows, memory }, null, 2)}\n`,
     );
   } finally {
     await cleanup();

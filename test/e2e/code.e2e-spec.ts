@@ -1,4 +1,6 @@
 import { createTwoFilesPatch } from 'diff';
+import { DataSource } from 'typeorm';
+import { runAsSystem } from '@app/platform';
 import { FakeLlmServer, sleep, startTestApp, TestApp, testBackend } from '@test/support';
 
 const AUTH = `import {verifyToken} from './token.js';
@@ -122,6 +124,37 @@ describe(`code intelligence over HTTP (${testBackend()})`, () => {
     expect(
       (await t.request('GET', `/api/code/symbols/${symbols.body[0].id}`, { key: otherTenant })).status,
     ).toBe(404);
+  });
+
+  it('a code document is read-only through /api/documents: only diff application changes it (409)', async () => {
+    const [row] = await runAsSystem('test: find a code document', () =>
+      t.app
+        .get(DataSource)
+        .query(
+          `SELECT id FROM documents WHERE doc_metadata @> '{"source": "code", "user_id": "7"}' AND deleted_at IS NULL LIMIT 1`,
+        ),
+    );
+    expect(row?.id).toEqual(expect.any(String));
+    const path = `/api/documents/${row.id}`;
+    const body = { filename: 'x.md', content: 'replaced' };
+    for (const [method, route, payload] of [
+      ['PUT', path, body],
+      ['DELETE', path, undefined],
+      ['POST', `${path}/retry`, undefined],
+      ['POST', `${path}/restore`, undefined],
+    ] as const) {
+      const res = await t.request(method, route, { body: payload });
+      expect([method, route, res.status, res.body.error]).toEqual([
+        method,
+        route,
+        409,
+        'DOCUMENT_MANAGED_BY_CODE',
+      ]);
+    }
+    // Still there, unchanged, and still served to the code tools.
+    const read = await t.request('GET', path);
+    expect(read.status).toBe(200);
+    expect(read.body).toMatchObject({ status: 'done', deleted_at: null });
   });
 
   it('the agent gets search_graph_db and search_vector_db results for its user through /internal/v1/llm/execute', async () => {

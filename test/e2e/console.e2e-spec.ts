@@ -103,6 +103,25 @@ describe(`web console in a browser (${testBackend()})`, () => {
     await shot(admin, '02-documents');
   }, 120_000);
 
+  it('shows a failed document with its error and retries it with one click', async () => {
+    await open(admin, 'documents');
+    await admin.getByLabel('Files to upload').setInputFiles([
+      {
+        name: 'broken.docx',
+        mimeType: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
+        buffer: Buffer.from('this is not a zip archive'),
+      },
+    ]);
+    const row = admin.getByTestId('doc-broken.docx');
+    await row.getByTestId('doc-status').filter({ hasText: 'failed' }).waitFor({ timeout: 90_000 });
+    await admin.getByRole('button', { name: 'Retry all failed' }).waitFor();
+    await row.getByRole('button', { name: 'Retry' }).click();
+    // The same bytes fail again, now counted as a retry (the API kept them from the first failure).
+    await row.getByTestId('doc-status').filter({ hasText: 'retried 1×' }).waitFor({ timeout: 90_000 });
+    expect(await row.getByTestId('doc-status').textContent()).toContain('DOCUMENT_CORRUPT');
+    await shot(admin, '02b-documents-failed');
+  }, 120_000);
+
   it('searches in the three modes and shows the fused score beside each branch', async () => {
     await open(admin, 'search');
     await admin.getByLabel('Query').fill('payment gateway timeouts');
@@ -211,6 +230,8 @@ describe(`web console in a browser (${testBackend()})`, () => {
     await reader.getByTestId('doc-db-notes.md').waitFor();
     expect(await reader.getByLabel('Files to upload').count()).toBe(0);
     expect(await reader.getByRole('button', { name: 'Delete' }).count()).toBe(0);
+    await reader.getByTestId('doc-broken.docx').waitFor();
+    expect(await reader.getByRole('button', { name: 'Retry' }).count()).toBe(0);
     await open(reader, 'keys');
     expect(await reader.getByRole('heading', { name: 'Create a key' }).count()).toBe(0);
     await shot(reader, '10-reader');

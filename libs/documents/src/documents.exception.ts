@@ -12,6 +12,8 @@ export enum DocumentsExceptionCode {
   /** Retry asked for a failure whose bytes are gone (failed before they were kept): upload it again. */
   DOCUMENT_CONTENT_UNAVAILABLE = 'DOCUMENT_CONTENT_UNAVAILABLE',
   DOCUMENT_JOB_NOT_FOUND = 'DOCUMENT_JOB_NOT_FOUND',
+  /** A change asked through /api/documents for a code document, which only diff application changes. */
+  DOCUMENT_MANAGED_BY_CODE = 'DOCUMENT_MANAGED_BY_CODE',
   /** Failures recorded on a document (error_details.code), never thrown to a client. */
   DOCUMENT_ENCRYPTED = 'DOCUMENT_ENCRYPTED',
   DOCUMENT_CORRUPT = 'DOCUMENT_CORRUPT',
@@ -32,6 +34,16 @@ export class DocumentsException extends AppException {
       DocumentsExceptionCode.DOCUMENT_NOT_FOUND,
       ErrorKind.NOT_FOUND,
       `Document ${id} does not exist in this tenant.`,
+      { document_id: id },
+    );
+  }
+
+  /** Code documents follow their repository: /internal/v1/diffs/apply changes them, nothing else. */
+  static managedByCode(id: string): DocumentsException {
+    return new DocumentsException(
+      DocumentsExceptionCode.DOCUMENT_MANAGED_BY_CODE,
+      ErrorKind.CONFLICT,
+      `Document ${id} is a code file indexed from a repository; change it through POST /internal/v1/diffs/apply, not /api/documents.`,
       { document_id: id },
     );
   }

@@ -6860,6 +6860,22 @@ export interface operations {
           'application/json': components['schemas']['ErrorResponseDto'];
         };
       };
+      /** @description Conflicts with the current state */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "CONFLICT",
+           *       "message": "Conflicts with the current state",
+           *       "requestId": "b7c4e0a2-3f1d-4c55-9a57-2d8f0f5a8e11"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
       /** @description Rate or concurrency limit reached; retry later */
       429: {
         headers: {

@@ -54,15 +54,35 @@ export function DocumentsPage({ session }: { session: Session }) {
     await load();
   };
 
-  const act = async (doc: Doc, action: 'delete' | 'restore') => {
+  const act = async (doc: Doc, action: 'delete' | 'restore' | 'retry') => {
+    setError('');
     const params = { params: { path: { id: doc.id } } };
     const { error: failed } =
       action === 'delete'
         ? await api.DELETE('/api/documents/{id}', params)
-        : await api.POST('/api/documents/{id}/restore', params);
-    if (failed) setError(errorText(failed));
+        : action === 'restore'
+          ? await api.POST('/api/documents/{id}/restore', params)
+          : await api.POST('/api/documents/{id}/retry', params);
+    if (failed) setError(`${doc.filename}: ${errorText(failed)}`);
     await load();
   };
+
+  // Every failed document of the tenant, with the bytes kept from its failure; says what it skipped.
+  const retryAll = async () => {
+    setError('');
+    const { data, error: failed } = await api.POST('/api/documents/retry', {
+      params: { query: { status: 'failed' } },
+    });
+    if (failed) setError(errorText(failed));
+    else if (data.skipped.length)
+      setError(
+        `Retried ${data.retried.length}; skipped ${data.skipped.length}: ${data.skipped
+          .map((s) => s.message)
+          .join(' ')}`,
+      );
+    await load();
+  };
+  const anyFailed = page?.items.some((d) => d.status === 'failed' && !d.deleted_at) ?? false;
 
   const showChunks = async (doc: Doc) => {
     const { data, error: failed } = await api.GET('/api/documents/{id}/chunks', {
@@ -125,6 +145,13 @@ export function DocumentsPage({ session }: { session: Session }) {
               Refresh
             </button>
           </div>
+          {operator && anyFailed && (
+            <div>
+              <button type="button" onClick={() => void retryAll()}>
+                Retry all failed
+              </button>
+            </div>
+          )}
         </div>
         {error && (
           <p role="alert" class="error">
@@ -158,7 +185,7 @@ export function DocumentsPage({ session }: { session: Session }) {
                         {d.error_details.code}: {d.error_details.message}
                         <div class="muted">
                           {d.error_details.attempts} attempts
-                          {d.error_details.retryable ? ' · retryable: upload the file again' : ''}
+                          {d.retry_count > 0 ? ` · retried ${d.retry_count}×` : ''}
                         </div>
                       </div>
                     )}
@@ -175,6 +202,11 @@ export function DocumentsPage({ session }: { session: Session }) {
                     {operator && !d.deleted_at && (
                       <button type="button" class="danger" onClick={() => void act(d, 'delete')}>
                         Delete
+                      </button>
+                    )}
+                    {operator && d.status === 'failed' && !d.deleted_at && (
+                      <button type="button" onClick={() => void act(d, 'retry')}>
+                        Retry
                       </button>
                     )}
                     {operator && d.deleted_at && (

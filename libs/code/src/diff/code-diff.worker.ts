@@ -1,12 +1,8 @@
-import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown, Optional } from '@nestjs/common';
+import { Injectable, Logger, Optional } from '@nestjs/common';
 import { Cron, CronExpression, SchedulerRegistry } from '@nestjs/schedule';
-import { randomUUID } from 'node:crypto';
-import os from 'node:os';
-import { AppConfig, ClusterLock, ProcessRole, runAsSystem, runAsTenant } from '@app/platform';
+import { AppConfig, ClusterLock, LeasedJobRunner, ProcessRole, runAsSystem } from '@app/platform';
 import { CodeIndexerService, DiffLeaseLostError } from '../indexing/code-indexer.service';
 import { ClaimedDiff, CodeStoreRepository } from './code-store.repository';
-
-const IDLE_POLL_MS = 2000;
 
 /**
  * Indexes queued diffs (the seed's WAL processing). Runs in the server process, where schedulers
@@ -18,32 +14,33 @@ const IDLE_POLL_MS = 2000;
  * are deleted after CODE_DIFF_RETENTION_DAYS.
  */
 @Injectable()
-export class CodeDiffWorker implements OnApplicationBootstrap, OnApplicationShutdown {
-  private readonly logger = new Logger('CodeDiffWorker');
-  readonly workerId = `${os.hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
-  private running = 0;
-  private stopped = false;
-  private timer: NodeJS.Timeout | undefined;
+export class CodeDiffWorker extends LeasedJobRunner<ClaimedDiff> {
+  protected readonly logger = new Logger('CodeDiffWorker');
+  protected readonly claimReason = 'code diff worker: claim a diff';
   private recoveryTimer: NodeJS.Timeout | undefined;
-  private readonly active = new Set<Promise<void>>();
 
   constructor(
     private readonly config: AppConfig,
     private readonly store: CodeStoreRepository,
     private readonly indexer: CodeIndexerService,
-    private readonly role: ProcessRole,
+    role: ProcessRole,
     private readonly lock: ClusterLock,
-    @Optional() private readonly scheduler?: SchedulerRegistry,
-  ) {}
-
-  /** Claims diffs in the background only where jobs run (APP_ROLE all or worker), as the document worker. */
-  get autoStarts(): boolean {
-    return Boolean(this.scheduler) && this.role.runsJobs && this.config.get('CODE_WORKER_CONCURRENCY') > 0;
+    @Optional() scheduler?: SchedulerRegistry,
+  ) {
+    super(role, Boolean(scheduler));
   }
 
-  onApplicationBootstrap(): void {
+  get concurrency(): number {
+    return this.config.get('CODE_WORKER_CONCURRENCY');
+  }
+
+  protected get leaseSeconds(): number {
+    return this.config.get('CODE_DIFF_LEASE_SECONDS');
+  }
+
+  override onApplicationBootstrap(): void {
+    super.onApplicationBootstrap();
     if (!this.autoStarts) return;
-    this.schedule(0);
     this.recoveryTimer = setInterval(
       () => {
         this.recover()
@@ -57,91 +54,28 @@ export class CodeDiffWorker implements OnApplicationBootstrap, OnApplicationShut
     this.recoveryTimer.unref();
   }
 
-  async onApplicationShutdown(): Promise<void> {
-    this.stopped = true;
-    clearTimeout(this.timer);
+  override async onApplicationShutdown(): Promise<void> {
     clearInterval(this.recoveryTimer);
-    await Promise.allSettled([...this.active]);
-  }
-
-  wake(): void {
-    if (this.autoStarts && !this.stopped) this.schedule(0);
-  }
-
-  private schedule(delayMs: number): void {
-    clearTimeout(this.timer);
-    this.timer = setTimeout(() => void this.fill(), delayMs);
-    this.timer.unref();
-  }
-
-  private async fill(): Promise<void> {
-    if (this.stopped) return;
-    let claimedAny = false;
-    try {
-      while (this.running < this.config.get('CODE_WORKER_CONCURRENCY') && !this.stopped) {
-        const diff = await this.claim();
-        if (!diff) break;
-        claimedAny = true;
-        this.running++;
-        const work = this.execute(diff).finally(() => {
-          this.running--;
-          this.active.delete(work);
-          if (!this.stopped) this.schedule(0);
-        });
-        this.active.add(work);
-      }
-    } catch (error) {
-      this.logger.warn({ msg: 'claiming a diff failed', error: (error as Error).message });
-    }
-    if (!this.stopped && !claimedAny) this.schedule(IDLE_POLL_MS);
+    await super.onApplicationShutdown();
   }
 
   /** Indexes due diffs in this process until none is left; returns how many it processed. */
-  async drain(options: { maxDiffs?: number; concurrency?: number } = {}): Promise<number> {
-    const max = options.maxDiffs ?? Number.POSITIVE_INFINITY;
-    let claimed = 0;
-    const loop = async () => {
-      while (claimed < max) {
-        const diff = await this.claim();
-        if (!diff) return;
-        claimed++;
-        await this.execute(diff);
-      }
-    };
-    await Promise.all(Array.from({ length: Math.max(1, options.concurrency ?? 1) }, loop));
-    return claimed;
+  drain(options: { maxDiffs?: number; concurrency?: number } = {}): Promise<number> {
+    return this.drainJobs(options.maxDiffs ?? Number.POSITIVE_INFINITY, options.concurrency ?? 1);
   }
 
-  private claim(): Promise<ClaimedDiff | null> {
-    return runAsSystem(
-      'code diff worker: claim a diff',
-      () => this.store.claim(this.workerId, this.config.get('CODE_DIFF_LEASE_SECONDS')),
-      { quiet: true },
-    );
+  protected claimJob(): Promise<ClaimedDiff | null> {
+    return this.store.claim(this.workerId, this.leaseSeconds);
   }
 
-  private execute(diff: ClaimedDiff): Promise<void> {
-    return runAsTenant(diff.tenantId, () => this.executeAsTenant(diff));
+  protected renewLease(diff: ClaimedDiff): Promise<boolean> {
+    return this.store.heartbeat(diff.id, this.workerId, this.leaseSeconds);
   }
 
-  private async executeAsTenant(diff: ClaimedDiff): Promise<void> {
-    const lease = this.config.get('CODE_DIFF_LEASE_SECONDS');
-    let held = true;
-    const beat = setInterval(
-      () => {
-        this.store
-          .heartbeat(diff.id, this.workerId, lease)
-          .then((ok) => {
-            if (!ok) held = false;
-          })
-          .catch(() => undefined);
-      },
-      Math.max(500, (lease * 1000) / 3),
-    );
-    beat.unref();
+  protected async process(diff: ClaimedDiff, held: () => boolean): Promise<void> {
     try {
       const result = await this.indexer.indexDiff(diff, () => {
-        if (!held) throw new DiffLeaseLostError(diff.id);
+        if (!held()) throw new DiffLeaseLostError(diff.id);
       });
       if (result.failed_files.length > 0)
         this.logger.warn({ msg: 'diff files failed to index', diffId: diff.id, failed: result.failed_files });
@@ -158,8 +92,6 @@ export class CodeDiffWorker implements OnApplicationBootstrap, OnApplicationShut
           .retryLater(diff.id, this.workerId, this.config.get('CODE_DIFF_RETRY_SECONDS'), details)
           .catch(() => undefined);
       else await this.store.finish(diff.id, this.workerId, 'failed', null, details).catch(() => undefined);
-    } finally {
-      clearInterval(beat);
     }
   }
 

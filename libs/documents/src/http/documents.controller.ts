@@ -204,6 +204,7 @@ export class DocumentsController {
     @UploadedFile() file: Express.Multer.File | undefined,
     @CurrentPrincipal() principal: Principal,
   ) {
+    await this.refuseCodeDocument(principal.tenantId, id);
     const result = await this.ingestion.update(principal.tenantId, id, toInput(body, file, principal));
     return { ...result.document, queued: result.queued };
   }
@@ -211,10 +212,11 @@ export class DocumentsController {
   @Delete(':id')
   @RequireRole('operator')
   @ApiOperation({ summary: 'Soft-delete (sets deleted_at; purged after the retention period)' })
-  remove(
+  async remove(
     @Param('id', ParseUUIDPipe) id: string,
     @CurrentPrincipal() principal: Principal,
   ): Promise<DocumentView> {
+    await this.refuseCodeDocument(principal.tenantId, id);
     return this.ingestion.remove(principal.tenantId, id);
   }
 
@@ -224,10 +226,11 @@ export class DocumentsController {
   @ApiOperation({
     summary: 'Queue a failed document again with the bytes kept from its failure (retry_count + 1)',
   })
-  retry(
+  async retry(
     @Param('id', ParseUUIDPipe) id: string,
     @CurrentPrincipal() principal: Principal,
   ): Promise<DocumentView> {
+    await this.refuseCodeDocument(principal.tenantId, id);
     return this.ingestion.retry(principal.tenantId, id);
   }
 
@@ -235,10 +238,21 @@ export class DocumentsController {
   @RequireRole('operator')
   @HttpCode(200)
   @ApiOperation({ summary: 'Undo a soft delete' })
-  restore(
+  async restore(
     @Param('id', ParseUUIDPipe) id: string,
     @CurrentPrincipal() principal: Principal,
   ): Promise<DocumentView> {
+    await this.refuseCodeDocument(principal.tenantId, id);
     return this.ingestion.restore(principal.tenantId, id);
+  }
+
+  /**
+   * Code documents mirror a repository's files and the code graph points at their chunks: a PUT or
+   * DELETE here would leave the graph and the repository out of step, so only diff application
+   * changes them (409 DOCUMENT_MANAGED_BY_CODE; reads stay open, as /api/code's are).
+   */
+  private async refuseCodeDocument(tenantId: string, id: string): Promise<void> {
+    const document = await this.ingestion.get(tenantId, id);
+    if (document.doc_metadata?.source === 'code') throw DocumentsException.managedByCode(id);
   }
 }

@@ -1,18 +1,14 @@
-import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown, Optional } from '@nestjs/common';
+import { Injectable, Logger, Optional } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { SchedulerRegistry } from '@nestjs/schedule';
-import { randomUUID } from 'node:crypto';
-import os from 'node:os';
 import { DataSource } from 'typeorm';
-import { AppConfig, ProcessRole, runAsSystem, runAsTenant } from '@app/platform';
+import { AppConfig, LeasedJobRunner, ProcessRole, runAsSystem } from '@app/platform';
 import { EmbeddingRequestError } from '../embedding/openai-embedding.provider';
 import { DocumentBudgetError, DocumentProcessingError, DocumentsExceptionCode } from '../documents.exception';
 import type { DocumentErrorDetails } from '../documents.types';
 import { DocumentProcessor, JobCancelledError, LeaseLostError } from './document-processor.service';
 import { DocumentsRepository } from './documents.repository';
 import { ClaimedJob, JobsRepository } from './jobs.repository';
-
-const IDLE_POLL_MS = 2000;
 
 function describeFailure(error: unknown, attempts: number): DocumentErrorDetails {
   const retryable =
@@ -38,17 +34,13 @@ function describeFailure(error: unknown, attempts: number): DocumentErrorDetails
 }
 
 /**
- * Pulls jobs from the durable queue. Runs in `all` and `worker` processes (APP_ROLE); one-shot
- * CLI commands and tests drive it explicitly with `drain()`.
+ * Pulls jobs from the durable queue (the claim, lease and poll loop is LeasedJobRunner's). Runs in
+ * `all` and `worker` processes (APP_ROLE); one-shot CLI commands and tests drive it with `drain()`.
  */
 @Injectable()
-export class DocumentWorker implements OnApplicationBootstrap, OnApplicationShutdown {
-  private readonly logger = new Logger('DocumentWorker');
-  readonly workerId = `${os.hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
-  private running = 0;
-  private stopped = false;
-  private timer: NodeJS.Timeout | undefined;
-  private readonly active = new Set<Promise<void>>();
+export class DocumentWorker extends LeasedJobRunner<ClaimedJob> {
+  protected readonly logger = new Logger('DocumentWorker');
+  protected readonly claimReason = 'document worker: claim a job';
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
@@ -56,116 +48,49 @@ export class DocumentWorker implements OnApplicationBootstrap, OnApplicationShut
     private readonly jobs: JobsRepository,
     private readonly documents: DocumentsRepository,
     private readonly processor: DocumentProcessor,
-    private readonly role: ProcessRole,
-    @Optional() private readonly scheduler?: SchedulerRegistry,
-  ) {}
+    role: ProcessRole,
+    @Optional() scheduler?: SchedulerRegistry,
+  ) {
+    super(role, Boolean(scheduler));
+  }
 
   get concurrency(): number {
     return this.config.get('DOCUMENTS_WORKER_CONCURRENCY');
   }
 
-  /**
-   * Background processing runs only in a server process whose role claims jobs (`all`, `worker`),
-   * never in an `api` replica nor in one-shot CLI contexts.
-   */
-  get autoStarts(): boolean {
-    return Boolean(this.scheduler) && this.role.runsJobs && this.concurrency > 0;
-  }
-
-  onApplicationBootstrap(): void {
-    if (this.autoStarts) this.schedule(0);
-  }
-
-  async onApplicationShutdown(): Promise<void> {
-    this.stopped = true;
-    clearTimeout(this.timer);
-    await Promise.allSettled([...this.active]);
-  }
-
-  /** Wakes the poller now (a job was just enqueued in this process). */
-  wake(): void {
-    if (this.autoStarts && !this.stopped) this.schedule(0);
-  }
-
-  private schedule(delayMs: number): void {
-    clearTimeout(this.timer);
-    this.timer = setTimeout(() => void this.fill(), delayMs);
-    this.timer.unref();
-  }
-
-  private async fill(): Promise<void> {
-    if (this.stopped) return;
-    try {
-      while (this.running < this.concurrency && !this.stopped) {
-        const job = await this.claim();
-        if (!job) break;
-        this.running++;
-        const work = this.execute(job).finally(() => {
-          this.running--;
-          this.active.delete(work);
-          if (!this.stopped) this.schedule(0);
-        });
-        this.active.add(work);
-      }
-    } catch (error) {
-      this.logger.warn({ msg: 'claiming a job failed', error: (error as Error).message });
-    }
-    if (!this.stopped) {
-      const due = await runAsSystem('document worker: next due job', () => this.jobs.nextDueInMs(), {
-        quiet: true,
-      }).catch(() => null);
-      this.schedule(Math.min(IDLE_POLL_MS, Math.max(50, due ?? IDLE_POLL_MS)));
-    }
+  protected get leaseSeconds(): number {
+    return this.config.get('DOCUMENTS_JOB_LEASE_SECONDS');
   }
 
   /**
    * Processes due jobs in this process until none is left (or only future retries remain), running
    * up to `concurrency` (default max(2, DOCUMENTS_WORKER_CONCURRENCY)) at once.
    */
-  async drain(options: { maxJobs?: number; concurrency?: number } = {}): Promise<number> {
-    const maxJobs = options.maxJobs ?? Number.POSITIVE_INFINITY;
-    const parallel = Math.max(1, options.concurrency ?? Math.max(2, this.concurrency));
-    let claimed = 0;
-    const loop = async () => {
-      while (claimed < maxJobs) {
-        const job = await this.claim();
-        if (!job) return;
-        claimed++;
-        await this.execute(job);
-      }
-    };
-    await Promise.all(Array.from({ length: parallel }, loop));
-    return claimed;
+  drain(options: { maxJobs?: number; concurrency?: number } = {}): Promise<number> {
+    return this.drainJobs(
+      options.maxJobs ?? Number.POSITIVE_INFINITY,
+      options.concurrency ?? Math.max(2, this.concurrency),
+    );
   }
 
   /** The queue is shared by all tenants: claiming reads across them; the job then runs as its tenant. */
-  private claim(): Promise<ClaimedJob | null> {
-    return runAsSystem(
-      'document worker: claim a job',
-      () => this.jobs.claim(this.workerId, this.config.get('DOCUMENTS_JOB_LEASE_SECONDS')),
-      { quiet: true },
-    );
+  protected claimJob(): Promise<ClaimedJob | null> {
+    return this.jobs.claim(this.workerId, this.leaseSeconds);
   }
 
-  private execute(job: ClaimedJob): Promise<void> {
-    return runAsTenant(job.tenantId, () => this.executeAsTenant(job));
+  protected renewLease(job: ClaimedJob): Promise<boolean> {
+    return this.jobs.heartbeat(job.id, this.workerId, this.leaseSeconds);
   }
 
-  private async executeAsTenant(job: ClaimedJob): Promise<void> {
-    const leaseSeconds = this.config.get('DOCUMENTS_JOB_LEASE_SECONDS');
-    let held = true;
-    const beat = setInterval(
-      () => {
-        this.jobs
-          .heartbeat(job.id, this.workerId, leaseSeconds)
-          .then((ok) => {
-            if (!ok) held = false;
-          })
-          .catch(() => undefined);
-      },
-      Math.max(500, (leaseSeconds * 1000) / 3),
-    );
-    beat.unref();
+  /** A retry due sooner than the idle poll (backoff of a few hundred ms) is picked up on time. */
+  protected override async idleDelayMs(): Promise<number> {
+    const due = await runAsSystem('document worker: next due job', () => this.jobs.nextDueInMs(), {
+      quiet: true,
+    });
+    return Math.min(2000, Math.max(50, due ?? 2000));
+  }
+
+  protected async process(job: ClaimedJob, held: () => boolean): Promise<void> {
     try {
       if (job.attempts > job.maxAttempts) {
         throw new DocumentProcessingError(
@@ -177,13 +102,11 @@ export class DocumentWorker implements OnApplicationBootstrap, OnApplicationShut
       await this.processor.run(job, {
         workerId: this.workerId,
         assertHeld: () => {
-          if (!held) throw new LeaseLostError(job.id);
+          if (!held()) throw new LeaseLostError(job.id);
         },
       });
     } catch (error) {
       await this.handleFailure(job, error);
-    } finally {
-      clearInterval(beat);
     }
   }
 
