@@ -92,6 +92,9 @@ const title =
   let redis: ChildProcess;
   let toolServer: Server;
   let toolBase: string;
+  /** While set, the tool server keeps `/hold` requests open until the test answers them. */
+  let holding = false;
+  const held: Array<() => void> = [];
   let dataDir: string;
   const adminKey = generateTestApiKey();
   const processes: RunningProcess[] = [];
@@ -115,6 +118,10 @@ const title =
     DOCUMENTS_CHUNK_TARGET_CHARS: '200',
     DOCUMENTS_JOB_LEASE_SECONDS: '2',
     RATE_LIMIT_PER_KEY: '100000',
+    // Per-tenant caps small enough to reach across the two replicas (the caps test uses its own tenants).
+    MCP_MAX_SESSIONS_PER_TENANT: '3',
+    TOOL_MAX_CONCURRENT_PER_TENANT: '2',
+    TOOL_QUEUE_WAIT_MS: '500',
   });
 
   const start = async (role: 'api' | 'worker'): Promise<{ proc: RunningProcess; base: string }> => {
@@ -139,7 +146,9 @@ const title =
     redis = await startRedisServer(redisPort);
     toolServer = createServer((req, res) => {
       res.setHeader('content-type', 'application/json');
-      res.end(JSON.stringify({ up: true, served: req.url }));
+      const answer = () => res.end(JSON.stringify({ up: true, served: req.url }));
+      if (req.url === '/hold' && holding) held.push(answer);
+      else answer();
     });
     await new Promise<void>((resolve) => toolServer.listen(0, '127.0.0.1', resolve));
     toolBase = `http://127.0.0.1:${(toolServer.address() as AddressInfo).port}`;
@@ -182,6 +191,37 @@ const title =
     const result = reply.body.results?.[0]?.result as Record<string, any> | undefined;
     if (result?.success !== true) return result?.error_details?.code ?? JSON.stringify(reply.body);
     return JSON.stringify(result).match(/"served":"\/([^"]+)"/)?.[1] ?? JSON.stringify(result);
+  };
+
+  const mcp = async (
+    base: string,
+    sessionId: string | null,
+    message: Record<string, unknown>,
+    method = 'POST',
+    key = adminKey,
+  ) => {
+    const response = await fetch(`${base}/mcp`, {
+      method,
+      headers: {
+        authorization: `Bearer ${key}`,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-protocol-version': '2025-03-26',
+        ...(sessionId ? { 'mcp-session-id': sessionId } : {}),
+      },
+      body: method === 'POST' ? JSON.stringify(message) : undefined,
+    });
+    const text = await response.text();
+    const data = text
+      .split('\n')
+      .filter((line) => line.startsWith('data:'))
+      .map((line) => JSON.parse(line.slice(5)) as Record<string, any>);
+    return {
+      status: response.status,
+      sessionId: response.headers.get('mcp-session-id'),
+      retryAfter: response.headers.get('retry-after'),
+      data,
+    };
   };
 
   it('runs each role as asked: the worker answers health only, the API replicas serve the API', async () => {
@@ -255,30 +295,6 @@ const title =
   });
 
   it('one MCP session serves requests alternating between A and B, and ends everywhere on DELETE', async () => {
-    const mcp = async (
-      base: string,
-      sessionId: string | null,
-      message: Record<string, unknown>,
-      method = 'POST',
-    ) => {
-      const response = await fetch(`${base}/mcp`, {
-        method,
-        headers: {
-          authorization: `Bearer ${adminKey}`,
-          'content-type': 'application/json',
-          accept: 'application/json, text/event-stream',
-          'mcp-protocol-version': '2025-03-26',
-          ...(sessionId ? { 'mcp-session-id': sessionId } : {}),
-        },
-        body: method === 'POST' ? JSON.stringify(message) : undefined,
-      });
-      const text = await response.text();
-      const data = text
-        .split('\n')
-        .filter((line) => line.startsWith('data:'))
-        .map((line) => JSON.parse(line.slice(5)) as Record<string, any>);
-      return { status: response.status, sessionId: response.headers.get('mcp-session-id'), data };
-    };
     const opened = await mcp(a, null, {
       jsonrpc: '2.0',
       id: 1,
@@ -311,6 +327,136 @@ const title =
     expect(
       (await mcp(a, session, { jsonrpc: '2.0', id: id++, method: 'tools/list', params: {} })).status,
     ).toBe(404);
+  });
+
+  describe('per-tenant caps count both replicas', () => {
+    let alphaKey: string;
+    let alphaOperator: string;
+    let betaKey: string;
+
+    beforeAll(async () => {
+      const tenant = async (slug: string) => {
+        const created = await call(a, adminKey, 'POST', '/api/tenants', { slug });
+        expect(created.status).toBe(201);
+        return created.body.secret as string;
+      };
+      alphaKey = await tenant('caps-alpha');
+      betaKey = await tenant('caps-beta');
+      const operator = await call(a, alphaKey, 'POST', '/api/keys', { name: 'op', role: 'operator' });
+      expect(operator.status).toBe(201);
+      alphaOperator = operator.body.secret as string;
+    });
+
+    const initialize = {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name: 'caps', version: '1' } },
+    };
+
+    it('MCP sessions: a tenant with its 3 sessions spread over A and B gets 429 on either; another tenant opens one', async () => {
+      const opened = [
+        await mcp(a, null, initialize, 'POST', alphaKey),
+        await mcp(a, null, initialize, 'POST', alphaKey),
+        await mcp(b, null, initialize, 'POST', alphaKey),
+      ];
+      expect(opened.map((o) => o.status)).toEqual([200, 200, 200]);
+
+      for (const base of [b, a]) {
+        const over = await mcp(base, null, initialize, 'POST', alphaKey);
+        expect(over.status).toBe(429);
+        expect(over.sessionId).toBeNull();
+        expect(Number(over.retryAfter)).toBeGreaterThanOrEqual(1);
+      }
+      expect((await mcp(b, null, initialize, 'POST', betaKey)).status).toBe(200);
+
+      // Closing a session opened on A through B frees its slot for the whole cluster.
+      expect((await mcp(b, opened[0].sessionId, {}, 'DELETE', alphaKey)).status).toBe(200);
+      const again = await mcp(a, null, initialize, 'POST', alphaKey);
+      expect(again.status).toBe(200);
+      for (const session of [opened[1], opened[2], again])
+        expect((await mcp(a, session.sessionId, {}, 'DELETE', alphaKey)).status).toBe(200);
+    });
+
+    it('tool runs: with 2 runs of a tenant in flight, one on A and one on B, a third is refused on either; another tenant runs', async () => {
+      const runTool = (base: string, key: string, tool: string, input: Record<string, unknown> = {}) =>
+        call(base, key, 'POST', `/ops/tools/${tool}/execute`, { input });
+      const created = await call(a, alphaKey, 'POST', '/api/assets', {
+        ...toolAsset('hold_tool', 'hold'),
+        tool_config: { method: 'GET', url: `${toolBase}/hold`, timeout_ms: 15_000 },
+      });
+      expect(created.status).toBe(201);
+      expect((await call(a, alphaKey, 'POST', `/api/assets/${created.body.id}/publish`)).status).toBe(200);
+      for (const base of [a, b])
+        await within(
+          BOUND_MS,
+          () => runTool(base, alphaKey, 'hold_tool'),
+          (r) => r.body.success === true,
+        );
+
+      holding = true;
+      try {
+        const inFlight = [runTool(a, alphaKey, 'hold_tool'), runTool(b, alphaKey, 'hold_tool')];
+        await within(
+          10_000,
+          () => Promise.resolve(held.length),
+          (n) => n === 2,
+        );
+        for (const base of [a, b]) {
+          const refused = await runTool(base, alphaKey, 'hold_tool');
+          expect(refused.status).toBe(429);
+          expect(refused.body).toMatchObject({ error: 'TOOLS_BUSY' });
+          expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+        }
+        expect(held.length).toBe(2);
+        const other = await runTool(b, betaKey, 'ci_lookup', { keywords: ['payment'] });
+        expect(other.status).toBe(200);
+        expect(other.body).toMatchObject({ success: true });
+
+        held.splice(0).forEach((answer) => answer());
+        for (const reply of await Promise.all(inFlight)) expect(reply.body).toMatchObject({ success: true });
+      } finally {
+        holding = false;
+        held.splice(0).forEach((answer) => answer());
+      }
+      // The budget is free again on both replicas once the runs finished.
+      expect((await runTool(b, alphaKey, 'hold_tool')).body).toMatchObject({ success: true });
+      expect((await runTool(a, alphaKey, 'hold_tool')).body).toMatchObject({ success: true });
+    });
+
+    it("tool_access rate_per_minute: runs on A and on B share the tenant's window", async () => {
+      const policy = await call(a, alphaKey, 'POST', '/api/assets', {
+        asset_type: 'policy',
+        name: 'caps-access',
+        content: {
+          policy_type: 'tool_access',
+          settings: { tools: { ci_lookup: { rate_per_minute: 2 }, document_search: { roles: ['admin'] } } },
+        },
+      });
+      expect(policy.status).toBe(201);
+      expect((await call(a, alphaKey, 'POST', `/api/assets/${policy.body.id}/publish`)).status).toBe(200);
+      // The roles rule shows when a replica serves the policy, without spending the rate.
+      for (const base of [a, b])
+        await within(
+          BOUND_MS,
+          () =>
+            call(base, alphaOperator, 'POST', '/ops/tools/document_search/execute', {
+              input: { query: 'probe' },
+            }),
+          (r) => r.status === 403,
+        );
+
+      const lookup = (base: string, key: string) =>
+        call(base, key, 'POST', '/ops/tools/ci_lookup/execute', { input: { keywords: ['payment'] } });
+      expect((await lookup(a, alphaKey)).status).toBe(200);
+      expect((await lookup(b, alphaKey)).status).toBe(200);
+      for (const base of [a, b]) {
+        const third = await lookup(base, alphaKey);
+        expect(third.status).toBe(429);
+        expect(third.body.message).toContain('2 times a minute');
+      }
+      expect((await lookup(b, betaKey)).status).toBe(200);
+    });
   });
 
   it('a worker killed with SIGKILL mid-document is replaced; the document finishes once, with no duplicate chunk', async () => {

@@ -26,7 +26,11 @@ export {
   type CacheHealth,
   type VersionedKey,
   type VersionedRead,
+  type WindowCount,
+  type LeaseRequest,
+  type LeaseGrant,
 } from './cache/cache-store';
+export { ClusterLimits, type HeldSlot, type SlotGrant, type SlotRequest } from './cache/cluster-limits';
 export { MemoryCacheStore } from './cache/memory-cache.store';
 export { RedisCacheStore, type RedisCacheOptions } from './cache/redis-cache.store';
 export { DatabaseInfo } from './database/database.module';

@@ -49,6 +49,118 @@ function cacheContract(
       expect(Math.max(...(results as number[]))).toBe(20);
     });
 
+    it('keeps a counter without a TTL until it is deleted', async () => {
+      expect(await cache.increment('forever')).toBe(1);
+      await sleep(300);
+      expect(await cache.increment('forever')).toBe(2);
+      await cache.delete('forever');
+      expect(await cache.increment('forever')).toBe(1);
+    });
+
+    it('counts in a fixed window: the first increment starts it, later ones do not extend it', async () => {
+      const first = await cache.incrementWindow('window', 1.5);
+      expect(first).toEqual({ count: 1, resetInMs: expect.any(Number) });
+      expect(first!.resetInMs).toBeGreaterThan(0);
+      expect(first!.resetInMs).toBeLessThanOrEqual(1500);
+      await sleep(800);
+      const second = await cache.incrementWindow('window', 1.5);
+      expect(second!.count).toBe(2);
+      // A sliding window would now run until ~2.3 s; the fixed one ends at 1.5 s.
+      expect(second!.resetInMs).toBeLessThan(first!.resetInMs);
+      await sleep(900);
+      expect((await cache.incrementWindow('window', 1.5))!.count).toBe(1);
+      // increment with a TTL is the same window.
+      expect(await cache.increment('window-2', 0.3)).toBe(1);
+      expect(await cache.increment('window-2', 0.3)).toBe(2);
+      await sleep(500);
+      expect(await cache.increment('window-2', 0.3)).toBe(1);
+    });
+
+    it('counts a window atomically under racing increments', async () => {
+      const results = await Promise.all(Array.from({ length: 25 }, () => cache.incrementWindow('burst', 60)));
+      expect(new Set(results.map((r) => r!.count)).size).toBe(25);
+      expect(Math.max(...results.map((r) => r!.count))).toBe(25);
+    });
+
+    it('grants exactly `limit` lease slots to racing holders, and frees one on release', async () => {
+      const grants = await Promise.all(
+        Array.from({ length: 10 }, (_, i) =>
+          cache.acquireLease('sem', { holder: `h${i}`, limit: 3, leaseSeconds: 60 }),
+        ),
+      );
+      const granted = grants.flatMap((g, i) => (g?.granted ? [`h${i}`] : []));
+      expect(granted).toHaveLength(3);
+      const refused = grants.find((g) => g && !g.granted);
+      expect(refused).toMatchObject({ granted: false, held: 3 });
+      expect(refused!.granted === false && refused!.retryAfterMs).toBeGreaterThan(0);
+      expect(refused!.granted === false && refused!.retryAfterMs).toBeLessThanOrEqual(60_000);
+      expect(await cache.countLeases('sem')).toBe(3);
+
+      // A holder already inside gets its slot again (a renewal), even with the semaphore full.
+      expect(await cache.acquireLease('sem', { holder: granted[0], limit: 3, leaseSeconds: 60 })).toEqual({
+        granted: true,
+        held: 3,
+      });
+      expect(await cache.acquireLease('sem', { holder: 'late', limit: 3, leaseSeconds: 60 })).toMatchObject({
+        granted: false,
+      });
+      await cache.releaseLease('sem', granted[1]);
+      await cache.releaseLease('sem', 'never-held');
+      expect(await cache.countLeases('sem')).toBe(2);
+      expect(await cache.acquireLease('sem', { holder: 'late', limit: 3, leaseSeconds: 60 })).toEqual({
+        granted: true,
+        held: 3,
+      });
+      // Another key is another semaphore.
+      expect(await cache.acquireLease('sem-other', { holder: 'x', limit: 1, leaseSeconds: 60 })).toEqual({
+        granted: true,
+        held: 1,
+      });
+      // A lower limit (a changed setting) applies at once to new holders.
+      expect(await cache.acquireLease('sem', { holder: 'new', limit: 2, leaseSeconds: 60 })).toMatchObject({
+        granted: false,
+        held: 3,
+      });
+    });
+
+    it('frees the slot of a holder that never releases once its lease expires', async () => {
+      // One live holder keeps the semaphore itself alive while the other holder's lease runs out.
+      const limit = 2;
+      await cache.acquireLease('crashed', { holder: 'alive', limit, leaseSeconds: 60 });
+      expect(await cache.acquireLease('crashed', { holder: 'gone', limit, leaseSeconds: 1 })).toMatchObject({
+        granted: true,
+      });
+      const refused = await cache.acquireLease('crashed', { holder: 'next', limit, leaseSeconds: 1 });
+      expect(refused).toMatchObject({ granted: false, held: 2 });
+      expect(refused!.granted === false && refused!.retryAfterMs).toBeLessThanOrEqual(1000);
+      await sleep(1300);
+      expect(await cache.countLeases('crashed')).toBe(1);
+      expect(await cache.renewLease('crashed', 'gone', 1)).toBe(false);
+      expect(await cache.acquireLease('crashed', { holder: 'next', limit, leaseSeconds: 60 })).toEqual({
+        granted: true,
+        held: 2,
+      });
+    });
+
+    it('keeps a renewed lease past its first expiry, and renews only a lease still held', async () => {
+      await cache.acquireLease('renewed', { holder: 'long-run', limit: 1, leaseSeconds: 1 });
+      for (let i = 0; i < 4; i++) {
+        await sleep(400);
+        expect(await cache.renewLease('renewed', 'long-run', 1)).toBe(true);
+      }
+      // 1.6 s after the first acquire, a 1 s lease renewed every 0.4 s still holds the only slot.
+      expect(
+        await cache.acquireLease('renewed', { holder: 'other', limit: 1, leaseSeconds: 1 }),
+      ).toMatchObject({
+        granted: false,
+      });
+      await cache.releaseLease('renewed', 'long-run');
+      expect(await cache.renewLease('renewed', 'long-run', 1)).toBe(false);
+      expect(await cache.renewLease('renewed', 'stranger', 1)).toBe(false);
+      expect(await cache.countLeases('renewed')).toBe(0);
+      expect(await cache.countLeases('no-such-semaphore')).toBe(0);
+    });
+
     it('stores a value only where nothing is, and returns the winner to every racer', async () => {
       const results = await Promise.all(['a', 'b', 'c', 'd'].map((v) => cache.setIfAbsent('nx', v, 60)));
       expect(new Set(results).size).toBe(1);
@@ -145,6 +257,12 @@ describe('RedisCacheStore when Redis goes away', () => {
       expect(await cache.get('k')).toBeUndefined();
       await expect(cache.set('k2', 'v', 60)).resolves.toBeUndefined();
       expect(await cache.increment('n')).toBeUndefined();
+      expect(await cache.increment('n', 60)).toBeUndefined();
+      expect(await cache.incrementWindow('w', 60)).toBeUndefined();
+      expect(await cache.acquireLease('s', { holder: 'h', limit: 1, leaseSeconds: 60 })).toBeUndefined();
+      expect(await cache.renewLease('s', 'h', 60)).toBeUndefined();
+      await expect(cache.releaseLease('s', 'h')).resolves.toBeUndefined();
+      expect(await cache.countLeases('s')).toBeUndefined();
       expect(await cache.setIfAbsent('nx', 'v', 60)).toBeUndefined();
       expect(await cache.getVersioned('k', { prefix: 'e:', suffix: '' })).toEqual({});
       expect((await cache.getOrCompute('c', 60, () => Promise.resolve('computed'))).value).toBe('computed');
@@ -163,6 +281,13 @@ describe('RedisCacheStore when Redis goes away', () => {
         version: 'back',
         value: 'entry',
       });
+      expect(await cache.incrementWindow('w', 60)).toMatchObject({ count: 1 });
+      expect(await cache.acquireLease('s', { holder: 'h', limit: 1, leaseSeconds: 60 })).toEqual({
+        granted: true,
+        held: 1,
+      });
+      expect(await cache.renewLease('s', 'h', 60)).toBe(true);
+      expect(await cache.countLeases('s')).toBe(1);
     } finally {
       await cache.close();
       redis.kill('SIGKILL');

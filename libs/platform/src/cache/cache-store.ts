@@ -13,6 +13,27 @@ export interface VersionedRead<T> {
   value?: T;
 }
 
+/** A fixed-window counter: the first increment starts the window, which ends `resetInMs` from now. */
+export interface WindowCount {
+  count: number;
+  resetInMs: number;
+}
+
+/** One holder's claim on a slot of a lease-based counting semaphore. */
+export interface LeaseRequest {
+  /** Unique per holder (a run id, a session id): acquiring again with the same id renews its slot. */
+  holder: string;
+  /** Slots the semaphore has; a holder already inside always gets its slot back. */
+  limit: number;
+  /** The slot frees itself this long after the last acquire or renewal (a crashed holder's slot too). */
+  leaseSeconds: number;
+}
+
+export type LeaseGrant =
+  | { granted: true; held: number }
+  /** `retryAfterMs`: when the earliest lease expires, i.e. when a slot frees up at the latest. */
+  | { granted: false; held: number; retryAfterMs: number };
+
 export interface CacheHealth {
   backend: CacheBackend;
   available: boolean;
@@ -40,8 +61,27 @@ export abstract class CacheStore {
    * operation: one round trip on Redis.
    */
   abstract getVersioned<T>(versionKey: string, entryKey: VersionedKey): Promise<VersionedRead<T>>;
-  /** Atomically adds one and returns the new value; undefined when the cache is unavailable. */
-  abstract increment(key: string): Promise<number | undefined>;
+  /**
+   * Atomically adds one and returns the new value; undefined when the cache is unavailable. With
+   * `ttlSeconds`, the first increment starts a fixed window and the counter disappears when it ends.
+   * Counters and leases are read only through these methods (in memory they are kept apart from
+   * cached values, so an LRU eviction never resets a limit).
+   */
+  abstract increment(key: string, ttlSeconds?: number): Promise<number | undefined>;
+  /** `increment` with a window, also returning how long the window has left. */
+  abstract incrementWindow(key: string, windowSeconds: number): Promise<WindowCount | undefined>;
+  /**
+   * Takes a slot of the counting semaphore at `key` for `request.holder` if fewer than `limit`
+   * unexpired leases are held (or the holder already holds one, which is then renewed). Expired leases
+   * are dropped first, so a holder that never releases stops counting after its lease. Atomic: two
+   * racing callers never both take the last slot.
+   */
+  abstract acquireLease(key: string, request: LeaseRequest): Promise<LeaseGrant | undefined>;
+  /** Extends a held lease; false when the holder no longer holds one (released or expired). */
+  abstract renewLease(key: string, holder: string, leaseSeconds: number): Promise<boolean | undefined>;
+  abstract releaseLease(key: string, holder: string): Promise<void>;
+  /** Unexpired leases at `key`. */
+  abstract countLeases(key: string): Promise<number | undefined>;
   abstract health(): CacheHealth;
 
   /**

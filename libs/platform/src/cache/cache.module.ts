@@ -1,6 +1,7 @@
 import { Global, Inject, Injectable, Module, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import { AppConfig } from '../config/app-config';
 import { CacheStore } from './cache-store';
+import { ClusterLimits } from './cluster-limits';
 import { MemoryCacheStore } from './memory-cache.store';
 import { RedisCacheStore } from './redis-cache.store';
 
@@ -29,7 +30,11 @@ export function createCacheStore(config: AppConfig): CacheStore {
 
 @Global()
 @Module({
-  providers: [{ provide: CacheStore, inject: [AppConfig], useFactory: createCacheStore }, CacheLifecycle],
-  exports: [CacheStore],
+  providers: [
+    { provide: CacheStore, inject: [AppConfig], useFactory: createCacheStore },
+    ClusterLimits,
+    CacheLifecycle,
+  ],
+  exports: [CacheStore, ClusterLimits],
 })
 export class CacheModule {}

@@ -1,6 +1,14 @@
 import { Logger } from '@nestjs/common';
 import Redis from 'ioredis';
-import { CacheHealth, CacheStore, VersionedKey, VersionedRead } from './cache-store';
+import {
+  CacheHealth,
+  CacheStore,
+  LeaseGrant,
+  LeaseRequest,
+  VersionedKey,
+  VersionedRead,
+  WindowCount,
+} from './cache-store';
 
 export interface RedisCacheOptions {
   url: string;
@@ -25,6 +33,51 @@ redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
 return ARGV[1]
 `;
 
+// A fixed window: the first hit starts it; the count and the window's remaining time in one round trip.
+// A counter left without an expiry (an interrupted older writer) gets one.
+const INCREMENT_WINDOW_LUA = `
+local count = redis.call('INCR', KEYS[1])
+if count == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
+local ttl = redis.call('PTTL', KEYS[1])
+if ttl < 0 then redis.call('PEXPIRE', KEYS[1], ARGV[1]); ttl = tonumber(ARGV[1]) end
+return {count, ttl}
+`;
+
+// Lease-based counting semaphore: a sorted set of holders scored by lease expiry, in Redis server time
+// (one clock for every replica). Expired leases are dropped before counting; the set itself expires
+// with its last lease, so a semaphore nobody uses leaves nothing behind.
+const LEASE_PRELUDE = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
+local function keep_until_last_lease()
+  local last = redis.call('ZRANGE', KEYS[1], -1, -1, 'WITHSCORES')
+  if last[2] then redis.call('PEXPIREAT', KEYS[1], last[2]) end
+end
+`;
+
+const ACQUIRE_LEASE_LUA = `${LEASE_PRELUDE}
+local held = redis.call('ZCARD', KEYS[1])
+if redis.call('ZSCORE', KEYS[1], ARGV[1]) or held < tonumber(ARGV[2]) then
+  redis.call('ZADD', KEYS[1], now + tonumber(ARGV[3]), ARGV[1])
+  keep_until_last_lease()
+  return {1, redis.call('ZCARD', KEYS[1]), 0}
+end
+local first = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
+return {0, held, tonumber(first[2]) - now}
+`;
+
+const RENEW_LEASE_LUA = `${LEASE_PRELUDE}
+if not redis.call('ZSCORE', KEYS[1], ARGV[1]) then return 0 end
+redis.call('ZADD', KEYS[1], 'XX', now + tonumber(ARGV[2]), ARGV[1])
+keep_until_last_lease()
+return 1
+`;
+
+const COUNT_LEASES_LUA = `${LEASE_PRELUDE}
+return redis.call('ZCARD', KEYS[1])
+`;
+
 interface ScriptedRedis extends Redis {
   opsGetVersioned(
     versionKey: string,
@@ -32,6 +85,15 @@ interface ScriptedRedis extends Redis {
     entryKeySuffix: string,
   ): Promise<[string | null, string | null]>;
   opsSetIfAbsent(key: string, value: string, ttlMs: number): Promise<string>;
+  opsIncrementWindow(key: string, windowMs: number): Promise<[number, number]>;
+  opsAcquireLease(
+    key: string,
+    holder: string,
+    limit: number,
+    leaseMs: number,
+  ): Promise<[number, number, number]>;
+  opsRenewLease(key: string, holder: string, leaseMs: number): Promise<number>;
+  opsCountLeases(key: string): Promise<number>;
 }
 
 const ttlMs = (ttlSeconds: number) => Math.max(1, Math.round(ttlSeconds * 1000));
@@ -64,6 +126,10 @@ export class RedisCacheStore extends CacheStore {
     // EVALSHA, falling back to EVAL once per connection when the script is not loaded yet.
     this.client.defineCommand('opsGetVersioned', { numberOfKeys: 1, lua: GET_VERSIONED_LUA });
     this.client.defineCommand('opsSetIfAbsent', { numberOfKeys: 1, lua: SET_IF_ABSENT_LUA });
+    this.client.defineCommand('opsIncrementWindow', { numberOfKeys: 1, lua: INCREMENT_WINDOW_LUA });
+    this.client.defineCommand('opsAcquireLease', { numberOfKeys: 1, lua: ACQUIRE_LEASE_LUA });
+    this.client.defineCommand('opsRenewLease', { numberOfKeys: 1, lua: RENEW_LEASE_LUA });
+    this.client.defineCommand('opsCountLeases', { numberOfKeys: 1, lua: COUNT_LEASES_LUA });
     this.client.on('ready', () => this.markAvailable());
     this.client.on('error', (error: Error) => this.markUnavailable(error));
     this.client.on('end', () => this.markUnavailable(new Error('connection closed')));
@@ -120,8 +186,41 @@ export class RedisCacheStore extends CacheStore {
     if (keys.length > 0) await this.attempt(() => this.client.del(...keys));
   }
 
-  async increment(key: string): Promise<number | undefined> {
-    return this.attempt(() => this.client.incr(key));
+  async increment(key: string, ttlSeconds?: number): Promise<number | undefined> {
+    if (ttlSeconds === undefined) return this.attempt(() => this.client.incr(key));
+    return (await this.incrementWindow(key, ttlSeconds))?.count;
+  }
+
+  async incrementWindow(key: string, windowSeconds: number): Promise<WindowCount | undefined> {
+    const reply = await this.attempt(() => this.client.opsIncrementWindow(key, ttlMs(windowSeconds)));
+    return reply && { count: reply[0], resetInMs: reply[1] };
+  }
+
+  async acquireLease(
+    key: string,
+    { holder, limit, leaseSeconds }: LeaseRequest,
+  ): Promise<LeaseGrant | undefined> {
+    const reply = await this.attempt(() =>
+      this.client.opsAcquireLease(key, holder, limit, ttlMs(leaseSeconds)),
+    );
+    if (!reply) return undefined;
+    const [granted, held, retryAfterMs] = reply;
+    return granted === 1
+      ? { granted: true, held }
+      : { granted: false, held, retryAfterMs: Math.max(0, retryAfterMs) };
+  }
+
+  async renewLease(key: string, holder: string, leaseSeconds: number): Promise<boolean | undefined> {
+    const reply = await this.attempt(() => this.client.opsRenewLease(key, holder, ttlMs(leaseSeconds)));
+    return reply === undefined ? undefined : reply === 1;
+  }
+
+  async releaseLease(key: string, holder: string): Promise<void> {
+    await this.attempt(() => this.client.zrem(key, holder));
+  }
+
+  async countLeases(key: string): Promise<number | undefined> {
+    return this.attempt(() => this.client.opsCountLeases(key));
   }
 
   health(): CacheHealth {

@@ -256,7 +256,8 @@ export class EnvironmentVariables {
   @Max(600_000)
   STAGE_TIMEOUT_MS = 60_000;
 
-  // MCP over streamable HTTP: sessions are per-process memory, so one tenant may hold only its share.
+  // MCP over streamable HTTP: one tenant may hold only its share of the sessions. Counted across every
+  // replica when REDIS_URL is set, per process otherwise.
   @Transform(toNumber)
   @IsInt()
   @Min(1)
@@ -276,7 +277,7 @@ export class EnvironmentVariables {
   @Max(86_400)
   MCP_SESSION_IDLE_SECONDS = 300;
 
-  /** Tool runs one tenant may have at once (HTTP, plans, agent, MCP together, per process). */
+  /** Tool runs one tenant may have at once (HTTP, plans, agent, MCP together; all replicas with Redis). */
   @Transform(toNumber)
   @IsInt()
   @Min(1)
@@ -289,6 +290,16 @@ export class EnvironmentVariables {
   @Min(0)
   @Max(60_000)
   TOOL_QUEUE_WAIT_MS = 2000;
+
+  /**
+   * A running tool's slot (tenant budget, tool_access max_concurrent) is a lease renewed every third of
+   * this while it runs: a replica that dies mid-run frees its slots after at most this long.
+   */
+  @Transform(toNumber)
+  @IsInt()
+  @Min(2)
+  @Max(3600)
+  TOOL_SLOT_LEASE_SECONDS = 30;
 
   /** sql tool queries at once per process; absent: half of DATABASE_POOL_SIZE, so search keeps connections. */
   @Transform(toNumber)

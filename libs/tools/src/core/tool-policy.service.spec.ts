@@ -59,4 +59,31 @@ describe('tool_access policy rules', () => {
       await service.acquire({ ...context('operator'), tenantId: 't2' }, 'ci_lookup', admission.match),
     ).toMatchObject({ allowed: true });
   });
+
+  it('tells a refused run when the rate window ends', async () => {
+    const service = serviceWith({ ci_lookup: { rate_per_minute: 1 } });
+    const match = ruleFor([{ tools: { ci_lookup: { rate_per_minute: 1 } } }], 'ci_lookup');
+    await service.acquire(context('operator'), 'ci_lookup', match);
+    const refused = await service.acquire(context('operator'), 'ci_lookup', match);
+    if (refused.allowed) throw new Error('allowed');
+    expect(refused.details.retry_after_seconds).toBeGreaterThanOrEqual(1);
+    expect(refused.details.retry_after_seconds).toBeLessThanOrEqual(60);
+  });
+
+  it('holds a concurrency slot until release, and applies a changed limit at once', async () => {
+    const service = serviceWith({});
+    const rule = (max: number) => ({ pattern: 'slow_*', rule: { max_concurrent: max } });
+    const first = await service.acquire(context('operator'), 'slow_call', rule(1));
+    if (!first.allowed) throw new Error('refused');
+    expect(await service.acquire(context('operator'), 'slow_call', rule(1))).toMatchObject({
+      allowed: false,
+      code: 'RATE_LIMITED',
+    });
+    const second = await service.acquire(context('operator'), 'slow_call', rule(2));
+    expect(second).toMatchObject({ allowed: true });
+    first.release();
+    if (second.allowed) second.release();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(await service.acquire(context('operator'), 'slow_call', rule(1))).toMatchObject({ allowed: true });
+  });
 });

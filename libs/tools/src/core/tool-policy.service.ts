@@ -1,10 +1,17 @@
 import { Injectable, Optional } from '@nestjs/common';
 import { PublishedAssetReader, type ToolAccessRule, type ToolAccessSettings } from '@app/asset-registry';
-import { RequestContext, type Role, roleSatisfiesAny } from '@app/platform';
-import { BoundedSemaphore } from './bounded-semaphore';
+import {
+  AppConfig,
+  ClusterLimits,
+  MemoryCacheStore,
+  RequestContext,
+  type Role,
+  roleSatisfiesAny,
+} from '@app/platform';
 import { ToolContext, ToolErrorCode } from './tool.types';
 
-const WINDOW_MS = 60_000;
+const WINDOW_SECONDS = 60;
+const DEFAULT_LEASE_SECONDS = 30;
 
 type Refusal = { allowed: false; code: ToolErrorCode; message: string; details: Record<string, unknown> };
 
@@ -43,15 +50,21 @@ export function ruleFor(
 /**
  * The tenant's published `tool_access` policies, enforced by the tool registry for every caller (HTTP,
  * stages, planner, agent, chat, MCP): which roles may run a tool, which tools need a person's
- * confirmation, and per-tool rate (runs per minute) and concurrency limits. Counters are kept in this
- * process: with several API processes each allows the configured rate.
+ * confirmation, and per-tool rate (runs per minute, a fixed window) and concurrency limits. With Redis
+ * the counters are shared by every replica (a window counter and a lease-based semaphore per tenant and
+ * tool); without it, or while it is unreachable, each process counts alone.
  */
 @Injectable()
 export class ToolPolicyService {
-  private readonly windows = new Map<string, { start: number; count: number }>();
-  private readonly running = new Map<string, BoundedSemaphore>();
+  private readonly limits: ClusterLimits;
 
-  constructor(@Optional() private readonly reader?: PublishedAssetReader) {}
+  constructor(
+    @Optional() private readonly reader?: PublishedAssetReader,
+    @Optional() limits?: ClusterLimits,
+    @Optional() private readonly config?: AppConfig,
+  ) {
+    this.limits = limits ?? new ClusterLimits(new MemoryCacheStore(1000));
+  }
 
   async settingsOf(tenantId: string): Promise<ToolAccessSettings[]> {
     if (!this.reader) return [];
@@ -86,12 +99,11 @@ export class ToolPolicyService {
   ): Promise<PolicySlot> {
     if (!match) return { allowed: true, release: () => undefined };
     const { pattern, rule } = match;
-    const key = `${context.tenantId}\u0000${tool}`;
+    const key = `${context.tenantId}:${tool}`;
     if (rule.rate_per_minute) {
-      const now = Date.now();
-      const window = this.windows.get(key);
-      const current = window && now - window.start < WINDOW_MS ? window : { start: now, count: 0 };
-      if (current.count >= rule.rate_per_minute) {
+      // Every attempt counts, refused ones too: the window is fixed, so that only moves the count.
+      const window = await this.limits.hit(`tools:policy-rate:${key}`, WINDOW_SECONDS);
+      if (window.count > rule.rate_per_minute) {
         return {
           allowed: false,
           code: ToolErrorCode.RATE_LIMITED,
@@ -99,21 +111,18 @@ export class ToolPolicyService {
           details: {
             policy_rule: pattern,
             rate_per_minute: rule.rate_per_minute,
-            retry_after_seconds: Math.max(1, Math.ceil((current.start + WINDOW_MS - now) / 1000)),
+            retry_after_seconds: Math.max(1, Math.ceil(window.resetInMs / 1000)),
           },
         };
       }
-      current.count++;
-      this.windows.set(key, current);
     }
     if (!rule.max_concurrent) return { allowed: true, release: () => undefined };
-    let semaphore = this.running.get(key);
-    if (!semaphore) {
-      semaphore = new BoundedSemaphore(rule.max_concurrent);
-      this.running.set(key, semaphore);
-    }
-    const slot = await semaphore.acquire(0);
-    if (!slot) {
+    const grant = await this.limits.acquire(`tools:policy-running:${key}`, {
+      limit: rule.max_concurrent,
+      leaseSeconds: this.config?.get('TOOL_SLOT_LEASE_SECONDS') ?? DEFAULT_LEASE_SECONDS,
+      keepAlive: true,
+    });
+    if (!grant.granted) {
       return {
         allowed: false,
         code: ToolErrorCode.RATE_LIMITED,
@@ -121,14 +130,6 @@ export class ToolPolicyService {
         details: { policy_rule: pattern, max_concurrent: rule.max_concurrent, retry_after_seconds: 1 },
       };
     }
-    const held = semaphore;
-    return {
-      allowed: true,
-      release: () => {
-        slot();
-        if (held.running === 0 && held.queued === 0 && this.running.get(key) === held)
-          this.running.delete(key);
-      },
-    };
+    return { allowed: true, release: () => void grant.slot.release() };
   }
 }

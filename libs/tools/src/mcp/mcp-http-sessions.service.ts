@@ -4,7 +4,7 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { randomUUID } from 'node:crypto';
-import { AppConfig, type Principal } from '@app/platform';
+import { AppConfig, ClusterLimits, type Principal } from '@app/platform';
 import { McpSessionRecords, type McpSessionRecord } from './mcp-session-records';
 import { McpToolServer } from './mcp-tool-server.service';
 
@@ -33,6 +33,10 @@ function jsonRpcError(
   res.end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
 }
 
+const ALL_SESSIONS_KEY = 'mcp:sessions:all';
+const tenantKey = (tenantId: string) => `mcp:sessions:tenant:${tenantId}`;
+const retryAfterSeconds = (ms: number) => Math.max(1, Math.ceil(ms / 1000));
+
 /**
  * Streamable HTTP sessions of the MCP endpoint. Stateful: `tools/list_changed` is a server-initiated
  * notification, which needs a session (and its GET stream) to reach the client. A session belongs to
@@ -41,42 +45,31 @@ function jsonRpcError(
  * client's initialize params) is shared, so a replica that receives a request of a session opened
  * elsewhere restores it (a local server replaying the initialize) and no load-balancer affinity is
  * needed. list_changed reaches the client on the replica holding its GET stream, whose tool registry
- * follows the change bus. The session caps count this process's sessions.
+ * follows the change bus.
+ *
+ * The session caps count every replica's sessions when Redis is shared: a session holds a lease,
+ * named by its id, in its tenant's semaphore and in the global one. Each request of the session, on
+ * any replica, renews both for MCP_SESSION_IDLE_SECONDS, so a session nobody uses frees its slots after
+ * the idle time even if the replica that opened it died; DELETE on any replica frees them at once.
  */
 @Injectable()
 export class McpHttpSessions implements OnModuleDestroy {
   private readonly logger = new Logger(McpHttpSessions.name);
   private readonly sessions = new Map<string, Session>();
-  /** Initialize requests in flight per tenant: they count against the cap before their session exists. */
-  private readonly opening = new Map<string, number>();
   private readonly restoring = new Map<string, Promise<Session>>();
 
   constructor(
     private readonly mcpServer: McpToolServer,
     private readonly config: AppConfig,
     private readonly records: McpSessionRecords,
+    private readonly limits: ClusterLimits,
   ) {}
 
   private get idleMs(): number {
     return this.config.get('MCP_SESSION_IDLE_SECONDS') * 1000;
   }
 
-  /** Open sessions (and ones being opened) of one tenant. */
-  tenantSessions(tenantId: string): number {
-    let count = this.opening.get(tenantId) ?? 0;
-    for (const session of this.sessions.values()) if (session.tenantId === tenantId) count++;
-    return count;
-  }
-
-  /** Seconds until the tenant's least recently used session expires (when a slot frees up at the latest). */
-  private retryAfter(tenantId?: string): number {
-    let oldest = Infinity;
-    for (const session of this.sessions.values())
-      if (!tenantId || session.tenantId === tenantId) oldest = Math.min(oldest, session.lastUsed);
-    const waitMs = Number.isFinite(oldest) ? oldest + this.idleMs - Date.now() : this.idleMs;
-    return Math.max(1, Math.ceil(waitMs / 1000));
-  }
-
+  /** This process's open sessions. */
   get size(): number {
     return this.sessions.size;
   }
@@ -91,7 +84,12 @@ export class McpHttpSessions implements OnModuleDestroy {
         return;
       }
       this.touch(sessionId, session);
-      if (req.method === 'DELETE') await this.records.remove(sessionId);
+      if (req.method === 'DELETE') {
+        await this.records.remove(sessionId);
+        await this.releaseSlots(session.tenantId, sessionId);
+      } else {
+        await this.renewSlots(session.tenantId, sessionId);
+      }
       await session.transport.handleRequest(req, res, req.body);
       return;
     }
@@ -104,37 +102,48 @@ export class McpHttpSessions implements OnModuleDestroy {
       );
       return;
     }
+    // The id is chosen before the session exists, so its slots are held while it opens.
+    const id = randomUUID();
     const tenantId = principal.tenantId;
     const perTenant = this.config.get('MCP_MAX_SESSIONS_PER_TENANT');
-    if (this.tenantSessions(tenantId) >= perTenant) {
+    const leaseSeconds = this.config.get('MCP_SESSION_IDLE_SECONDS');
+    const tenantSlot = await this.limits.acquire(tenantKey(tenantId), {
+      holder: id,
+      limit: perTenant,
+      leaseSeconds,
+    });
+    if (!tenantSlot.granted) {
       // One tenant's burst is that tenant's problem: the others keep their sessions.
       jsonRpcError(
         res,
         429,
         -32000,
         `This tenant has ${perTenant} open MCP sessions, its limit; close unused ones (DELETE /mcp) or wait for idle ones to expire.`,
-        this.retryAfter(tenantId),
+        retryAfterSeconds(tenantSlot.retryAfterMs),
       );
       return;
     }
-    const opening = [...this.opening.values()].reduce((sum, n) => sum + n, 0);
-    if (this.sessions.size + opening >= this.config.get('MCP_MAX_SESSIONS')) {
+    const globalSlot = await this.limits.acquire(ALL_SESSIONS_KEY, {
+      holder: id,
+      limit: this.config.get('MCP_MAX_SESSIONS'),
+      leaseSeconds,
+    });
+    if (!globalSlot.granted) {
+      await tenantSlot.slot.release();
       jsonRpcError(
         res,
         503,
         -32000,
         'Too many open MCP sessions; close unused ones (DELETE /mcp).',
-        this.retryAfter(),
+        retryAfterSeconds(globalSlot.retryAfterMs),
       );
       return;
     }
-    this.opening.set(tenantId, (this.opening.get(tenantId) ?? 0) + 1);
     try {
-      await this.open(req, res, principal);
+      await this.open(req, res, principal, id);
     } finally {
-      const left = (this.opening.get(tenantId) ?? 1) - 1;
-      if (left > 0) this.opening.set(tenantId, left);
-      else this.opening.delete(tenantId);
+      // An initialize that did not open a session (refused by the transport, or failed) frees its slots.
+      if (!this.sessions.has(id)) await this.releaseSlots(tenantId, id);
     }
   }
 
@@ -148,9 +157,10 @@ export class McpHttpSessions implements OnModuleDestroy {
     if (lookup.state === 'unknown') return local?.keyId === principal.keyId ? local : undefined;
     if (lookup.state === 'missing') {
       if (local) {
-        // Closed through another replica: drop this process's copy too.
+        // Closed through another replica, or expired: drop this process's copy too.
         this.sessions.delete(sessionId);
         await this.close(local);
+        await this.releaseSlots(local.tenantId, sessionId);
       }
       return undefined;
     }
@@ -188,11 +198,16 @@ export class McpHttpSessions implements OnModuleDestroy {
     return session;
   }
 
-  private async open(req: RequestWithBody, res: ServerResponse, principal: Principal): Promise<void> {
+  private async open(
+    req: RequestWithBody,
+    res: ServerResponse,
+    principal: Principal,
+    id: string,
+  ): Promise<void> {
     const initialize = (req.body as { params?: Record<string, unknown> }).params ?? {};
     const { server, transport } = this.createSession(
       principal,
-      () => randomUUID(),
+      () => id,
       (id) =>
         this.records.save(id, {
           tenantId: principal.tenantId,
@@ -249,8 +264,26 @@ export class McpHttpSessions implements OnModuleDestroy {
     session.idleTimer = setTimeout(() => {
       this.sessions.delete(id);
       void this.close(session);
+      // A shared session may still be in use through another replica: its leases expire on their own
+      // (renewed by that use). A session only this process knows ends here.
+      if (!this.records.shared) void this.releaseSlots(session.tenantId, id);
     }, this.idleMs);
     session.idleTimer.unref();
+  }
+
+  private async renewSlots(tenantId: string, sessionId: string): Promise<void> {
+    const leaseSeconds = this.config.get('MCP_SESSION_IDLE_SECONDS');
+    await Promise.all([
+      this.limits.renew(tenantKey(tenantId), sessionId, leaseSeconds),
+      this.limits.renew(ALL_SESSIONS_KEY, sessionId, leaseSeconds),
+    ]);
+  }
+
+  private async releaseSlots(tenantId: string, sessionId: string): Promise<void> {
+    await Promise.all([
+      this.limits.release(tenantKey(tenantId), sessionId),
+      this.limits.release(ALL_SESSIONS_KEY, sessionId),
+    ]);
   }
 
   private async close(session: Session): Promise<void> {
