@@ -96,7 +96,8 @@ describe(`keys CLI (${testBackend()})`, () => {
       restarted.child.kill('SIGTERM');
       await restarted.exited;
     }
-  });
+    // Two server starts and three offline CLI runs, each opening the data directory: minutes on a busy machine.
+  }, 300_000);
 
   it('answers --help for every command without opening a database', async () => {
     for (const command of ['keys', 'ingest', 'seed', 'schema', 'agents']) {
