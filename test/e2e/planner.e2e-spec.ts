@@ -184,6 +184,7 @@ describe(`planner end to end on the demo dataset (${testBackend()})`, () => {
       body: { query: SEED_QUERY, now: NOW.toISOString() },
     });
     expect(res.status).toBe(200);
+    expect(res.body.status).toBe('no_data');
     expect(res.body.warnings).toContain(NO_OPS_DATA_WARNING);
     expect(res.body.answer).toContain('POST /ops/demo/load');
     const loaded = await t.request('POST', '/ops/ask', {
@@ -191,6 +192,7 @@ describe(`planner end to end on the demo dataset (${testBackend()})`, () => {
       body: { query: SEED_QUERY, now: NOW.toISOString() },
     });
     expect(loaded.body.warnings).not.toContain(NO_OPS_DATA_WARNING);
+    expect(loaded.body.status).toBe('answered');
     expect(loaded.body.answer).not.toMatch(/\d\.\d{3,}/);
   });
 

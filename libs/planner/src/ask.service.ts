@@ -19,7 +19,8 @@ export interface AskRequest {
 }
 
 export interface AskResult {
-  status: 'answered' | 'partial' | 'failed' | 'plan_rejected';
+  /** `no_data`: the steps ran, but this tenant has no OPS data loaded, so they could find nothing. */
+  status: 'answered' | 'no_data' | 'partial' | 'failed' | 'plan_rejected';
   query: string;
   answer: string;
   answer_source: 'llm' | 'template';
@@ -121,8 +122,9 @@ export class AskService {
     if (written.warning) warnings.push(written.warning);
     const noData = await this.noOpsData(request.tenantId, execution);
     if (noData) warnings.push(NO_OPS_DATA_WARNING);
-    const status =
-      !execution || execution.status === 'succeeded'
+    const status = noData
+      ? 'no_data'
+      : !execution || execution.status === 'succeeded'
         ? 'answered'
         : execution.status === 'partial'
           ? 'partial'

@@ -232,7 +232,7 @@ describe(`planner with an OpenAI-compatible LLM (${testBackend()})`, () => {
       );
     });
     const result = await ask();
-    expect(result).toMatchObject({ status: 'answered', answer_source: 'llm', model: 'fake-model' });
+    expect(result).toMatchObject({ status: 'no_data', answer_source: 'llm', model: 'fake-model' });
     // This tenant has no OPS data: the model's answer comes after the plain statement of why it is empty.
     expect(result.answer).toMatch(
       /^This tenant has no OPS data loaded yet[^]*\n\nNo prod server reported CPU\.$/,

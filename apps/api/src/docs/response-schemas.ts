@@ -3082,8 +3082,10 @@ export const RESPONSE_SCHEMAS: {
             "failed",
             "partial",
             "answered",
+            "no_data",
             "plan_rejected"
-          ]
+          ],
+          "description": "`no_data`: the steps ran, but this tenant has no OPS data loaded, so they could find nothing."
         },
         "query": {
           "type": "string"

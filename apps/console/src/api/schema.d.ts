@@ -1043,8 +1043,11 @@ export interface components {
       model: string | null;
       planning: components['schemas']['PlanOutcome'];
       query: string;
-      /** @enum {string} */
-      status: 'failed' | 'partial' | 'answered' | 'plan_rejected';
+      /**
+       * @description `no_data`: the steps ran, but this tenant has no OPS data loaded, so they could find nothing.
+       * @enum {string}
+       */
+      status: 'failed' | 'partial' | 'answered' | 'no_data' | 'plan_rejected';
       timings: {
         answer_ms: number;
         execution_ms: number;
