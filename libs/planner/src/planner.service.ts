@@ -97,7 +97,7 @@ export class PlannerService {
       .filter((s) => !s.catalog && s.source !== INTERNAL_SOURCE_REF && s.tools.length)
       .map(
         (s) =>
-          `source "${s.source}" has no published catalog (sync one: POST /ops/assets/catalog/sync {"source": "${s.source}"}); ${s.tools.join(', ')} planned from the tool schemas only`,
+          `source "${s.source}" has no published catalog (sync one: POST /api/assets/catalog/sync {"source": "${s.source}"}); ${s.tools.join(', ')} planned from the tool schemas only`,
       );
     const mappings = mappingsAsset?.content ?? null;
     const context = {
