@@ -101,7 +101,12 @@ describe(`planning over the catalog of each source (${testBackend()})`, () => {
     ).toBe(200);
     for (const tool of [
       accountsTool('crm_accounts', 'crm_db', '/crm/accounts', 'Rows of the CRM by state'),
-      accountsTool('billing_accounts', 'billing_db', '/billing/accounts', 'Rows of the subscription ledger by state'),
+      accountsTool(
+        'billing_accounts',
+        'billing_db',
+        '/billing/accounts',
+        'Rows of the subscription ledger by state',
+      ),
     ])
       expect((await publish(tool)).status).toBe(200);
   }, 120_000);
@@ -151,21 +156,31 @@ describe(`planning over the catalog of each source (${testBackend()})`, () => {
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ valid: true, planner: 'llm' });
     expect(res.body.plan.steps).toEqual([
-      expect.objectContaining({ tool_type: 'billing_accounts', source: 'billing_db', parameters: { status: 'churned' } }),
+      expect.objectContaining({
+        tool_type: 'billing_accounts',
+        source: 'billing_db',
+        parameters: { status: 'churned' },
+      }),
     ]);
     expect(res.body.asset_versions.catalogs).toEqual([
       { source: 'billing_db', catalog: { name: 'billing_db', version: 1 } },
     ]);
     expect(res.body.prompt.sources).toEqual(
       expect.arrayContaining([
-        expect.objectContaining({ source: 'crm_db', catalog: { name: 'crm_catalog', version: 1 }, tools: ['crm_accounts'] }),
+        expect.objectContaining({
+          source: 'crm_db',
+          catalog: { name: 'crm_catalog', version: 1 },
+          tools: ['crm_accounts'],
+        }),
         expect.objectContaining({ source: 'billing_db', included_tables: ['accounts'] }),
       ]),
     );
 
     const prompt = llm.chatRequests[0].body.messages[1].content as string;
     expect(prompt).toContain('Source "crm_db":\n- crm_accounts: Rows of the CRM by state');
-    expect(prompt).toContain('Source "billing_db":\n- billing_accounts: Rows of the subscription ledger by state');
+    expect(prompt).toContain(
+      'Source "billing_db":\n- billing_accounts: Rows of the subscription ledger by state',
+    );
     expect(prompt).toContain('Source "internal":\n- ci_lookup:');
     expect(prompt).toContain(
       'Source "crm_db" (catalog "crm_catalog" v1; tools: crm_accounts):\ntable accounts - customer accounts',
@@ -175,13 +190,16 @@ describe(`planning over the catalog of each source (${testBackend()})`, () => {
     expect(prompt).toContain('status (text) values: trialing|churned');
     expect(prompt).toContain('sales_rep (text) - the sales rep');
     expect(prompt).toContain('plan_code (text) - the plan code');
-    expect(llm.chatRequests[0].body.response_format.json_schema.schema.properties.steps.items.properties).toHaveProperty(
-      'source',
-    );
+    expect(
+      llm.chatRequests[0].body.response_format.json_schema.schema.properties.steps.items.properties,
+    ).toHaveProperty('source');
   });
 
   it('a step naming another source than its tool reads is rejected and sent back to the model', async () => {
-    llm.enqueue(FakeLlmServer.json(PLAN({ source: 'crm_db' })), FakeLlmServer.json(PLAN({ source: 'billing_db' })));
+    llm.enqueue(
+      FakeLlmServer.json(PLAN({ source: 'crm_db' })),
+      FakeLlmServer.json(PLAN({ source: 'billing_db' })),
+    );
     const res = await t.request('POST', '/ops/plan', {
       key: admin,
       body: { query: 'list the churned accounts' },
@@ -190,23 +208,33 @@ describe(`planning over the catalog of each source (${testBackend()})`, () => {
     expect(res.body.rejected[0].errors).toEqual([
       expect.objectContaining({ code: 'SOURCE_MISMATCH', step_id: 's1', path: '/source' }),
     ]);
-    expect(llm.chatRequests[1].body.messages.at(-1).content).toContain('reads source \\"billing_db\\", not \\"crm_db\\"');
+    expect(llm.chatRequests[1].body.messages.at(-1).content).toContain(
+      'reads source \\"billing_db\\", not \\"crm_db\\"',
+    );
   });
 
   it('the fallback planner picks the tool whose source catalog lists the value the question names', async () => {
     const plan = async (query: string) => {
       const res = await t.request('POST', '/ops/plan', { key: admin, body: { query, use_llm: false } });
       expect(res.body).toMatchObject({ valid: true, planner: 'fallback' });
-      return (res.body.plan.steps as Array<{ tool_type: string; source?: string; parameters: unknown }>).filter(
-        (step) => step.tool_type.endsWith('_accounts'),
-      );
+      return (
+        res.body.plan.steps as Array<{ tool_type: string; source?: string; parameters: unknown }>
+      ).filter((step) => step.tool_type.endsWith('_accounts'));
     };
     // "churned" is a value of billing_db's accounts.status only; "suspended" of crm_db's only.
     expect(await plan('list the churned accounts')).toEqual([
-      expect.objectContaining({ tool_type: 'billing_accounts', source: 'billing_db', parameters: { status: 'churned' } }),
+      expect.objectContaining({
+        tool_type: 'billing_accounts',
+        source: 'billing_db',
+        parameters: { status: 'churned' },
+      }),
     ]);
     expect(await plan('list the suspended accounts')).toEqual([
-      expect.objectContaining({ tool_type: 'crm_accounts', source: 'crm_db', parameters: { status: 'suspended' } }),
+      expect.objectContaining({
+        tool_type: 'crm_accounts',
+        source: 'crm_db',
+        parameters: { status: 'suspended' },
+      }),
     ]);
     expect(llm.chatRequests).toHaveLength(0);
   });
@@ -220,9 +248,17 @@ describe(`planning over the catalog of each source (${testBackend()})`, () => {
     });
     llm.setDefault(null);
     expect(res.status).toBe(200);
-    expect(res.body.planning.plan.steps[0]).toMatchObject({ tool_type: 'billing_accounts', source: 'billing_db' });
+    expect(res.body.planning.plan.steps[0]).toMatchObject({
+      tool_type: 'billing_accounts',
+      source: 'billing_db',
+    });
     expect(res.body.execution.steps).toEqual([
-      expect.objectContaining({ step_id: 's1', tool_type: 'billing_accounts', source: 'billing_db', status: 'succeeded' }),
+      expect.objectContaining({
+        step_id: 's1',
+        tool_type: 'billing_accounts',
+        source: 'billing_db',
+        status: 'succeeded',
+      }),
     ]);
     expect(stand.requests.some((r) => r.path === '/billing/accounts?status=churned')).toBe(true);
     const run = await t.request('GET', `/ops/stage/runs/${res.body.execution.run_id}`, { key: admin });

@@ -147,9 +147,14 @@ export function knowledgeFacts(
       for (const hit of enumValues.filter(
         (h) => h.value === mapping.value && (!mapping.field || h.column === mapping.field),
       ))
-        add({ field: hit.column, value: hit.value, table: hit.table, at, ...(hit.source ? { source: hit.source } : {}) });
-    }
-    else if (mapping.field) add({ field: mapping.field, value: mapping.value, table: null, at });
+        add({
+          field: hit.column,
+          value: hit.value,
+          table: hit.table,
+          at,
+          ...(hit.source ? { source: hit.source } : {}),
+        });
+    } else if (mapping.field) add({ field: mapping.field, value: mapping.value, table: null, at });
     else if (mapping.kind === 'metric') add({ field: 'metric_name', value: mapping.value, table: null, at });
   }
   const mapped = new Set(facts.map((f) => f.value));

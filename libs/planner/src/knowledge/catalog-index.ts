@@ -61,7 +61,8 @@ export class CatalogIndex {
         }
       : internal;
     const index = new CatalogIndex(content);
-    for (const source of sources) index.bySource.set(source, new CatalogIndex(catalogs.get(source) ?? null, source));
+    for (const source of sources)
+      index.bySource.set(source, new CatalogIndex(catalogs.get(source) ?? null, source));
     for (const tool of tools) index.toolSources.set(tool.name, tool.source_ref || INTERNAL_SOURCE_REF);
     return index;
   }

@@ -68,7 +68,12 @@ describe('planning over the catalog of each source', () => {
         ? { source: { kind: 'source_asset' as const, name: source }, tables: [] }
         : { source: { kind: 'internal' as const }, tables: [] },
     });
-    const catalogs = [entry('z_crm', 'crm_db'), entry('crm_db', 'crm_db'), entry('ops', null), entry('a', 'x')];
+    const catalogs = [
+      entry('z_crm', 'crm_db'),
+      entry('crm_db', 'crm_db'),
+      entry('ops', null),
+      entry('a', 'x'),
+    ];
     expect(catalogForSource(catalogs, 'crm_db')?.name).toBe('crm_db');
     expect(catalogForSource(catalogs.slice(0, 1), 'crm_db')?.name).toBe('z_crm');
     expect(catalogForSource(catalogs, 'internal')?.name).toBe('ops');
@@ -82,7 +87,10 @@ describe('planning over the catalog of each source', () => {
       ['billing_db', 'billing_db', ['billing_accounts']],
       ['crm_db', 'crm_catalog', ['crm_accounts']],
     ]);
-    expect(index.forTool('billing_accounts').enumValues('accounts', 'status')).toEqual(['trialing', 'churned']);
+    expect(index.forTool('billing_accounts').enumValues('accounts', 'status')).toEqual([
+      'trialing',
+      'churned',
+    ]);
     expect(index.forTool('crm_accounts').enumValues('accounts', 'status')).toEqual(['active', 'suspended']);
     expect(index.forTool('document_search').table('configuration_items')).toBeDefined();
     expect(index.allEnumValues().find((h) => h.value === 'churned')).toMatchObject({ source: 'billing_db' });
@@ -99,7 +107,9 @@ describe('planning over the catalog of each source', () => {
         .plan.steps.filter((s) => s.tool_type.endsWith('_accounts'))
         .map((s) => [s.tool_type, s.parameters]);
     expect(accountSteps('list the churned accounts')).toEqual([['billing_accounts', { status: 'churned' }]]);
-    expect(accountSteps('which accounts are trialing')).toEqual([['billing_accounts', { status: 'trialing' }]]);
+    expect(accountSteps('which accounts are trialing')).toEqual([
+      ['billing_accounts', { status: 'trialing' }],
+    ]);
     expect(accountSteps('list the suspended accounts')).toEqual([['crm_accounts', { status: 'suspended' }]]);
   });
 
@@ -142,9 +152,13 @@ describe('planning over the catalog of each source', () => {
       toolScores: { billing_accounts: 1 },
     });
     const user = messages[1].content as string;
-    expect(user).toContain('Source "billing_db":\n- billing_accounts: Rows of the subscription ledger by state');
+    expect(user).toContain(
+      'Source "billing_db":\n- billing_accounts: Rows of the subscription ledger by state',
+    );
     expect(user).toContain('No data source:\n- document_search:');
-    expect(user).toContain('Source "crm_db" (catalog "crm_catalog" v2; tools: crm_accounts):\ntable accounts');
+    expect(user).toContain(
+      'Source "crm_db" (catalog "crm_catalog" v2; tools: crm_accounts):\ntable accounts',
+    );
     expect(user).toContain('status (text) values: trialing|churned');
     expect(user).toContain('status (text) values: active|suspended');
     expect(report.sources.map((s) => [s.source, s.catalog, s.included_tables])).toEqual([
@@ -152,7 +166,9 @@ describe('planning over the catalog of each source', () => {
       ['billing_db', { name: 'billing_db', version: 1 }, ['accounts']],
       ['crm_db', { name: 'crm_catalog', version: 2 }, ['accounts']],
     ]);
-    expect(report.included_tables).toEqual(expect.arrayContaining(['billing_db.accounts', 'crm_db.accounts']));
+    expect(report.included_tables).toEqual(
+      expect.arrayContaining(['billing_db.accounts', 'crm_db.accounts']),
+    );
     expect(report.estimated_tokens).toBeLessThanOrEqual(6000);
   });
 });

@@ -33,7 +33,9 @@ export async function loadSourceCatalogs(
     toolsBySource.set(tool.source_ref, [...(toolsBySource.get(tool.source_ref) ?? []), tool.name]);
   }
   const others = [...toolsBySource.keys()].filter((s) => s !== INTERNAL_SOURCE_REF).sort();
-  const found = others.length ? await knowledge.sourceCatalogs(tenantId, others) : new Map();
+  const found = others.length
+    ? await knowledge.sourceCatalogs(tenantId, others)
+    : new Map<string, VersionedAsset<CatalogContent>>();
   const sources: SourceCatalog[] = [];
   if (internal || toolsBySource.has(INTERNAL_SOURCE_REF))
     sources.push({

@@ -93,7 +93,11 @@ export class PlanValidator {
         issue('MALFORMED_PLAN', id, `${path}/depends_on`, '"depends_on" must be an array of step ids.');
         return;
       }
-      if (candidate.source !== undefined && candidate.source !== null && typeof candidate.source !== 'string') {
+      if (
+        candidate.source !== undefined &&
+        candidate.source !== null &&
+        typeof candidate.source !== 'string'
+      ) {
         issue('MALFORMED_PLAN', id, `${path}/source`, '"source" must be the name of a data source (string).');
         return;
       }

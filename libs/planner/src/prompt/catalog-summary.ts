@@ -75,10 +75,7 @@ export function summarizeCatalog(
   const rank = new Map((options.order ?? []).map((name, i) => [name, i]));
   const ordered = tables
     .map((table, i) => ({ table, i }))
-    .sort(
-      (a, b) =>
-        (rank.get(a.table.name) ?? Infinity) - (rank.get(b.table.name) ?? Infinity) || a.i - b.i,
-    )
+    .sort((a, b) => (rank.get(a.table.name) ?? Infinity) - (rank.get(b.table.name) ?? Infinity) || a.i - b.i)
     .map((entry) => entry.table);
   const parts: string[] = [];
   const shown: string[] = [];
@@ -86,7 +83,9 @@ export function summarizeCatalog(
   const omitted: string[] = [];
   // Room for the closing "not shown" line is kept once a table has to be left out.
   const closing = (names: string[]) =>
-    names.length ? `(${names.length} more table${names.length > 1 ? 's' : ''} not shown: ${names.join(', ')})` : '';
+    names.length
+      ? `(${names.length} more table${names.length > 1 ? 's' : ''} not shown: ${names.join(', ')})`
+      : '';
   let used = 0;
   for (const table of ordered) {
     const full = renderTable(table, options.maxEnumValues);

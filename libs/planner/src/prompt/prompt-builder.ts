@@ -67,7 +67,11 @@ function renderMapping(mapping: KeywordMapping): string {
 function sourceHeading(source: SourceCatalog, named = true): string {
   const catalog = !named
     ? []
-    : [source.catalog ? `catalog "${source.catalog.name}" v${source.catalog.version}` : 'no catalog published'];
+    : [
+        source.catalog
+          ? `catalog "${source.catalog.name}" v${source.catalog.version}`
+          : 'no catalog published',
+      ];
   const parts = [...catalog, ...(source.tools.length ? [`tools: ${source.tools.join(', ')}`] : [])];
   return `Source "${source.source}"${parts.length ? ` (${parts.join('; ')})` : ''}:`;
 }
@@ -126,7 +130,7 @@ export class PromptBuilder {
     const system = input.systemPrompt?.trim() || DEFAULT_PLANNER_SYSTEM_PROMPT;
     const header = `Current time (UTC): ${input.now.toISOString()}\nQuestion: ${input.query}\n\nAvailable tools (tool_type must be one of these names), under the data source each reads:\n${this.toolList(input.tools)}\n`;
     const catalogsTitle =
-      'Data sources and their catalogs (a tool\'s filter fields and values come from the catalog of its source):';
+      "Data sources and their catalogs (a tool's filter fields and values come from the catalog of its source):";
     let used =
       estimateTokens(system) +
       estimateTokens(header) +
@@ -213,7 +217,8 @@ export class PromptBuilder {
       const summary = summaries.get(source.source)!;
       return {
         source: source.source,
-        catalog: named && source.catalog ? { name: source.catalog.name, version: source.catalog.version } : null,
+        catalog:
+          named && source.catalog ? { name: source.catalog.name, version: source.catalog.version } : null,
         tools: source.tools,
         tables: source.catalog?.content.tables.length ?? 0,
         included_tables: summary.tables,
