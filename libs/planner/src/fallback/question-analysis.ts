@@ -144,9 +144,8 @@ export function knowledgeFacts(
       (hit) => hit.value === mapping.value && (!mapping.field || hit.column === mapping.field),
     );
     if (located) {
-      for (const hit of enumValues.filter(
-        (h) => h.value === mapping.value && (!mapping.field || h.column === mapping.field),
-      ))
+      // The same column in every source whose catalog lists the value (one fact; see add()).
+      for (const hit of enumValues.filter((h) => h.value === located.value && h.column === located.column))
         add({
           field: hit.column,
           value: hit.value,
