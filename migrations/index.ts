@@ -18,6 +18,7 @@ import { CreateTenantChangeGenerations1795608000000 } from './1795608000000-Crea
 import { CreateCodeIntelligence1795700000000 } from './1795700000000-CreateCodeIntelligence';
 import { StageOutputsAndStageAssets1795700000001 } from './1795700000001-StageOutputsAndStageAssets';
 import { AddDocumentFailureHandling1795700100000 } from './1795700100000-AddDocumentFailureHandling';
+import { AddToolSourceRef1795700241917 } from './1795700241917-AddToolSourceRef';
 
 type MigrationClass = new () => MigrationInterface;
 
@@ -42,6 +43,7 @@ export const MIGRATIONS: MigrationClass[] = [
   CreateCodeIntelligence1795700000000,
   StageOutputsAndStageAssets1795700000001,
   AddDocumentFailureHandling1795700100000,
+  AddToolSourceRef1795700241917,
 ];
 
 /** The database roles row-level security is written for (see docs/notes/rls.md). */

@@ -24,6 +24,15 @@ export interface CatalogTable {
   references?: Array<{ columns: string[]; table: string; referenced_columns: string[] }>;
 }
 
+/**
+ * The `source_ref` of the service's own OPS tables (what the built-in OPS tools and `sql` tools read).
+ * Its catalog is the published catalog named `ops` (INTERNAL_CATALOG_NAME). Every other `source_ref` is
+ * the name of a published `source` asset, whose catalog is the published catalog with
+ * `content.source = { kind: "source_asset", name: <source> }` (what catalog sync from that source writes).
+ */
+export const INTERNAL_SOURCE_REF = 'internal';
+export const INTERNAL_CATALOG_NAME = 'ops';
+
 export interface CatalogContent {
   /** Where the tables live: the internal database (`internal`) or a named source asset. */
   source: { kind: 'internal' | 'source_asset'; name?: string; schema?: string; synced_at?: string };
@@ -193,6 +202,8 @@ export interface ToolAssetSpec {
   sample_input?: Record<string, unknown> | null;
   has_side_effects?: boolean;
   timeout_ms?: number;
+  /** The data source the tool reads: `internal` or a published `source` asset's name (absent: none declared). */
+  source_ref?: string | null;
 }
 
 export interface ToolDryRunOutcome {

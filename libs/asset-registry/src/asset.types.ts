@@ -7,7 +7,7 @@ export type AssetStatus = (typeof ASSET_STATUSES)[number];
 /** The type-specific fields each asset type carries (all other type-specific fields must be absent). */
 export const ASSET_FIELDS_BY_TYPE = {
   prompt: ['scope', 'engine', 'template', 'input_schema', 'output_contract'],
-  query: ['query_sql', 'query_cypher', 'query_http', 'query_params', 'query_metadata'],
+  query: ['query_sql', 'query_cypher', 'query_http', 'query_params', 'query_metadata', 'source_ref'],
   tool: [
     'tool_type',
     'tool_config',
@@ -15,6 +15,7 @@ export const ASSET_FIELDS_BY_TYPE = {
     'tool_output_schema',
     'sample_input',
     'has_side_effects',
+    'source_ref',
   ],
   mapping: ['content'],
   policy: ['content'],

@@ -22,7 +22,12 @@ export {
   type PlanningKnowledgeEntry,
   type VersionedAsset,
 } from './knowledge/planning-knowledge';
-export { AssetPlanningKnowledge, PLANNER_ASSET_NAMES } from './knowledge/asset-planning-knowledge';
+export {
+  AssetPlanningKnowledge,
+  catalogForSource,
+  PLANNER_ASSET_NAMES,
+} from './knowledge/asset-planning-knowledge';
+export { loadSourceCatalogs, type SourceCatalog } from './knowledge/source-catalogs';
 export { CatalogIndex } from './knowledge/catalog-index';
 export { estimateTokens } from './knowledge/text-match.util';
 export { PlanExecutor, type PlanRunOptions } from './execution/plan-executor';
@@ -35,6 +40,7 @@ export {
 } from './fallback/fallback-planner';
 export { PlanValidator, type PlanValidationContext } from './plan/plan-validator';
 export { PromptBuilder, DEFAULT_PLANNER_SYSTEM_PROMPT, type BuiltPrompt } from './prompt/prompt-builder';
+export { summarizeCatalog, type CatalogSummary } from './prompt/catalog-summary';
 export { planJsonSchema } from './plan/plan-json-schema';
 export { CATALOG_COLUMN_KEY, CATALOG_TABLE_KEY } from './plan/schema-introspection.util';
 export { LlmException, PlannerException, PlannerExceptionCode } from './planner.exception';

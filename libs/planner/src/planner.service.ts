@@ -1,7 +1,8 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { ToolListing, ToolRegistry } from '@app/tools';
 import { FallbackPlanner } from './fallback/fallback-planner';
-import { CatalogIndex } from './knowledge/catalog-index';
+import { INTERNAL_SOURCE_REF } from '@app/asset-registry';
+import { loadSourceCatalogs, type SourceCatalog } from './knowledge/source-catalogs';
 import { PLANNER_ASSET_NAMES } from './knowledge/asset-planning-knowledge';
 import { PlanningKnowledge } from './knowledge/planning-knowledge';
 import { LlmChatResponse, LlmClient, LlmMessage } from './llm/llm-client';
@@ -85,7 +86,19 @@ export class PlannerService {
     ]);
     const listing = this.tools.list(request.tenantId);
     const usable = listing.filter((tool) => tool.available);
-    const catalog = new CatalogIndex(catalogAsset?.content ?? null);
+    // Each tool is planned over the catalog of the source it reads (docs/notes/sources.md).
+    const { index: catalog, sources } = await loadSourceCatalogs(
+      this.knowledge,
+      request.tenantId,
+      catalogAsset,
+      listing,
+    );
+    const sourceWarnings = sources
+      .filter((s) => !s.catalog && s.source !== INTERNAL_SOURCE_REF && s.tools.length)
+      .map(
+        (s) =>
+          `source "${s.source}" has no published catalog (sync one: POST /api/assets/catalog/sync {"source": "${s.source}"}); ${s.tools.join(', ')} planned from the tool schemas only`,
+      );
     const mappings = mappingsAsset?.content ?? null;
     const context = {
       tools: listing,
@@ -116,10 +129,22 @@ export class PlannerService {
       planner: source,
       model,
       errors: validation.errors,
-      warnings: [...knowledgeWarnings(catalogAsset, mappingsAsset), ...extraWarnings, ...validation.warnings],
+      warnings: [
+        ...knowledgeWarnings(catalogAsset, mappingsAsset),
+        ...sourceWarnings,
+        ...extraWarnings,
+        ...validation.warnings,
+      ],
       rejected,
       prompt,
-      asset_versions: this.assetVersions(catalogAsset, mappingsAsset, promptAsset, validation, listing),
+      asset_versions: this.assetVersions(
+        catalogAsset,
+        mappingsAsset,
+        promptAsset,
+        validation,
+        listing,
+        sources,
+      ),
       timings: { planning_ms: Math.round(performance.now() - started), llm_ms: llmMs },
     });
 
@@ -128,6 +153,7 @@ export class PlannerService {
         query: request.query,
         tools: usable,
         catalog,
+        sources,
         mappings,
         systemPrompt: promptAsset?.content.template ?? null,
         tokenBudget: this.options.tokenBudget,
@@ -208,8 +234,10 @@ export class PlannerService {
     prompt: { name: string; version: number } | null,
     validation: PlanValidation,
     listing: ToolListing[],
+    sources: SourceCatalog[],
   ): PlanAssetVersions {
     const used = new Set(validation.plan?.steps.map((s) => s.tool_type) ?? []);
+    const read = new Set(validation.plan?.steps.map((s) => s.source).filter(Boolean) ?? []);
     return {
       prompt: prompt ? { name: prompt.name, version: prompt.version } : null,
       catalog: catalog ? { name: catalog.name, version: catalog.version } : null,
@@ -217,6 +245,12 @@ export class PlannerService {
       tools: listing
         .filter((tool) => used.has(tool.name))
         .map((tool) => ({ name: tool.name, source: tool.source, version: tool.version ?? null })),
+      catalogs: sources
+        .filter((s) => read.has(s.source))
+        .map((s) => ({
+          source: s.source,
+          catalog: s.catalog ? { name: s.catalog.name, version: s.catalog.version } : null,
+        })),
     };
   }
 }

@@ -1987,6 +1987,10 @@ export const RESPONSE_SCHEMAS: {
         "tool_name": {
           "type": "string"
         },
+        "source": {
+          "type": "string",
+          "description": "The data source the step's tool reads (its `source_ref`), when it declares one."
+        },
         "depends_on": {
           "type": "array",
           "items": {
@@ -2144,6 +2148,11 @@ export const RESPONSE_SCHEMAS: {
           "type": "number",
           "nullable": true,
           "description": "Asset version for dynamic tools."
+        },
+        "source_ref": {
+          "type": "string",
+          "nullable": true,
+          "description": "The data source the tool reads (seed 004 `source_ref`): `internal` for the service's own OPS tables\n(whose catalog is the published catalog `ops`), the name of a published `source` asset, or null when\nthe tool reads no catalogued source (documents, code, remote MCP tools). The planner plans the tool's\nparameters over that source's catalog."
         },
         "tags": {
           "type": "array",
@@ -2861,6 +2870,10 @@ export const RESPONSE_SCHEMAS: {
         "tool_type": {
           "type": "string"
         },
+        "source": {
+          "type": "string",
+          "description": "The data source the step runs against: the tool's `source_ref` (`internal` or a published source\nasset). Filled from the tool when the plan leaves it out; a plan naming another source than the\ntool reads is invalid (SOURCE_MISMATCH). Absent for tools that declare no source."
+        },
         "parameters": {
           "type": "object",
           "properties": {},
@@ -2890,6 +2903,7 @@ export const RESPONSE_SCHEMAS: {
           "enum": [
             "MALFORMED_PLAN",
             "UNKNOWN_TOOL",
+            "SOURCE_MISMATCH",
             "TOOL_UNAVAILABLE",
             "INVALID_PARAMETERS",
             "UNKNOWN_FILTER_FIELD",
@@ -2989,6 +3003,13 @@ export const RESPONSE_SCHEMAS: {
         },
         "omitted_mappings": {
           "type": "number"
+        },
+        "sources": {
+          "type": "array",
+          "items": {
+            "$ref": "#/components/schemas/PromptSourceReport"
+          },
+          "description": "Per data source: its catalog and how much of it the prompt summary holds."
         }
       },
       "required": [
@@ -2997,7 +3018,73 @@ export const RESPONSE_SCHEMAS: {
         "included_tables",
         "omitted_tables",
         "omitted_tool_schemas",
-        "omitted_mappings"
+        "omitted_mappings",
+        "sources"
+      ]
+    },
+    "PromptSourceReport": {
+      "type": "object",
+      "properties": {
+        "source": {
+          "type": "string"
+        },
+        "catalog": {
+          "allOf": [
+            {
+              "$ref": "#/components/schemas/AssetVersionRef"
+            }
+          ],
+          "nullable": true
+        },
+        "tools": {
+          "type": "array",
+          "items": {
+            "type": "string"
+          }
+        },
+        "tables": {
+          "type": "number"
+        },
+        "included_tables": {
+          "type": "array",
+          "items": {
+            "type": "string"
+          }
+        },
+        "compact_tables": {
+          "type": "array",
+          "items": {
+            "type": "string"
+          },
+          "description": "Tables shown by name, key and enumerated columns only (the budget had no room for every column)."
+        },
+        "estimated_tokens": {
+          "type": "number"
+        }
+      },
+      "required": [
+        "source",
+        "catalog",
+        "tools",
+        "tables",
+        "included_tables",
+        "compact_tables",
+        "estimated_tokens"
+      ]
+    },
+    "AssetVersionRef": {
+      "type": "object",
+      "properties": {
+        "name": {
+          "type": "string"
+        },
+        "version": {
+          "type": "number"
+        }
+      },
+      "required": [
+        "name",
+        "version"
       ]
     },
     "PlanAssetVersions": {
@@ -3049,28 +3136,38 @@ export const RESPONSE_SCHEMAS: {
               "version"
             ]
           }
+        },
+        "catalogs": {
+          "type": "array",
+          "items": {
+            "type": "object",
+            "properties": {
+              "source": {
+                "type": "string"
+              },
+              "catalog": {
+                "allOf": [
+                  {
+                    "$ref": "#/components/schemas/AssetVersionRef"
+                  }
+                ],
+                "nullable": true
+              }
+            },
+            "required": [
+              "source",
+              "catalog"
+            ]
+          },
+          "description": "The catalog of each data source the plan's steps run against (null: none published for it)."
         }
       },
       "required": [
         "prompt",
         "catalog",
         "mappings",
-        "tools"
-      ]
-    },
-    "AssetVersionRef": {
-      "type": "object",
-      "properties": {
-        "name": {
-          "type": "string"
-        },
-        "version": {
-          "type": "number"
-        }
-      },
-      "required": [
-        "name",
-        "version"
+        "tools",
+        "catalogs"
       ]
     },
     "AskResult": {
@@ -3207,6 +3304,10 @@ export const RESPONSE_SCHEMAS: {
         },
         "tool_type": {
           "type": "string"
+        },
+        "source": {
+          "type": "string",
+          "description": "The data source the step's tool reads, when it declares one."
         },
         "status": {
           "type": "string",

@@ -1474,6 +1474,11 @@ export interface components {
       };
       /** @description prompt: where the prompt is used (e.g. `planner`) */
       scope?: string | null;
+      /**
+       * @description tool and query: the data source the tool reads (seed 004 `source_ref`): `internal` (the OPS tables, whose catalog is `ops`; the only source sql tools and query_sql can read) or the name of a published source asset, whose catalog is the published catalog with content.source {kind: "source_asset", name}. The planner plans the tool over that catalog and names the source on each plan step.
+       * @example crm_db
+       */
+      source_ref?: string | null;
       tags?: string[];
       /** @description prompt: the template text */
       template?: string | null;
@@ -1907,6 +1912,11 @@ export interface components {
     };
     PlanAssetVersions: {
       catalog: components['schemas']['AssetVersionRef'] | null;
+      /** @description The catalog of each data source the plan's steps run against (null: none published for it). */
+      catalogs: {
+        catalog: components['schemas']['AssetVersionRef'] | null;
+        source: string;
+      }[];
       mappings: components['schemas']['AssetVersionRef'] | null;
       prompt: components['schemas']['AssetVersionRef'] | null;
       tools: {
@@ -1928,6 +1938,7 @@ export interface components {
       code:
         | 'MALFORMED_PLAN'
         | 'UNKNOWN_TOOL'
+        | 'SOURCE_MISMATCH'
         | 'TOOL_UNAVAILABLE'
         | 'INVALID_PARAMETERS'
         | 'UNKNOWN_FILTER_FIELD'
@@ -1981,6 +1992,12 @@ export interface components {
         [key: string]: unknown;
       };
       purpose?: string;
+      /**
+       * @description The data source the step runs against: the tool's `source_ref` (`internal` or a published source
+       *     asset). Filled from the tool when the plan leaves it out; a plan naming another source than the
+       *     tool reads is invalid (SOURCE_MISMATCH). Absent for tools that declare no source.
+       */
+      source?: string;
       tool_type: string;
     };
     PromptReport: {
@@ -1989,7 +2006,19 @@ export interface components {
       omitted_mappings: number;
       omitted_tables: string[];
       omitted_tool_schemas: string[];
+      /** @description Per data source: its catalog and how much of it the prompt summary holds. */
+      sources: components['schemas']['PromptSourceReport'][];
       token_budget: number;
+    };
+    PromptSourceReport: {
+      catalog: components['schemas']['AssetVersionRef'] | null;
+      /** @description Tables shown by name, key and enumerated columns only (the budget had no room for every column). */
+      compact_tables: string[];
+      estimated_tokens: number;
+      included_tables: string[];
+      source: string;
+      tables: number;
+      tools: string[];
     };
     PublishAssetRequestDto: {
       /**
@@ -2204,6 +2233,8 @@ export interface components {
       /** @description Milliseconds from the start of the stage. */
       queued_at_ms: number;
       result: components['schemas']['ToolResult_unknown'];
+      /** @description The data source the step's tool reads (its `source_ref`), when it declares one. */
+      source?: string;
       /** @description The stage the step belongs to (runs of several stages). */
       stage?: string;
       started_at_ms: number | null;
@@ -2243,6 +2274,8 @@ export interface components {
         [key: string]: unknown;
       } | null;
       result: components['schemas']['ToolResult_unknown'];
+      /** @description The data source the step's tool reads, when it declares one. */
+      source?: string;
       started_at: string | null;
       /** @enum {string} */
       status: 'failed' | 'skipped' | 'succeeded' | 'cancelled';
@@ -2308,6 +2341,13 @@ export interface components {
       output_schema: components['schemas']['JsonSchema'] | null;
       /** @enum {string} */
       source: 'builtin' | 'dynamic' | 'mcp';
+      /**
+       * @description The data source the tool reads (seed 004 `source_ref`): `internal` for the service's own OPS tables
+       *     (whose catalog is the published catalog `ops`), the name of a published `source` asset, or null when
+       *     the tool reads no catalogued source (documents, code, remote MCP tools). The planner plans the tool's
+       *     parameters over that source's catalog.
+       */
+      source_ref?: string | null;
       tags?: string[];
       timeout_ms: number;
       /** @description `builtin` tools name their kind (ci_lookup, metric_query, ...); dynamic ones `http`, `sql` or `query` (a published query asset). */
@@ -2448,6 +2488,11 @@ export interface components {
       };
       /** @description prompt: where the prompt is used (e.g. `planner`) */
       scope?: string | null;
+      /**
+       * @description tool and query: the data source the tool reads (seed 004 `source_ref`): `internal` (the OPS tables, whose catalog is `ops`; the only source sql tools and query_sql can read) or the name of a published source asset, whose catalog is the published catalog with content.source {kind: "source_asset", name}. The planner plans the tool over that catalog and names the source on each plan step.
+       * @example crm_db
+       */
+      source_ref?: string | null;
       tags?: string[];
       /** @description prompt: the template text */
       template?: string | null;
@@ -2562,6 +2607,7 @@ export type SchemaPlanOutcome = components['schemas']['PlanOutcome'];
 export type SchemaPlanRequestDto = components['schemas']['PlanRequestDto'];
 export type SchemaPlanStep = components['schemas']['PlanStep'];
 export type SchemaPromptReport = components['schemas']['PromptReport'];
+export type SchemaPromptSourceReport = components['schemas']['PromptSourceReport'];
 export type SchemaPublishAssetRequestDto = components['schemas']['PublishAssetRequestDto'];
 export type SchemaPublishedAsset = components['schemas']['PublishedAsset'];
 export type SchemaPutSecretRequestDto = components['schemas']['PutSecretRequestDto'];

@@ -19,6 +19,7 @@ function PlanView({ outcome }: { outcome: Schemas['PlanOutcome'] }) {
         {outcome.plan?.steps.map((step) => (
           <li key={step.id}>
             <strong>{step.id}</strong> {step.tool_type}
+            {step.source && <span class="muted"> · source {step.source}</span>}
             {step.depends_on?.length ? (
               <span class="muted"> · after {step.depends_on.join(', ')}</span>
             ) : null}
@@ -88,7 +89,8 @@ export function AskPage() {
           <ol>
             {answer.execution?.steps.map((s) => (
               <li key={s.step_id}>
-                {s.step_id} {s.tool_type}: {s.status} · {s.duration_ms} ms
+                {s.step_id} {s.tool_type}
+                {s.source ? ` (source ${s.source})` : ''}: {s.status} · {s.duration_ms} ms
               </li>
             ))}
           </ol>

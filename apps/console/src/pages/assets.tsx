@@ -34,6 +34,7 @@ const EDITABLE = [
   'tool_output_schema',
   'sample_input',
   'has_side_effects',
+  'source_ref',
   'scope',
   'engine',
   'template',

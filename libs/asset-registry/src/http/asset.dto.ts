@@ -142,6 +142,16 @@ class AssetSpecFieldsDto {
   has_side_effects?: boolean | null;
 
   @ApiPropertyOptional({
+    type: String,
+    nullable: true,
+    example: 'crm_db',
+    description:
+      'tool and query: the data source the tool reads (seed 004 `source_ref`): `internal` (the OPS tables, whose catalog is `ops`; the only source sql tools and query_sql can read) or the name of a published source asset, whose catalog is the published catalog with content.source {kind: "source_asset", name}. The planner plans the tool over that catalog and names the source on each plan step.',
+  })
+  @IsOptional()
+  source_ref?: string | null;
+
+  @ApiPropertyOptional({
     description: 'catalog, mapping, policy, source, resolver and screen assets: the content for the type',
     oneOf: [
       CATALOG_CONTENT_SCHEMA,

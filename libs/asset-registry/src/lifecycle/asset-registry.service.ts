@@ -19,6 +19,7 @@ import {
   type Page,
   type PublishedAsset,
 } from '../asset.types';
+import { INTERNAL_SOURCE_REF } from '../asset-contents';
 import { AssetRegistryException, AssetRegistryExceptionCode as Code } from '../asset-registry.exception';
 import type { AssetEntity } from '../persistence/asset.entity';
 import type { AssetVersionEntity } from '../persistence/asset-version.entity';
@@ -291,6 +292,19 @@ export class AssetRegistryService {
           Code.ASSET_NAME_TAKEN,
           `A published ${other} asset is already called "${asset.name}"; both would be the tool of that name.`,
           { name: asset.name, asset_type: other },
+        );
+      }
+      // A tool names a source that exists: the planner plans it over that source's catalog.
+      const sourceRef = snapshot.source_ref;
+      if (
+        typeof sourceRef === 'string' &&
+        sourceRef !== INTERNAL_SOURCE_REF &&
+        !(await this.repository.findPublished(asset.tenantId, 'source', sourceRef))
+      ) {
+        throw new AssetRegistryException(
+          Code.ASSET_CONTRACT_INVALID,
+          `source_ref "${sourceRef}" is neither "${INTERNAL_SOURCE_REF}" nor a published source asset; publish the source first`,
+          { source_ref: sourceRef },
         );
       }
       const previous =

@@ -95,6 +95,10 @@ export class AssetEntity {
   @Column({ type: 'boolean', nullable: true })
   hasSideEffects!: boolean | null;
 
+  /** tool and query assets: the data source the tool reads (`internal` or a published source asset). */
+  @Column({ type: 'varchar', length: 200, nullable: true })
+  sourceRef!: string | null;
+
   @Column({ type: 'varchar', length: 200, nullable: true })
   scope!: string | null;
 

@@ -29,6 +29,7 @@ export const SPEC_COLUMNS: Record<SpecField, keyof AssetEntity> = {
   tool_output_schema: 'toolOutputSchema',
   sample_input: 'sampleInput',
   has_side_effects: 'hasSideEffects',
+  source_ref: 'sourceRef',
   content: 'content',
 };
 

@@ -25,6 +25,7 @@ export function toToolSpec(snapshot: AssetSnapshot): ToolAssetSpec {
       ? { has_side_effects: snapshot.has_side_effects }
       : {}),
     ...(config?.timeout_ms ? { timeout_ms: config.timeout_ms } : {}),
+    ...(typeof snapshot.source_ref === 'string' ? { source_ref: snapshot.source_ref } : {}),
   };
 }
 
@@ -57,6 +58,7 @@ export function toQueryToolSpec(snapshot: AssetSnapshot): ToolAssetSpec {
       ? { has_side_effects: metadata.has_side_effects }
       : {}),
     ...(typeof timeout === 'number' ? { timeout_ms: timeout } : {}),
+    ...(typeof snapshot.source_ref === 'string' ? { source_ref: snapshot.source_ref } : {}),
   };
 }
 

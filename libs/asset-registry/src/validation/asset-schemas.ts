@@ -52,6 +52,16 @@ export const SQL_TOOL_CONFIG_SCHEMA: Schema = {
   },
 };
 
+/** `internal` (the service's OPS tables) or the name of a published `source` asset. */
+export const SOURCE_REF_SCHEMA: Schema = {
+  type: ['string', 'null'],
+  minLength: 1,
+  maxLength: 200,
+  pattern: '^[A-Za-z0-9][A-Za-z0-9_.:-]*$',
+  description:
+    'The data source the tool reads: `internal` (the OPS tables, catalog `ops`) or a published source asset name',
+};
+
 const TOOL_SPEC_SCHEMA: Schema = {
   title: 'ToolAsset',
   type: 'object',
@@ -68,6 +78,7 @@ const TOOL_SPEC_SCHEMA: Schema = {
     tool_output_schema: { ...nullableObject, description: 'JSON Schema of the tool output' },
     sample_input: { ...nullableObject, description: 'Example input; publishing dry-runs the tool with it' },
     has_side_effects: { type: 'boolean' },
+    source_ref: SOURCE_REF_SCHEMA,
   },
   allOf: [
     {
@@ -114,6 +125,7 @@ const QUERY_SPEC_SCHEMA: Schema = {
     query_http: QUERY_HTTP_SCHEMA,
     query_params: nullableObject,
     query_metadata: nullableObject,
+    source_ref: SOURCE_REF_SCHEMA,
   },
   anyOf: [
     { required: ['query_sql'], properties: { query_sql: { type: 'string' } } },

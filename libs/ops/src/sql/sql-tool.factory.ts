@@ -1,5 +1,5 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
-import type { SqlToolConfig, ToolAssetSpec } from '@app/asset-registry';
+import { INTERNAL_SOURCE_REF, type SqlToolConfig, type ToolAssetSpec } from '@app/asset-registry';
 import { ErrorKind } from '@app/platform';
 import {
   SchemaValidator,
@@ -167,6 +167,8 @@ export function createSqlTool(
     has_side_effects: false,
     timeout_ms: timeoutMs,
     source: 'dynamic',
+    // SQL runs over the service's own OPS tables: always the internal source.
+    source_ref: INTERNAL_SOURCE_REF,
     version: options.version ?? null,
   };
   return new SqlTool(definition, checked, rowLimit, deps.repository);

@@ -1,5 +1,5 @@
 import { Optional } from '@nestjs/common';
-import { PublishedAssetReader } from '@app/asset-registry';
+import { INTERNAL_SOURCE_REF, PublishedAssetReader } from '@app/asset-registry';
 import { BuiltinTool, Tool, ToolContext, ToolDefinition, ToolOutput } from '@app/tools';
 import { ConfigurationItemRepository } from '../data/configuration-item.repository';
 import { CI_FILTER_SCHEMA, CiFilterInput, keywordsToFilters, toCiFilters } from './ci-filter.schema';
@@ -75,6 +75,7 @@ export const CI_LOOKUP_TOOL: ToolDefinition = {
   has_side_effects: false,
   timeout_ms: 10_000,
   source: 'builtin',
+  source_ref: INTERNAL_SOURCE_REF,
   tags: ['ops', 'ci'],
 };
 

@@ -1,3 +1,4 @@
+import { INTERNAL_SOURCE_REF } from '@app/asset-registry';
 import {
   BuiltinTool,
   Tool,
@@ -97,6 +98,7 @@ export const GRAPH_ANALYSIS_TOOL: ToolDefinition = {
   has_side_effects: false,
   timeout_ms: 15_000,
   source: 'builtin',
+  source_ref: INTERNAL_SOURCE_REF,
   tags: ['ops', 'graph'],
 };
 

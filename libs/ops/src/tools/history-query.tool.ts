@@ -1,3 +1,4 @@
+import { INTERNAL_SOURCE_REF } from '@app/asset-registry';
 import { BuiltinTool, Tool, ToolContext, ToolDefinition, ToolOutput } from '@app/tools';
 import { HistoryEventRepository } from '../data/history-event.repository';
 import { EVENT_KINDS, EVENT_SEVERITIES } from '../data/ops-vocabulary';
@@ -78,6 +79,7 @@ export const HISTORY_QUERY_TOOL: ToolDefinition = {
   has_side_effects: false,
   timeout_ms: 10_000,
   source: 'builtin',
+  source_ref: INTERNAL_SOURCE_REF,
   tags: ['ops', 'history'],
 };
 

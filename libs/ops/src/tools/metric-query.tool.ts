@@ -1,3 +1,4 @@
+import { INTERNAL_SOURCE_REF } from '@app/asset-registry';
 import { BuiltinTool, Tool, ToolContext, ToolDefinition, ToolOutput } from '@app/tools';
 import { MetricRepository, MetricScope } from '../data/metric.repository';
 import {
@@ -136,6 +137,7 @@ export const METRIC_QUERY_TOOL: ToolDefinition = {
   has_side_effects: false,
   timeout_ms: 20_000,
   source: 'builtin',
+  source_ref: INTERNAL_SOURCE_REF,
   tags: ['ops', 'metrics'],
 };
 

@@ -3,7 +3,7 @@ import type { ToolContext, ToolListing } from '@app/tools';
 import { templateAnswer } from '../answer/template-answer.util';
 import { PlanExecutor } from '../execution/plan-executor';
 import { FallbackPlanner } from '../fallback/fallback-planner';
-import { CatalogIndex } from '../knowledge/catalog-index';
+import { loadSourceCatalogs } from '../knowledge/source-catalogs';
 import { PlanningKnowledge } from '../knowledge/planning-knowledge';
 import { isKorean } from '../knowledge/text-match.util';
 import { PlannerOptions } from '../planner-options';
@@ -52,10 +52,11 @@ export class AgentFallbackService {
       this.knowledge.catalog(context.tenantId),
       this.knowledge.mappings(context.tenantId),
     ]);
+    const { index } = await loadSourceCatalogs(this.knowledge, context.tenantId, catalog, candidates);
     const planned = this.planner.plan({
       query: prompt,
       tools: candidates.map((tool) => ({ ...tool, input_schema: withoutUserId(tool.input_schema) })),
-      catalog: new CatalogIndex(catalog?.content ?? null),
+      catalog: index,
       mappings: mappings?.content ?? null,
       now: new Date(),
       maxLimit: this.options.maxLimit,

@@ -59,6 +59,7 @@ function toStepExecution(result: StageStepResult, runStartedAt: number): StepExe
   return {
     step_id: result.id,
     tool_type: result.tool_name,
+    ...(result.source ? { source: result.source } : {}),
     status: result.status,
     input: result.input,
     result: result.result,

@@ -12,7 +12,7 @@ import {
 } from '../plan/schema-introspection.util';
 import { IntentClassifier, IntentExample } from './intent-classifier';
 import { OPS_INTENT_EXAMPLES } from './intent-examples';
-import { analyseQuestion, Fact } from './question-analysis';
+import { analyseQuestion, Fact, factFitsSource } from './question-analysis';
 import { QuerySignals } from './query-signals.util';
 import { autoBucket } from './time-range.util';
 
@@ -338,7 +338,11 @@ export class FallbackPlanner {
       feeder: { id: string; path: string } | null;
     },
   ): Array<Record<string, unknown>> {
-    const { signals, facts, identifiers, input, warnings } = ctx;
+    const { signals, identifiers, warnings } = ctx;
+    // The tool is planned over the catalog of the source it reads, with the values that catalog lists.
+    const source = ctx.input.catalog.sourceOf(tool.name);
+    const facts = ctx.facts.filter((f) => factFitsSource(f, source));
+    const input = { ...ctx.input, catalog: ctx.input.catalog.forTool(tool.name) };
     const params: Record<string, unknown> = {};
     const properties = schemaProperties(tool.input_schema);
     let ordered = false;

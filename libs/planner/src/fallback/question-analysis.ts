@@ -12,7 +12,12 @@ export interface Fact {
   table: string | null;
   /** Where in the question it was named (for clause-level decisions). */
   at: number;
+  /** The data source whose catalog lists the value; absent when any source's tool may take it. */
+  source?: string;
 }
+
+/** Whether a fact may fill a parameter of a tool reading `source` (catalog values belong to their source). */
+export const factFitsSource = (fact: Fact, source: string): boolean => !fact.source || fact.source === source;
 
 /** What a question says, read against the tenant's knowledge (catalog, mappings, tool descriptions). */
 export interface QuestionAnalysis {
@@ -122,7 +127,10 @@ export function knowledgeFacts(
 ): Fact[] {
   const facts: Fact[] = [];
   const add = (fact: Fact) => {
-    if (!facts.some((f) => f.field === fact.field && f.value === fact.value)) facts.push(fact);
+    const same = facts.find((f) => f.field === fact.field && f.value === fact.value);
+    if (!same) facts.push(fact);
+    // A value several sources' catalogs list is not one source's.
+    else if (same.source !== fact.source) delete same.source;
   };
   const catalogValues = catalog.allEnumValues();
   const enumValues = [
@@ -135,8 +143,17 @@ export function knowledgeFacts(
     const located = enumValues.find(
       (hit) => hit.value === mapping.value && (!mapping.field || hit.column === mapping.field),
     );
-    if (located) add({ field: located.column, value: located.value, table: located.table, at });
-    else if (mapping.field) add({ field: mapping.field, value: mapping.value, table: null, at });
+    if (located) {
+      // The same column in every source whose catalog lists the value (one fact; see add()).
+      for (const hit of enumValues.filter((h) => h.value === located.value && h.column === located.column))
+        add({
+          field: hit.column,
+          value: hit.value,
+          table: hit.table,
+          at,
+          ...(hit.source ? { source: hit.source } : {}),
+        });
+    } else if (mapping.field) add({ field: mapping.field, value: mapping.value, table: null, at });
     else if (mapping.kind === 'metric') add({ field: 'metric_name', value: mapping.value, table: null, at });
   }
   const mapped = new Set(facts.map((f) => f.value));
@@ -148,6 +165,7 @@ export function knowledgeFacts(
         value: hit.value,
         table: hit.table,
         at: text.indexOf(hit.value.toLowerCase()),
+        ...(hit.source ? { source: hit.source } : {}),
       });
   }
   return facts;
@@ -271,19 +289,26 @@ export function analyseQuestion(
     const mapped = matchedMappings.some((m) => m.kind === 'tool' && m.value === tool.name);
     let column = 0;
     weak[tool.name] = 0;
+    // The tool's own source: its catalog and the values that catalog lists.
+    const source = catalog.sourceOf(tool.name);
+    const toolCatalog = catalog.forTool(tool.name);
+    const toolFacts = facts.filter((f) => factFitsSource(f, source));
     for (const property of schemaProperties(tool.input_schema)) {
       if (property.catalogColumn) {
         const [table, name] = property.catalogColumn.split('.');
-        if (name !== 'name' && facts.some((f) => f.field === name && (f.table === null || f.table === table)))
+        if (
+          name !== 'name' &&
+          toolFacts.some((f) => f.field === name && (f.table === null || f.table === table))
+        )
           column += 1;
       } else if (property.enumValues && property.name !== 'order') {
         if (facts.some((f) => f.field === property.name && property.enumValues!.includes(f.value)))
           column += 1;
       } else if (property.catalogTable) {
-        weak[tool.name] += facts.filter((f) =>
+        weak[tool.name] += toolFacts.filter((f) =>
           f.table
             ? f.table === property.catalogTable
-            : Boolean(catalog.column(property.catalogTable!, f.field)),
+            : Boolean(toolCatalog.column(property.catalogTable!, f.field)),
         ).length;
       }
     }

@@ -13,13 +13,25 @@ export interface VersionedAsset<T> {
  * nothing is published.
  */
 export abstract class PlanningKnowledge {
+  /** The catalog of the internal source (the service's OPS tables): the published catalog `ops`. */
   abstract catalog(tenantId: string): Promise<VersionedAsset<CatalogContent> | null>;
+  /**
+   * The catalog of each named source other than `internal` (a published `source` asset): the published
+   * catalog whose `content.source` is `{ kind: "source_asset", name: <source> }`. Sources without one are
+   * left out of the map.
+   */
+  abstract sourceCatalogs(
+    tenantId: string,
+    sources: string[],
+  ): Promise<Map<string, VersionedAsset<CatalogContent>>>;
   abstract mappings(tenantId: string): Promise<VersionedAsset<MappingContent> | null>;
   abstract systemPrompt(tenantId: string): Promise<VersionedAsset<PromptContent> | null>;
 }
 
 export interface PlanningKnowledgeEntry {
   catalog?: VersionedAsset<CatalogContent> | null;
+  /** Catalogs of other sources, by source name. */
+  sourceCatalogs?: Record<string, VersionedAsset<CatalogContent>>;
   mappings?: VersionedAsset<MappingContent> | null;
   prompt?: VersionedAsset<PromptContent> | null;
 }
@@ -42,6 +54,11 @@ export class InMemoryPlanningKnowledge extends PlanningKnowledge {
 
   catalog(tenantId: string): Promise<VersionedAsset<CatalogContent> | null> {
     return Promise.resolve(this.entry(tenantId).catalog ?? null);
+  }
+
+  sourceCatalogs(tenantId: string, sources: string[]): Promise<Map<string, VersionedAsset<CatalogContent>>> {
+    const known = this.entry(tenantId).sourceCatalogs ?? {};
+    return Promise.resolve(new Map(sources.filter((s) => known[s]).map((s) => [s, known[s]])));
   }
 
   mappings(tenantId: string): Promise<VersionedAsset<MappingContent> | null> {

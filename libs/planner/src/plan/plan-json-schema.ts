@@ -11,6 +11,11 @@ export function planJsonSchema(toolNames: string[]): Record<string, unknown> {
           properties: {
             id: { type: 'string', description: 'Unique step id such as s1.' },
             tool_type: { type: 'string', enum: toolNames },
+            source: {
+              type: 'string',
+              description:
+                'The data source the tool reads, as listed with the tool (omit for tools without one).',
+            },
             parameters: { type: 'object', description: 'Input for the tool, following its input schema.' },
             depends_on: { type: 'array', items: { type: 'string' } },
             purpose: { type: 'string' },

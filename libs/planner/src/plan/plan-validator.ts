@@ -93,9 +93,20 @@ export class PlanValidator {
         issue('MALFORMED_PLAN', id, `${path}/depends_on`, '"depends_on" must be an array of step ids.');
         return;
       }
+      if (
+        candidate.source !== undefined &&
+        candidate.source !== null &&
+        typeof candidate.source !== 'string'
+      ) {
+        issue('MALFORMED_PLAN', id, `${path}/source`, '"source" must be the name of a data source (string).');
+        return;
+      }
       steps.push({
         id,
         tool_type: candidate.tool_type,
+        ...(typeof candidate.source === 'string' && candidate.source.trim()
+          ? { source: candidate.source.trim() }
+          : {}),
         // One reference syntax: the earlier `{ $ref, path }` form is rewritten to the stage syntax.
         parameters: toStageReferences(structuredClone(parameters)) as Record<string, unknown>,
         depends_on: [...new Set(dependsOn as string[])],
@@ -129,6 +140,20 @@ export class PlanValidator {
       issue('TOOL_UNAVAILABLE', step.id, '/tool_type', `Tool "${step.tool_type}" is currently unavailable.`);
       return;
     }
+    // The step runs against the source its tool reads: filled in when left out, refused when another.
+    const reads = tool.source_ref ?? null;
+    if (step.source !== undefined && step.source !== reads) {
+      issue(
+        'SOURCE_MISMATCH',
+        step.id,
+        '/source',
+        reads
+          ? `Tool "${tool.name}" reads source "${reads}", not "${step.source}".`
+          : `Tool "${tool.name}" reads no declared data source; leave "source" out (got "${step.source}").`,
+      );
+      return;
+    }
+    if (reads) step.source = reads;
 
     const position = positions.get(step.id) ?? 0;
     for (const dependency of step.depends_on ?? []) {
@@ -197,7 +222,7 @@ export class PlanValidator {
         `${step.tool_type}: ${schemaIssue.path} ${schemaIssue.message}`,
       );
     }
-    this.checkCatalog(step, tool, context.catalog, issue, warnings);
+    this.checkCatalog(step, tool, context.catalog.forTool(tool.name), issue, warnings);
   }
 
   private checkCatalog(

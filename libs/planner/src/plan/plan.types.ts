@@ -12,6 +12,12 @@ export interface StepReference {
 export interface PlanStep {
   id: string;
   tool_type: string;
+  /**
+   * The data source the step runs against: the tool's `source_ref` (`internal` or a published source
+   * asset). Filled from the tool when the plan leaves it out; a plan naming another source than the
+   * tool reads is invalid (SOURCE_MISMATCH). Absent for tools that declare no source.
+   */
+  source?: string;
   parameters: Record<string, unknown>;
   depends_on?: string[];
   purpose?: string;
@@ -28,6 +34,7 @@ export interface Plan {
 export type PlanIssueCode =
   | 'MALFORMED_PLAN'
   | 'UNKNOWN_TOOL'
+  | 'SOURCE_MISMATCH'
   | 'TOOL_UNAVAILABLE'
   | 'INVALID_PARAMETERS'
   | 'UNKNOWN_FILTER_FIELD'
@@ -76,6 +83,8 @@ export interface PlanAssetVersions {
   catalog: AssetVersionRef | null;
   mappings: AssetVersionRef | null;
   tools: Array<{ name: string; source: string; version: number | null }>;
+  /** The catalog of each data source the plan's steps run against (null: none published for it). */
+  catalogs: Array<{ source: string; catalog: AssetVersionRef | null }>;
 }
 
 export interface PromptReport {
@@ -85,6 +94,19 @@ export interface PromptReport {
   omitted_tables: string[];
   omitted_tool_schemas: string[];
   omitted_mappings: number;
+  /** Per data source: its catalog and how much of it the prompt summary holds. */
+  sources: PromptSourceReport[];
+}
+
+export interface PromptSourceReport {
+  source: string;
+  catalog: AssetVersionRef | null;
+  tools: string[];
+  tables: number;
+  included_tables: string[];
+  /** Tables shown by name, key and enumerated columns only (the budget had no room for every column). */
+  compact_tables: string[];
+  estimated_tokens: number;
 }
 
 export interface PlanOutcome {
@@ -105,6 +127,8 @@ export type StepStatus = 'succeeded' | 'failed' | 'skipped' | 'cancelled';
 export interface StepExecution {
   step_id: string;
   tool_type: string;
+  /** The data source the step's tool reads, when it declares one. */
+  source?: string;
   status: StepStatus;
   input: Record<string, unknown> | null;
   result: ToolResult;

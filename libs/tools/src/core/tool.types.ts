@@ -17,6 +17,13 @@ export interface ToolDefinition {
   source: ToolSource;
   /** Asset version for dynamic tools. */
   version?: number | null;
+  /**
+   * The data source the tool reads (seed 004 `source_ref`): `internal` for the service's own OPS tables
+   * (whose catalog is the published catalog `ops`), the name of a published `source` asset, or null when
+   * the tool reads no catalogued source (documents, code, remote MCP tools). The planner plans the tool's
+   * parameters over that source's catalog.
+   */
+  source_ref?: string | null;
   tags?: string[];
 }
 

@@ -71,6 +71,7 @@ export class HttpToolFactory implements DynamicToolFactory {
           HTTP_TOOL_MAX_TIMEOUT_MS,
         ),
         source: 'dynamic',
+        source_ref: spec.source_ref ?? null,
         version: meta.version ?? null,
         tags: meta.tags,
       },

@@ -84,6 +84,8 @@ export interface StageStepResult {
   /** The stage the step belongs to (runs of several stages). */
   stage?: string;
   tool_name: string;
+  /** The data source the step's tool reads (its `source_ref`), when it declares one. */
+  source?: string;
   depends_on: string[];
   status: StepStatus;
   /** Milliseconds from the start of the stage. */
@@ -339,6 +341,7 @@ export class StageExecutorService {
             id: step.id,
             ...(tag ? { stage: tag } : {}),
             tool_name: step.tool_name,
+            ...this.sourceOf(caller.tenantId, step.tool_name),
             depends_on: step.depends_on,
             status: 'skipped',
             queued_at_ms: round(performance.now() - started),
@@ -424,6 +427,12 @@ export class StageExecutorService {
     return planned;
   }
 
+  /** `{ source }` for a step whose tool declares the data source it reads, else nothing. */
+  private sourceOf(tenantId: string, toolName: string): { source?: string } {
+    const ref = this.registry.definition(tenantId, toolName)?.source_ref;
+    return ref ? { source: ref } : {};
+  }
+
   /**
    * Runs one stage's steps: each starts as soon as the steps it depends on have finished (so
    * independent steps run in parallel, up to STAGE_MAX_CONCURRENCY), with its references resolved
@@ -450,6 +459,7 @@ export class StageExecutorService {
           id: step.id,
           ...(tag ? { stage: tag } : {}),
           tool_name: step.tool_name,
+          ...this.sourceOf(caller.tenantId, step.tool_name),
           depends_on: step.depends_on,
           status,
           queued_at_ms: round(queuedAt),
