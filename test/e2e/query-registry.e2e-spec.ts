@@ -1,5 +1,6 @@
 import { DataSource } from 'typeorm';
-import { runAsSystem } from '@app/platform';
+import { EventEmitter2 } from '@nestjs/event-emitter';
+import { APP_EVENTS, runAsSystem } from '@app/platform';
 import { ToolRegistry } from '@app/tools';
 import { startTestApp, TestApp, testBackend } from '@test/support';
 import { sendJson, StandInServer, startStandIn } from '../support/http-stand-in';
@@ -89,6 +90,10 @@ describe(`query registry: published query assets run as tools (${testBackend()})
       },
     });
     expect(JSON.stringify(stage.body)).toContain('web-2');
+
+    // A process that missed change messages reloads the tenant's runnable assets: query tools included.
+    await t.app.get(EventEmitter2).emitAsync(APP_EVENTS.TENANT_RESYNC, { tenantId, domains: ['assets'] });
+    expect(t.app.get(ToolRegistry).has(tenantId, 'servers_by_type')).toBe(true);
 
     await t.request('POST', `/api/assets/${id}/archive`, { key: admin });
     expect(t.app.get(ToolRegistry).has(tenantId, 'servers_by_type')).toBe(false);

@@ -156,6 +156,10 @@ export class PublishedAssetReader {
     return asset ? toPublishedContent(asset, toQueryToolSpec) : null;
   }
 
+  async listPublishedQueryTools(tenantId: string): Promise<PublishedContent<ToolAssetSpec>[]> {
+    return (await this.listPublished(tenantId, 'query')).map((a) => toPublishedContent(a, toQueryToolSpec));
+  }
+
   async listPublishedQueryToolsAcrossTenants(): Promise<PublishedContent<ToolAssetSpec>[]> {
     return (await this.listPublishedAcrossTenants('query')).map((a) =>
       toPublishedContent(a, toQueryToolSpec),

@@ -80,7 +80,11 @@ export class DynamicToolLoader implements OnApplicationBootstrap {
     if (!event.domains.includes('assets')) return;
     const { tenantId } = event;
     await this.reader.invalidateTenant(tenantId);
-    const published = await runAsTenant(tenantId, () => this.reader.listPublishedTools(tenantId));
+    // Both runnable kinds, as at boot: a resync that reloaded tool assets only dropped the query tools.
+    const published = await runAsTenant(tenantId, async () => [
+      ...(await this.reader.listPublishedTools(tenantId)),
+      ...(await this.reader.listPublishedQueryTools(tenantId)),
+    ]);
     const tools: Tool[] = [];
     const names = new Map<string, string>();
     for (const asset of published) {
