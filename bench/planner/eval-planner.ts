@@ -1,3 +1,4 @@
+import { Logger } from '@nestjs/common';
 import type { DiscoveryService } from '@nestjs/core';
 import { randomUUID } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
@@ -276,6 +277,8 @@ async function main(): Promise<void> {
     throw new Error(
       'usage: eval-planner [--set independent|old] [--split tune|heldout|both|all] [--questions <file>] [--llm] [--no-knowledge] [--misses] [--json]',
     );
+  // --json keeps stdout for the report: the planner's warnings (an LLM call that failed) would go there.
+  if (process.argv.includes('--json')) Logger.overrideLogger(['error']);
   const options: EvaluationOptions = {
     set,
     split,
