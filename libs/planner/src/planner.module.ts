@@ -1,6 +1,7 @@
 import { Module, OnModuleInit } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AppConfig, HealthRegistry } from '@app/platform';
+import { PlanningKnowledgeHealth } from './planning-knowledge-health';
 import { AssetRegistryModule } from '@app/asset-registry';
 import { DocumentsModule } from '@app/documents';
 import { OpsModule } from '@app/ops';
@@ -67,6 +68,7 @@ export function createLlmClient(config: AppConfig): LlmClient {
   ],
   controllers: [PlannerController, AgentController, ChatController],
   providers: [
+    PlanningKnowledgeHealth,
     { provide: LlmClient, useFactory: createLlmClient, inject: [AppConfig] },
     { provide: PlanningKnowledge, useClass: AssetPlanningKnowledge },
     { provide: PlanExecutor, useClass: StagePlanExecutor },
@@ -157,10 +159,12 @@ export class PlannerModule implements OnModuleInit {
     private readonly health: HealthRegistry,
     private readonly llm: LlmClient,
     private readonly web: WebSearchProvider,
+    private readonly knowledgeHealth: PlanningKnowledgeHealth,
   ) {}
 
   onModuleInit(): void {
     this.health.register('llm', () => this.llm.health(), { critical: false });
+    this.health.register('planning_knowledge', () => this.knowledgeHealth.check(), { critical: false });
     this.health.register('web_search', () => this.web.health(), { critical: false });
   }
 }
