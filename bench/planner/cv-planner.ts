@@ -1,7 +1,14 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { CatalogIndex, FallbackPlanner, PlanValidator, type PlanOutcome } from '@app/planner';
-import { BUILTIN_TOOL_DEFINITIONS, OPS_CATALOG, OPS_KEYWORD_MAPPINGS } from '@app/ops';
+import {
+  CatalogIndex,
+  FallbackPlanner,
+  InMemoryDocumentMatcher,
+  PlanValidator,
+  TOOL_OUTPUT_NOUN,
+  type PlanOutcome,
+} from '@app/planner';
+import { BUILTIN_TOOL_DEFINITIONS, listDemoRunbooks, OPS_CATALOG, OPS_KEYWORD_MAPPINGS } from '@app/ops';
 import { gradeQuestion, type LabelledQuestion, type QuestionScore } from './grade-plan';
 
 /**
@@ -47,6 +54,20 @@ function main(): void {
     process.argv.includes(`--${name}`)
       ? Number(process.argv[process.argv.indexOf(`--${name}`) + 1])
       : undefined;
+  // The document signal: the demo runbooks stand in for the tenant's document store (--no-docs: off).
+  const documents = process.argv.includes('--no-docs')
+    ? null
+    : new InMemoryDocumentMatcher(listDemoRunbooks().map((r) => r.content));
+  // --no-doc-vocabulary: drop the mapping keywords that point at document_search (all but the words naming
+  // what it returns), to see how the planner does on document questions worded in none of them.
+  const mappings = process.argv.includes('--no-doc-vocabulary')
+    ? {
+        ...OPS_KEYWORD_MAPPINGS,
+        mappings: OPS_KEYWORD_MAPPINGS.mappings.filter(
+          (m) => !(m.kind === 'tool' && m.value === 'document_search' && m.description !== TOOL_OUTPUT_NOUN),
+        ),
+      }
+    : OPS_KEYWORD_MAPPINGS;
   for (let fold = 0; fold < folds; fold++) {
     const train: Array<{ text: string; tools: string[]; weight?: number }> = tune
       .filter((_, i) => i % folds !== fold)
@@ -68,9 +89,10 @@ function main(): void {
         query: question.query,
         tools,
         catalog,
-        mappings: OPS_KEYWORD_MAPPINGS,
+        mappings,
         now,
         maxLimit: 100,
+        documents: documents?.passagesFor(question.query) ?? null,
       });
       const validation = validator.validate(result.plan, { tools, catalog, maxLimit: 100, maxSteps: 8 });
       const outcome = {

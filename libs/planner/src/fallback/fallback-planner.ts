@@ -12,6 +12,7 @@ import {
 } from '../plan/schema-introspection.util';
 import { IntentClassifier, IntentExample } from './intent-classifier';
 import { OPS_INTENT_EXAMPLES } from './intent-examples';
+import { documentEvidence, DocumentEvidence, isDocumentTool, knowledgeVocabulary } from './document-signal';
 import { analyseQuestion, Fact } from './question-analysis';
 import { QuerySignals } from './query-signals.util';
 import { autoBucket } from './time-range.util';
@@ -23,6 +24,11 @@ export interface FallbackPlannerInput {
   mappings: MappingContent | null;
   now: Date;
   maxLimit: number;
+  /**
+   * Passages of the tenant's document store that match the question (see DocumentMatcher): [] when the
+   * store has nothing for it; undefined or null when it was not asked (then no document signal is used).
+   */
+  documents?: string[] | null;
 }
 
 export interface FallbackPlanResult {
@@ -69,7 +75,11 @@ export function splitClauses(query: string): string[] {
  * on labelled questions plus the tools' own descriptions and the mapping keywords. Parameters: from the
  * tools' input schemas, the catalog's enum values and the mappings. Deterministic for a given `now`.
  */
-type TrainedClassifier = { classifier: IntentClassifier; counts: Map<string, number> };
+type TrainedClassifier = {
+  classifier: IntentClassifier;
+  counts: Map<string, number>;
+  vocabulary: Set<string>;
+};
 /** Trained classifiers per example set and knowledge, shared by planner instances (training takes ~0.5 s). */
 const TRAINED = new WeakMap<ReadonlyArray<IntentExample>, Map<string, TrainedClassifier>>();
 
@@ -87,6 +97,8 @@ export class FallbackPlanner {
       l2?: number;
       epochs?: number;
       procedureRule?: boolean;
+      /** Off: ignore the document signal even when passages are given (evaluation of the signal). */
+      documentSignal?: boolean;
     } = {},
   ) {
     const shared = TRAINED.get(examples) ?? new Map<string, TrainedClassifier>();
@@ -103,8 +115,21 @@ export class FallbackPlanner {
       (matchedMappings.find((m) => m.kind === 'aggregation')?.value as QuerySignals['aggregation']) ??
       null;
 
-    const { classifier, counts } = this.classifierFor(input);
+    const passages =
+      this.options.documentSignal !== false && Array.isArray(input.documents) ? input.documents : null;
+    const { classifier, counts, vocabulary } = this.classifierFor(input);
+    const docEvidence: DocumentEvidence | null = passages
+      ? documentEvidence(input.query, passages, vocabulary)
+      : null;
     const probabilities = classifier.predict(input.query, analysis.features);
+    const documentTool = input.tools.find(isDocumentTool);
+    /** Words the structured knowledge does not explain but a passage of the tenant's documents contains. */
+    const documentLed = (evidence: DocumentEvidence | null) =>
+      evidence !== null &&
+      documentTool !== undefined &&
+      evidence.unexplained >= 2 &&
+      evidence.unexplained > evidence.explained;
+    let documentClause = false;
     // Each part of a multi-part question is classified on its own too, so one half is not drowned by the other.
     const clauseThreshold = this.options.clauseThreshold ?? 0.7;
     const clauses = splitClauses(input.query);
@@ -117,6 +142,7 @@ export class FallbackPlanner {
           input.mappings,
           input.now,
         ).features;
+        if (passages && documentLed(documentEvidence(clause, passages, vocabulary))) documentClause = true;
         for (const [tool, p] of Object.entries(classifier.predict(clause, features)))
           if (p >= clauseThreshold) probabilities[tool] = Math.max(probabilities[tool] ?? 0, p);
       }
@@ -184,8 +210,14 @@ export class FallbackPlanner {
       !facts.some((f) => ['environment', 'ci_type', 'status'].includes(f.field));
     if (this.options.procedureRule !== false && docTool && unanchored && clauses.length <= 2)
       chosen = [docTool];
-    // Nothing in the question touches the operated systems: a general question, no tool.
-    if (!analysis.inDomain) chosen = [];
+    // A question about what the tenant's documents say, in words the structured knowledge does not explain
+    // ("VACUUM 언제 돌려?", "autoscaling min during a spike"): the documents alone. One part of a
+    // multi-part question that reads so adds the documents.
+    const led = documentLed(docEvidence);
+    if (led && documentTool && clauses.length <= 1 && unanchored) chosen = [documentTool];
+    if (documentClause && documentTool && !chosen.includes(documentTool)) chosen.push(documentTool);
+    // Nothing in the question touches the operated systems (nor the documents): a general question, no tool.
+    if (!analysis.inDomain && !led) chosen = [];
     if (!chosen.length && !this.examples.length) {
       const byWeak = input.tools
         .filter((tool) => analysis.weak[tool.name] > 0)
@@ -268,15 +300,13 @@ export class FallbackPlanner {
    * available, each tool's description, and the mapping keywords that point at a tool or at a catalog
    * column a tool takes.
    */
-  private classifierFor(input: FallbackPlannerInput): {
-    classifier: IntentClassifier;
-    counts: Map<string, number>;
-  } {
+  private classifierFor(input: FallbackPlannerInput): TrainedClassifier {
     const names = input.tools.map((t) => t.name).sort();
     const key = `${input.tools.map((t) => `${t.name}:${t.description.length}`).join(',')}|${JSON.stringify(input.mappings ?? null)}|${JSON.stringify(input.catalog.content ?? null).length}|${JSON.stringify(this.options)}`;
     const cached = this.classifiers.get(key);
     if (cached) return cached;
     const available = new Set(names);
+    const vocabulary = knowledgeVocabulary(input.tools, input.catalog, input.mappings);
     const signalsOf = (text: string) =>
       analyseQuestion(text, input.tools, input.catalog, input.mappings, input.now).features;
     const examples: IntentExample[] = [];
@@ -314,6 +344,7 @@ export class FallbackPlanner {
         examples,
       ),
       counts,
+      vocabulary,
     };
     if (this.classifiers.size > 16) this.classifiers.clear();
     this.classifiers.set(key, entry);
