@@ -5,6 +5,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import {
   createLlmClient,
+  InMemoryDocumentMatcher,
   InMemoryPlanningKnowledge,
   LlmClient,
   PlannerService,
@@ -19,7 +20,7 @@ import {
   type ToolDefinition,
   type ToolOutput,
 } from '@app/tools';
-import { BUILTIN_TOOL_DEFINITIONS, OPS_CATALOG, OPS_KEYWORD_MAPPINGS } from '@app/ops';
+import { BUILTIN_TOOL_DEFINITIONS, listDemoRunbooks, OPS_CATALOG, OPS_KEYWORD_MAPPINGS } from '@app/ops';
 import { gradeQuestion, type LabelledQuestion, type QuestionKind, type QuestionScore } from './grade-plan';
 
 export type { LabelledQuestion, QuestionScore } from './grade-plan';
@@ -70,6 +71,11 @@ export interface EvaluationOptions {
   questionsPath?: string;
   /** false: plan as right after a first start, before the tenant's catalog and mappings are published. */
   knowledge?: boolean;
+  /**
+   * false: no document store (the planner's document signal off). Default: the demo runbooks, which the
+   * demo tenant's document store holds and the questions were written against, matched in memory.
+   */
+  documents?: boolean;
 }
 
 const GROUPS: Array<'ko' | 'en' | QuestionKind> = ['ko', 'en', 'single', 'multi', 'document', 'none'];
@@ -180,7 +186,11 @@ export async function evaluatePlanner(
       mappings: { name: 'ops-keywords', version: 1, content: OPS_KEYWORD_MAPPINGS },
     });
   const plannerOptions = { tokenBudget: 6000, maxLimit: 100, maxSteps: 8, executionTimeoutMs: 30_000 };
-  const planner = new PlannerService(registry, knowledge, llm, plannerOptions);
+  const documents =
+    (options.documents ?? true) && withKnowledge
+      ? new InMemoryDocumentMatcher(listDemoRunbooks().map((runbook) => runbook.content))
+      : undefined;
+  const planner = new PlannerService(registry, knowledge, llm, plannerOptions, documents);
   // The real step engine; runs are not stored (the evaluation has no database).
   const unstoredRuns = { start: () => Promise.resolve(randomUUID()), finish: () => Promise.resolve() };
   const stageConfig = {
@@ -275,7 +285,7 @@ async function main(): Promise<void> {
   const split = (argument('split') ?? 'both') as Split;
   if (!['old', 'independent', 'file'].includes(set) || !['tune', 'heldout', 'both', 'all'].includes(split))
     throw new Error(
-      'usage: eval-planner [--set independent|old] [--split tune|heldout|both|all] [--questions <file>] [--llm] [--no-knowledge] [--misses] [--json]',
+      'usage: eval-planner [--set independent|old] [--split tune|heldout|both|all] [--questions <file>] [--llm] [--no-knowledge] [--no-docs] [--misses] [--json]',
     );
   // --json keeps stdout for the report: the planner's warnings (an LLM call that failed) would go there.
   if (process.argv.includes('--json')) Logger.overrideLogger(['error']);
@@ -284,6 +294,7 @@ async function main(): Promise<void> {
     split,
     questionsPath,
     knowledge: !process.argv.includes('--no-knowledge'),
+    documents: !process.argv.includes('--no-docs'),
   };
   // A question file given with --questions is held out: never any per-question output for it.
   const detail = process.argv.includes('--misses') && set !== 'file';

@@ -37,6 +37,7 @@ export { StagePlanExecutor } from './execution/stage-plan.executor';
 export { toStageReferences } from './plan/plan-references';
 export {
   FallbackPlanner,
+  TOOL_OUTPUT_NOUN,
   type FallbackPlannerInput,
   type FallbackPlanResult,
 } from './fallback/fallback-planner';

@@ -2,6 +2,8 @@ import { Module, OnModuleInit } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AppConfig, HealthRegistry } from '@app/platform';
 import { PlanningKnowledgeHealth } from './planning-knowledge-health';
+import { DocumentMatcher } from './fallback/document-signal';
+import { DocumentSearchMatcher } from './fallback/document-search.matcher';
 import { AssetRegistryModule } from '@app/asset-registry';
 import { DocumentsModule } from '@app/documents';
 import { OpsModule } from '@app/ops';
@@ -71,6 +73,7 @@ export function createLlmClient(config: AppConfig): LlmClient {
     PlanningKnowledgeHealth,
     { provide: LlmClient, useFactory: createLlmClient, inject: [AppConfig] },
     { provide: PlanningKnowledge, useClass: AssetPlanningKnowledge },
+    { provide: DocumentMatcher, useClass: DocumentSearchMatcher },
     { provide: PlanExecutor, useClass: StagePlanExecutor },
     {
       provide: PlannerOptions,
