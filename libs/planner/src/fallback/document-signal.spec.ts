@@ -7,7 +7,7 @@ import {
   isDocumentTool,
   knowledgeVocabulary,
 } from './document-signal';
-import { FallbackPlanner } from './fallback-planner';
+import { FallbackPlanner, splitClauses } from './fallback-planner';
 
 const tools = [...BUILTIN_TOOL_DEFINITIONS];
 const catalog = new CatalogIndex(OPS_CATALOG);
@@ -80,5 +80,17 @@ describe('document signal', () => {
     expect(
       chosen(query, ['High CPU runbook: when cpu_usage on prod servers stays above 90% for a week']),
     ).toEqual(['metric_query']);
+  });
+});
+
+describe('splitClauses', () => {
+  it('splits at conjunctions in either language, also the less common ones', () => {
+    expect(splitClauses('list the prod databases as well as the backup runbook')).toEqual([
+      'list the prod databases',
+      'the backup runbook',
+    ]);
+    expect(splitClauses('cpu of prod-order-api followed by its dependencies')).toHaveLength(2);
+    expect(splitClauses('prod DB 목록 그다음 백업 런북')).toEqual(['prod DB 목록', '백업 런북']);
+    expect(splitClauses('에러율 보면서 배포 이력도')).toEqual(['에러율 보', '배포 이력도']);
   });
 });
