@@ -59,6 +59,15 @@ export function chooseTools(input: ToolChoiceInput): ToolDefinition[] {
     (tool) =>
       scores[tool.name] >= (evidence(tool) ? (options.evidenceThreshold ?? 0.3) : (options.threshold ?? 0.5)),
   );
+  // A tool chosen on wording alone (nothing of the question in its description, mappings or catalog
+  // columns, no item, filter, time or ranking) beside a tool whose description the question matches
+  // ("내 블로그 글 목록": the blog tool, not the item lookup for "목록").
+  const knownFor = (tool: ToolDefinition) =>
+    (analysis.features[`desc:${tool.name}`] ?? 0) > 0 || evidence(tool);
+  const anchoredQuestion = ['item', 'itemFilter', 'topic', 'tag', 'time', 'ranked'].some(
+    (f) => analysis.features[f],
+  );
+  if (!anchoredQuestion && chosen.some(knownFor)) chosen = chosen.filter(knownFor);
   // Items named by a topic ("payment servers") are looked up by keyword first: no filter names them.
   const itemTools = chosen.filter(
     (t) => t !== lookup && schemaProperties(t.input_schema).some((p) => p.catalogTable || p.name === 'scope'),
