@@ -53,8 +53,13 @@ export function chooseTools(input: ToolChoiceInput): ToolDefinition[] {
   const { options, learned } = input;
   const { signals, facts, identifiers } = analysis;
   // A tool the knowledge points at directly (a value of a column it takes, a keyword mapped to it) needs less.
+  // The item lookup counts facts on its catalog table's columns (environment, type, status) as such.
   const evidence = (tool: ToolDefinition) =>
-    Boolean(analysis.features[`column:${tool.name}`] || analysis.features[`mapped:${tool.name}`]);
+    Boolean(
+      analysis.features[`column:${tool.name}`] ||
+      analysis.features[`mapped:${tool.name}`] ||
+      (tool === lookup && analysis.weak[tool.name] > 0),
+    );
   let chosen = tools.filter(
     (tool) =>
       scores[tool.name] >= (evidence(tool) ? (options.evidenceThreshold ?? 0.3) : (options.threshold ?? 0.5)),
