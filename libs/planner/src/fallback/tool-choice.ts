@@ -27,6 +27,9 @@ export interface ToolChoiceInput {
   learned: boolean;
 }
 
+/** A classifier probability this high keeps a tool even without knowledge evidence. */
+const CONFIDENT = 0.7;
+
 /** A tool that finds items by keywords and catalog filters, without a time window (ci_lookup). */
 export function isItemLookup(tool: ToolDefinition): boolean {
   const properties = schemaProperties(tool.input_schema);
@@ -66,9 +69,9 @@ export function chooseTools(input: ToolChoiceInput): ToolDefinition[] {
   );
   // A tool chosen on wording alone (nothing of the question in its description, mappings or catalog
   // columns, no item, filter, time or ranking) beside a tool whose description the question matches
-  // ("내 블로그 글 목록": the blog tool, not the item lookup for "목록").
+  // ("내 블로그 글 목록": the blog tool, not the item lookup for "목록"), unless the classifier is confident.
   const knownFor = (tool: ToolDefinition) =>
-    (analysis.features[`desc:${tool.name}`] ?? 0) > 0 || evidence(tool);
+    (analysis.features[`desc:${tool.name}`] ?? 0) > 0 || evidence(tool) || scores[tool.name] >= CONFIDENT;
   const anchoredQuestion = ['item', 'itemFilter', 'topic', 'tag', 'time', 'ranked'].some(
     (f) => analysis.features[f],
   );
