@@ -1,9 +1,11 @@
+import { Logger } from '@nestjs/common';
 import type { DiscoveryService } from '@nestjs/core';
 import { randomUUID } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import {
   createLlmClient,
+  InMemoryDocumentMatcher,
   InMemoryPlanningKnowledge,
   LlmClient,
   PlannerService,
@@ -18,14 +20,19 @@ import {
   type ToolDefinition,
   type ToolOutput,
 } from '@app/tools';
-import { BUILTIN_TOOL_DEFINITIONS, OPS_CATALOG, OPS_KEYWORD_MAPPINGS } from '@app/ops';
+import { BUILTIN_TOOL_DEFINITIONS, listDemoRunbooks, OPS_CATALOG, OPS_KEYWORD_MAPPINGS } from '@app/ops';
 import { gradeQuestion, type LabelledQuestion, type QuestionKind, type QuestionScore } from './grade-plan';
 
 export type { LabelledQuestion, QuestionScore } from './grade-plan';
 
 /** `old`: the planner's own 44 questions; `independent`: 358 written from the tool descriptions only. */
-export type QuestionSet = 'old' | 'independent';
-export type Split = 'tune' | 'heldout' | 'both';
+export type QuestionSet = 'old' | 'independent' | 'file';
+/**
+ * `tune`/`heldout`: the two parts of the first independent set's split (the held-out part was retired on
+ * 2026-11-25 and is tuned on since; it is still reported apart so figures stay comparable); `both`: each
+ * part apart; `all`: the 358 questions as one tuning set.
+ */
+export type Split = 'tune' | 'heldout' | 'both' | 'all';
 
 export interface GroupFigures {
   questions: number;
@@ -36,13 +43,14 @@ export interface GroupFigures {
 }
 
 export interface SplitReport extends GroupFigures {
-  split: 'tune' | 'heldout' | 'all';
+  /** `external`: a question file given with --questions, graded in aggregate only (no per-question data). */
+  split: 'tune' | 'heldout' | 'all' | 'external';
   invalidPlansExecuted: number;
   /** Steps of valid plans that the tool's own input schema still refused (should be none). */
   inputRejected: number;
   fellBack: number;
   byGroup: Record<string, GroupFigures>;
-  /** Tool misses, "expected -> chosen" per tool: missing:<tool> and extra:<tool> counts. */
+  /** Tool misses, "expected -> chosen" per tool: missing:<tool> and extra:<tool> counts (not for `external`). */
   confusion: Record<string, number>;
   /** Per-question scores: only ever filled for the tuning part and the old set. */
   scores: QuestionScore[];
@@ -59,13 +67,35 @@ export interface EvaluationReport {
 export interface EvaluationOptions {
   set?: QuestionSet;
   split?: Split;
+  /** A question file in the same format (set `file`): every question is held out, aggregates only. */
+  questionsPath?: string;
   /** false: plan as right after a first start, before the tenant's catalog and mappings are published. */
   knowledge?: boolean;
+  /**
+   * false: no document store (the planner's document signal off). Default: the demo runbooks, which the
+   * demo tenant's document store holds and the questions were written against, matched in memory.
+   */
+  documents?: boolean;
 }
 
 const GROUPS: Array<'ko' | 'en' | QuestionKind> = ['ko', 'en', 'single', 'multi', 'document', 'none'];
 
-function loadQuestions(set: QuestionSet): { now: Date; questions: LabelledQuestion[] } {
+function loadQuestions(
+  set: QuestionSet,
+  questionsPath?: string,
+): { now: Date; questions: LabelledQuestion[] } {
+  if (set === 'file') {
+    if (!questionsPath) throw new Error('set "file" needs a questions path');
+    const parsed = JSON.parse(readFileSync(path.resolve(questionsPath), 'utf8')) as {
+      now?: string;
+      questions?: LabelledQuestion[];
+    };
+    if (!parsed.now || !Array.isArray(parsed.questions))
+      throw new Error(
+        `${questionsPath}: expected {"now": ISO time, "questions": [...]} like planner-questions-independent.json`,
+      );
+    return { now: new Date(parsed.now), questions: parsed.questions };
+  }
   const file = set === 'old' ? 'planner-questions.json' : 'planner-questions-independent.json';
   const candidates = [path.join(__dirname, file), path.resolve(__dirname, '../../../bench/planner', file)];
   const found = candidates.find((candidate) => existsSync(candidate));
@@ -114,7 +144,9 @@ function summarize(split: SplitReport['split'], scores: QuestionScore[], inputRe
     confusion[key] = (confusion[key] ?? 0) + 1;
   }
   const byGroup: Record<string, GroupFigures> = {};
-  for (const group of GROUPS) {
+  // The usual languages and kinds first, then any other a question file uses.
+  const seen = [...new Set(scores.flatMap((s) => [s.lang as string, s.kind as string]))];
+  for (const group of [...GROUPS, ...seen.filter((g) => !(GROUPS as string[]).includes(g))]) {
     const subset = scores.filter((s) => s.lang === group || s.kind === group);
     if (subset.length) byGroup[group] = figures(subset);
   }
@@ -125,8 +157,8 @@ function summarize(split: SplitReport['split'], scores: QuestionScore[], inputRe
     inputRejected,
     fellBack: scores.filter((s) => s.planner === 'fallback').length,
     byGroup,
-    confusion,
-    scores: split === 'heldout' ? [] : scores,
+    confusion: split === 'external' ? {} : confusion,
+    scores: split === 'heldout' || split === 'external' ? [] : scores,
   };
 }
 
@@ -143,7 +175,7 @@ export async function evaluatePlanner(
   const set = options.set ?? 'old';
   const split = options.split ?? 'tune';
   const withKnowledge = options.knowledge ?? true;
-  const { now, questions } = loadQuestions(set);
+  const { now, questions } = loadQuestions(set, options.questionsPath);
   const registry = new ToolRegistry({ getProviders: () => [] } as unknown as DiscoveryService);
   for (const definition of BUILTIN_TOOL_DEFINITIONS)
     registry.registerBuiltin(new DefinitionOnlyTool(definition));
@@ -154,7 +186,11 @@ export async function evaluatePlanner(
       mappings: { name: 'ops-keywords', version: 1, content: OPS_KEYWORD_MAPPINGS },
     });
   const plannerOptions = { tokenBudget: 6000, maxLimit: 100, maxSteps: 8, executionTimeoutMs: 30_000 };
-  const planner = new PlannerService(registry, knowledge, llm, plannerOptions);
+  const documents =
+    (options.documents ?? true) && withKnowledge
+      ? new InMemoryDocumentMatcher(listDemoRunbooks().map((runbook) => runbook.content))
+      : undefined;
+  const planner = new PlannerService(registry, knowledge, llm, plannerOptions, documents);
   // The real step engine; runs are not stored (the evaluation has no database).
   const unstoredRuns = { start: () => Promise.resolve(randomUUID()), finish: () => Promise.resolve() };
   const stageConfig = {
@@ -166,10 +202,16 @@ export async function evaluatePlanner(
   );
 
   const wanted: Array<SplitReport['split']> =
-    set === 'old' ? ['all'] : split === 'both' ? ['tune', 'heldout'] : [split];
+    set === 'file'
+      ? ['external']
+      : set === 'old' || split === 'all'
+        ? ['all']
+        : split === 'both'
+          ? ['tune', 'heldout']
+          : [split];
   const parts: SplitReport[] = [];
   for (const part of wanted) {
-    const subset = questions.filter((q) => part === 'all' || q.split === part);
+    const subset = questions.filter((q) => part === 'all' || part === 'external' || q.split === part);
     const scores: QuestionScore[] = [];
     let inputRejected = 0;
     for (const question of subset) {
@@ -219,7 +261,7 @@ function print(report: EvaluationReport, detail: boolean): void {
     out.write(
       `  invalid plans executed: ${part.invalidPlansExecuted}; inputs refused by tools: ${part.inputRejected}${report.mode === 'llm' ? `; fell back to deterministic: ${part.fellBack}` : ''}\n`,
     );
-    if (part.split === 'heldout') continue;
+    if (part.split === 'heldout' || part.split === 'external') continue;
     const confusion = Object.entries(part.confusion).sort((a, b) => b[1] - a[1]);
     if (confusion.length) out.write('  tool misses (expected -> chosen):\n');
     for (const [key, count] of confusion) out.write(`    ${String(count).padStart(3)}  ${key}\n`);
@@ -238,14 +280,24 @@ function argument(name: string): string | undefined {
 }
 
 async function main(): Promise<void> {
-  const set = (argument('set') ?? 'independent') as QuestionSet;
-  const split = (argument('split') ?? 'tune') as Split;
-  if (!['old', 'independent'].includes(set) || !['tune', 'heldout', 'both'].includes(split))
+  const questionsPath = argument('questions');
+  const set = (questionsPath ? 'file' : (argument('set') ?? 'independent')) as QuestionSet;
+  const split = (argument('split') ?? 'both') as Split;
+  if (!['old', 'independent', 'file'].includes(set) || !['tune', 'heldout', 'both', 'all'].includes(split))
     throw new Error(
-      'usage: eval-planner [--set independent|old] [--split tune|heldout|both] [--llm] [--no-knowledge] [--misses] [--json]',
+      'usage: eval-planner [--set independent|old] [--split tune|heldout|both|all] [--questions <file>] [--llm] [--no-knowledge] [--no-docs] [--misses] [--json]',
     );
-  const options: EvaluationOptions = { set, split, knowledge: !process.argv.includes('--no-knowledge') };
-  const detail = process.argv.includes('--misses');
+  // --json keeps stdout for the report: the planner's warnings (an LLM call that failed) would go there.
+  if (process.argv.includes('--json')) Logger.overrideLogger(['error']);
+  const options: EvaluationOptions = {
+    set,
+    split,
+    questionsPath,
+    knowledge: !process.argv.includes('--no-knowledge'),
+    documents: !process.argv.includes('--no-docs'),
+  };
+  // A question file given with --questions is held out: never any per-question output for it.
+  const detail = process.argv.includes('--misses') && set !== 'file';
   let llm: LlmClient | null = null;
   if (process.argv.includes('--llm')) {
     const env = validateEnvironment(process.env);
@@ -257,8 +309,8 @@ async function main(): Promise<void> {
   const report = llm
     ? await evaluatePlanner('llm', llm, options)
     : await evaluatePlanner('fallback', undefined, options);
-  print(report, detail);
   if (process.argv.includes('--json')) process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+  else print(report, detail);
 }
 
 if (require.main === module) {

@@ -2,6 +2,13 @@ export { PlannerModule, createLlmClient, DEFAULT_LLM_MODEL } from './planner.mod
 export { PlannerService, type PlanRequest } from './planner.service';
 export { KNOWLEDGE_INCOMPLETE_PREFIX } from './planner.service';
 export { OPS_INTENT_EXAMPLES } from './fallback/intent-examples';
+export {
+  DocumentMatcher,
+  InMemoryDocumentMatcher,
+  documentEvidence,
+  documentTerms,
+  DOCUMENT_MATCH_PASSAGES,
+} from './fallback/document-signal';
 export { AskService, NO_OPS_DATA_WARNING, type AskRequest, type AskResult } from './ask.service';
 export { PlannerOptions } from './planner-options';
 export {
@@ -35,6 +42,7 @@ export { StagePlanExecutor } from './execution/stage-plan.executor';
 export { toStageReferences } from './plan/plan-references';
 export {
   FallbackPlanner,
+  TOOL_OUTPUT_NOUN,
   type FallbackPlannerInput,
   type FallbackPlanResult,
 } from './fallback/fallback-planner';

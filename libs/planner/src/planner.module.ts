@@ -1,6 +1,9 @@
 import { Module, OnModuleInit } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AppConfig, HealthRegistry } from '@app/platform';
+import { PlanningKnowledgeHealth } from './planning-knowledge-health';
+import { DocumentMatcher } from './fallback/document-signal';
+import { DocumentSearchMatcher } from './fallback/document-search.matcher';
 import { AssetRegistryModule } from '@app/asset-registry';
 import { DocumentsModule } from '@app/documents';
 import { OpsModule } from '@app/ops';
@@ -67,8 +70,10 @@ export function createLlmClient(config: AppConfig): LlmClient {
   ],
   controllers: [PlannerController, AgentController, ChatController],
   providers: [
+    PlanningKnowledgeHealth,
     { provide: LlmClient, useFactory: createLlmClient, inject: [AppConfig] },
     { provide: PlanningKnowledge, useClass: AssetPlanningKnowledge },
+    { provide: DocumentMatcher, useClass: DocumentSearchMatcher },
     { provide: PlanExecutor, useClass: StagePlanExecutor },
     {
       provide: PlannerOptions,
@@ -157,10 +162,12 @@ export class PlannerModule implements OnModuleInit {
     private readonly health: HealthRegistry,
     private readonly llm: LlmClient,
     private readonly web: WebSearchProvider,
+    private readonly knowledgeHealth: PlanningKnowledgeHealth,
   ) {}
 
   onModuleInit(): void {
     this.health.register('llm', () => this.llm.health(), { critical: false });
+    this.health.register('planning_knowledge', () => this.knowledgeHealth.check(), { critical: false });
     this.health.register('web_search', () => this.web.health(), { critical: false });
   }
 }

@@ -1,5 +1,6 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Injectable, Logger, Optional } from '@nestjs/common';
 import { ToolListing, ToolRegistry } from '@app/tools';
+import { DOCUMENT_MATCH_PASSAGES, DocumentMatcher, isDocumentTool } from './fallback/document-signal';
 import { FallbackPlanner } from './fallback/fallback-planner';
 import { INTERNAL_SOURCE_REF } from '@app/asset-registry';
 import { loadSourceCatalogs, type SourceCatalog } from './knowledge/source-catalogs';
@@ -62,6 +63,9 @@ function knowledgeWarnings(catalog: unknown, mappings: unknown): string[] {
  * invalid or malformed plan goes back to it once with the errors; if that fails too (or no LLM is
  * configured, or it is unreachable) the deterministic planner plans instead.
  */
+/** The planner waits this long for the document signal, then plans without it. */
+const DOCUMENT_MATCH_TIMEOUT_MS = 1500;
+
 @Injectable()
 export class PlannerService {
   private readonly logger = new Logger(PlannerService.name);
@@ -74,7 +78,32 @@ export class PlannerService {
     private readonly knowledge: PlanningKnowledge,
     private readonly llm: LlmClient,
     private readonly options: PlannerOptions,
+    @Optional() private readonly documents?: DocumentMatcher,
   ) {}
+
+  /**
+   * Passages of the tenant's documents matching the question, for the deterministic planner's document
+   * signal; null when there is no document tool or store, or the store failed or was slow (planning goes on).
+   */
+  private async documentPassages(
+    tenantId: string,
+    query: string,
+    tools: ToolListing[],
+  ): Promise<string[] | null> {
+    if (!this.documents || !tools.some((tool) => isDocumentTool(tool))) return null;
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<null>((resolve) => {
+      timer = setTimeout(() => resolve(null), DOCUMENT_MATCH_TIMEOUT_MS);
+    });
+    try {
+      return await Promise.race([this.documents.passages(tenantId, query, DOCUMENT_MATCH_PASSAGES), timeout]);
+    } catch (error) {
+      this.logger.warn({ msg: 'document signal unavailable', error: (error as Error).message });
+      return null;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
 
   async plan(request: PlanRequest): Promise<PlanOutcome> {
     const started = performance.now();
@@ -106,6 +135,7 @@ export class PlannerService {
       maxLimit: this.options.maxLimit,
       maxSteps: this.options.maxSteps,
     };
+    const documents = await this.documentPassages(request.tenantId, request.query, usable);
     const deterministic = this.fallback.plan({
       query: request.query,
       tools: usable,
@@ -113,6 +143,7 @@ export class PlannerService {
       mappings,
       now,
       maxLimit: this.options.maxLimit,
+      documents,
     });
 
     const rejected: RejectedPlanAttempt[] = [];

@@ -12,7 +12,9 @@ import {
 } from '../plan/schema-introspection.util';
 import { IntentClassifier, IntentExample } from './intent-classifier';
 import { OPS_INTENT_EXAMPLES } from './intent-examples';
+import { documentEvidence, DocumentEvidence, isDocumentTool, knowledgeVocabulary } from './document-signal';
 import { analyseQuestion, Fact, factFitsSource } from './question-analysis';
+import { chooseTools, isItemLookup } from './tool-choice';
 import { QuerySignals } from './query-signals.util';
 import { autoBucket } from './time-range.util';
 
@@ -23,6 +25,11 @@ export interface FallbackPlannerInput {
   mappings: MappingContent | null;
   now: Date;
   maxLimit: number;
+  /**
+   * Passages of the tenant's document store that match the question (see DocumentMatcher): [] when the
+   * store has nothing for it; undefined or null when it was not asked (then no document signal is used).
+   */
+  documents?: string[] | null;
 }
 
 export interface FallbackPlanResult {
@@ -49,11 +56,10 @@ const INTENT_BY_TOOL: Record<string, string> = {
 const COREFERENCE =
   /\b(?:their|them|those|these|they|each)\b|걔네|그\s*(?:서비스들|서버들|의존|대상)|각\s|거기|포함된|그중|들의|대상들/;
 
-/** The description a keyword mapping carries when it names what a tool returns (mapping data, see libs/ops). */
-export const TOOL_OUTPUT_NOUN = 'names what the tool returns';
+export { TOOL_OUTPUT_NOUN } from './tool-choice';
 
 const CLAUSE_BREAK =
-  /[,;?+:]|\s-\s|\.\s|\b(?:and|then|also|plus)\b|및|그리고|(?<=[주하보이되있없했았었뭐])고\s|(?<=[아어해와])서\s|(?<=[가-힣])(?:이랑|랑|하고)(?=\s|,)/;
+  /[,;?+:&]|\s-\s|\.\s|\b(?:and|then|also|plus|as well as|along with|together with|followed by|after that|afterwards)\b|및|그리고|그다음|그 다음|다음에|이후에|또한|(?<=[주하보이되있없했았었뭐])고\s|(?<=[아어해와])서\s|(?<=[가-힣])(?:이랑|랑|하고|면서|거나)(?=\s|,)/;
 
 /** The parts of a question: split at conjunctions, clause endings and punctuation ("A 보여주고 B도", "A, and B"). */
 export function splitClauses(query: string): string[] {
@@ -69,7 +75,11 @@ export function splitClauses(query: string): string[] {
  * on labelled questions plus the tools' own descriptions and the mapping keywords. Parameters: from the
  * tools' input schemas, the catalog's enum values and the mappings. Deterministic for a given `now`.
  */
-type TrainedClassifier = { classifier: IntentClassifier; counts: Map<string, number> };
+type TrainedClassifier = {
+  classifier: IntentClassifier;
+  counts: Map<string, number>;
+  vocabulary: Set<string>;
+};
 /** Trained classifiers per example set and knowledge, shared by planner instances (training takes ~0.5 s). */
 const TRAINED = new WeakMap<ReadonlyArray<IntentExample>, Map<string, TrainedClassifier>>();
 
@@ -87,6 +97,8 @@ export class FallbackPlanner {
       l2?: number;
       epochs?: number;
       procedureRule?: boolean;
+      /** Off: ignore the document signal even when passages are given (evaluation of the signal). */
+      documentSignal?: boolean;
     } = {},
   ) {
     const shared = TRAINED.get(examples) ?? new Map<string, TrainedClassifier>();
@@ -103,8 +115,21 @@ export class FallbackPlanner {
       (matchedMappings.find((m) => m.kind === 'aggregation')?.value as QuerySignals['aggregation']) ??
       null;
 
-    const { classifier, counts } = this.classifierFor(input);
+    const passages =
+      this.options.documentSignal !== false && Array.isArray(input.documents) ? input.documents : null;
+    const { classifier, counts, vocabulary } = this.classifierFor(input);
+    const docEvidence: DocumentEvidence | null = passages
+      ? documentEvidence(input.query, passages, vocabulary)
+      : null;
     const probabilities = classifier.predict(input.query, analysis.features);
+    const documentTool = input.tools.find(isDocumentTool);
+    /** Words the structured knowledge does not explain but a passage of the tenant's documents contains. */
+    const documentLed = (evidence: DocumentEvidence | null) =>
+      evidence !== null &&
+      documentTool !== undefined &&
+      evidence.unexplained >= 2 &&
+      evidence.unexplained > evidence.explained;
+    let documentClause = false;
     // Each part of a multi-part question is classified on its own too, so one half is not drowned by the other.
     const clauseThreshold = this.options.clauseThreshold ?? 0.7;
     const clauses = splitClauses(input.query);
@@ -117,6 +142,7 @@ export class FallbackPlanner {
           input.mappings,
           input.now,
         ).features;
+        if (passages && documentLed(documentEvidence(clause, passages, vocabulary))) documentClause = true;
         for (const [tool, p] of Object.entries(classifier.predict(clause, features)))
           if (p >= clauseThreshold) probabilities[tool] = Math.max(probabilities[tool] ?? 0, p);
       }
@@ -126,75 +152,20 @@ export class FallbackPlanner {
         (counts.get(tool.name) ?? 0) >= MIN_TOOL_EXAMPLES
           ? Math.round((probabilities[tool.name] ?? 0) * 100) / 100
           : Math.min(1, analysis.strong[tool.name] / (2 * MIN_TOOL_SCORE));
-    // A tool the knowledge points at directly (a value of a column it takes, a keyword mapped to it) needs less.
-    const evidence = (tool: ToolDefinition) =>
-      Boolean(analysis.features[`column:${tool.name}`] || analysis.features[`mapped:${tool.name}`]);
-    let chosen = input.tools.filter(
-      (tool) =>
-        scores[tool.name] >=
-        (evidence(tool) ? (this.options.evidenceThreshold ?? 0.3) : (this.options.threshold ?? 0.5)),
-    );
-    // Items named by a topic ("payment servers") are looked up by keyword first: no filter names them.
-    const lookup = input.tools.find((t) => this.isItemLookup(t));
-    const itemTools = chosen.filter(
-      (t) =>
-        t !== lookup && schemaProperties(t.input_schema).some((p) => p.catalogTable || p.name === 'scope'),
-    );
-    if (
-      analysis.itemTopics.length &&
-      lookup &&
-      !chosen.includes(lookup) &&
-      (itemTools.length || chosen.length === 0)
-    )
-      chosen.push(lookup);
-    // A named item needs no lookup beside another tool unless the question asks about the item record itself (spec, owner).
-    const lookupAsked = analysis.matchedMappings.some((m) => m.kind === 'tool' && m.value === lookup?.name);
-    if (lookup && identifiers.length && itemTools.length && !lookupAsked && !analysis.itemTopics.length)
-      chosen = chosen.filter((t) => t !== lookup);
-    // A graph question about items only described by filters ("the stopped dev services") looks them up first.
-    const graph = chosen.find((t) => findProperty(t.input_schema, ['scope'])?.required);
-    const described = facts.some((f) => ['environment', 'ci_type', 'status'].includes(f.field));
-    const fed = chosen.some(
-      (t) =>
-        t !== graph &&
-        findIdPath(t.output_schema) &&
-        schemaProperties(t.input_schema).some((p) => p.catalogTable),
-    );
-    if (graph && lookup && !identifiers.length && described && !fed) chosen.push(lookup);
-    // A one-part question naming what a tool returns ("the runbook for high CPU") asks for that tool alone.
-    const named = analysis.matchedMappings.find(
-      (m) => m.kind === 'tool' && m.description === TOOL_OUTPUT_NOUN,
-    );
-    const namedTool = named && chosen.find((t) => t.name === named.value);
-    if (namedTool && clauses.length <= 1) chosen = [namedTool];
-    // A procedure question that names no item, time, filter or ranking is for the documents alone.
-    const docTool =
-      input.tools.find((t) => analysis.features[`mapped:${t.name}`] && t.name === named?.value) ??
-      input.tools.find(
-        (t) =>
-          findProperty(t.input_schema, ['query'])?.required &&
-          (analysis.features[`mapped:${t.name}`] || analysis.features.howTo),
-      );
-    const unanchored =
-      !identifiers.length &&
-      !signals.timeRange &&
-      signals.limit === null &&
-      !signals.superlative &&
-      !aggregation &&
-      !facts.some((f) => ['environment', 'ci_type', 'status'].includes(f.field));
-    if (this.options.procedureRule !== false && docTool && unanchored && clauses.length <= 2)
-      chosen = [docTool];
-    // Nothing in the question touches the operated systems: a general question, no tool.
-    if (!analysis.inDomain) chosen = [];
-    if (!chosen.length && !this.examples.length) {
-      const byWeak = input.tools
-        .filter((tool) => analysis.weak[tool.name] > 0)
-        .sort(
-          (a, b) =>
-            analysis.weak[b.name] - analysis.weak[a.name] || this.requiredCount(a) - this.requiredCount(b),
-        );
-      if (byWeak.length) chosen = [byWeak[0]];
-    }
+    const lookup = input.tools.find(isItemLookup);
+    const chosen = chooseTools({
+      tools: input.tools,
+      analysis,
+      scores,
+      clauses,
+      aggregation,
+      lookup,
+      documentTool,
+      documentLed: documentLed(docEvidence),
+      documentClause,
+      options: this.options,
+      learned: this.examples.length > 0,
+    });
     const intentTool = [...chosen].sort((a, b) => scores[b.name] - scores[a.name])[0];
     const stage = (tool: ToolDefinition) =>
       findProperty(tool.input_schema, ['filters'])
@@ -268,15 +239,13 @@ export class FallbackPlanner {
    * available, each tool's description, and the mapping keywords that point at a tool or at a catalog
    * column a tool takes.
    */
-  private classifierFor(input: FallbackPlannerInput): {
-    classifier: IntentClassifier;
-    counts: Map<string, number>;
-  } {
+  private classifierFor(input: FallbackPlannerInput): TrainedClassifier {
     const names = input.tools.map((t) => t.name).sort();
     const key = `${input.tools.map((t) => `${t.name}:${t.description.length}`).join(',')}|${JSON.stringify(input.mappings ?? null)}|${JSON.stringify(input.catalog.content ?? null).length}|${JSON.stringify(this.options)}`;
     const cached = this.classifiers.get(key);
     if (cached) return cached;
     const available = new Set(names);
+    const vocabulary = knowledgeVocabulary(input.tools, input.catalog, input.mappings);
     const signalsOf = (text: string) =>
       analyseQuestion(text, input.tools, input.catalog, input.mappings, input.now).features;
     const examples: IntentExample[] = [];
@@ -314,6 +283,7 @@ export class FallbackPlanner {
         examples,
       ),
       counts,
+      vocabulary,
     };
     if (this.classifiers.size > 16) this.classifiers.clear();
     this.classifiers.set(key, entry);
@@ -556,20 +526,6 @@ export class FallbackPlanner {
     const best = Math.max(0, ...scored.map((s) => s.score));
     const top = scored.filter((s) => s.score === best);
     return best > 0 && top.length === 1 ? top[0].value : null;
-  }
-
-  /** A tool that finds items by keywords and catalog filters, without a time window (ci_lookup). */
-  private isItemLookup(tool: ToolDefinition): boolean {
-    const properties = schemaProperties(tool.input_schema);
-    return (
-      properties.some((p) => p.name === 'keywords') &&
-      properties.some((p) => p.catalogTable) &&
-      !properties.some((p) => ['time_range', 'kinds', 'scope', 'metric_name'].includes(p.name))
-    );
-  }
-
-  private requiredCount(tool: ToolDefinition): number {
-    return schemaProperties(tool.input_schema).filter((p) => p.required).length;
   }
 
   private purpose(step: PlanStep): string {

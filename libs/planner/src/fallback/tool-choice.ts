@@ -1,0 +1,139 @@
+import type { ToolDefinition } from '@app/tools';
+import { findIdPath, findProperty, schemaProperties } from '../plan/schema-introspection.util';
+import type { QuestionAnalysis } from './question-analysis';
+import type { QuerySignals } from './query-signals.util';
+
+/** The description a keyword mapping carries when it names what a tool returns (mapping data, see libs/ops). */
+export const TOOL_OUTPUT_NOUN = 'names what the tool returns';
+
+export interface ToolChoiceInput {
+  tools: ToolDefinition[];
+  analysis: QuestionAnalysis;
+  /** Per tool, the classifier's probability (or the rule score for tools with too few examples). */
+  scores: Record<string, number>;
+  /** The parts of the question (splitClauses). */
+  clauses: string[];
+  aggregation: QuerySignals['aggregation'];
+  /** The item lookup tool (ci_lookup), if any. */
+  lookup: ToolDefinition | undefined;
+  /** The document search tool, if any. */
+  documentTool: ToolDefinition | undefined;
+  /** The whole question reads as being about the tenant's documents (see document-signal). */
+  documentLed: boolean;
+  /** One part of a multi-part question reads so. */
+  documentClause: boolean;
+  options: { threshold?: number; evidenceThreshold?: number; procedureRule?: boolean };
+  /** The classifier learned from labelled questions (without them, the strongest rule score decides). */
+  learned: boolean;
+}
+
+/** A classifier probability this high keeps a tool even without knowledge evidence. */
+const CONFIDENT = 0.7;
+
+/** A tool that finds items by keywords and catalog filters, without a time window (ci_lookup). */
+export function isItemLookup(tool: ToolDefinition): boolean {
+  const properties = schemaProperties(tool.input_schema);
+  return (
+    properties.some((p) => p.name === 'keywords') &&
+    properties.some((p) => p.catalogTable) &&
+    !properties.some((p) => ['time_range', 'kinds', 'scope', 'metric_name'].includes(p.name))
+  );
+}
+
+function requiredCount(tool: ToolDefinition): number {
+  return schemaProperties(tool.input_schema).filter((p) => p.required).length;
+}
+
+/**
+ * Which tools a question needs: the classifier's choice (a lower bar for tools the knowledge points at
+ * directly), then the rules, each read from the tools' schemas and the tenant's knowledge rather than
+ * from wording: item lookups for topics and filter-described items, a named item needing no lookup, what a
+ * tool returns named alone, procedure and document-led questions to the documents, no tool out of domain.
+ */
+export function chooseTools(input: ToolChoiceInput): ToolDefinition[] {
+  const { tools, analysis, scores, clauses, aggregation, lookup, documentTool, documentLed, documentClause } =
+    input;
+  const { options, learned } = input;
+  const { signals, facts, identifiers } = analysis;
+  // A tool the knowledge points at directly (a value of a column it takes, a keyword mapped to it) needs less.
+  // The item lookup counts facts on its catalog table's columns (environment, type, status) as such.
+  const evidence = (tool: ToolDefinition) =>
+    Boolean(
+      analysis.features[`column:${tool.name}`] ||
+      analysis.features[`mapped:${tool.name}`] ||
+      (tool === lookup && analysis.weak[tool.name] > 0),
+    );
+  let chosen = tools.filter(
+    (tool) =>
+      scores[tool.name] >= (evidence(tool) ? (options.evidenceThreshold ?? 0.3) : (options.threshold ?? 0.5)),
+  );
+  // A tool chosen on wording alone (nothing of the question in its description, mappings or catalog
+  // columns, no item, filter, time or ranking) beside a tool whose description the question matches
+  // ("내 블로그 글 목록": the blog tool, not the item lookup for "목록"), unless the classifier is confident.
+  const knownFor = (tool: ToolDefinition) =>
+    (analysis.features[`desc:${tool.name}`] ?? 0) > 0 || evidence(tool) || scores[tool.name] >= CONFIDENT;
+  const anchoredQuestion = ['item', 'itemFilter', 'topic', 'tag', 'time', 'ranked'].some(
+    (f) => analysis.features[f],
+  );
+  if (!anchoredQuestion && chosen.some(knownFor)) chosen = chosen.filter(knownFor);
+  // Items named by a topic ("payment servers") are looked up by keyword first: no filter names them.
+  const itemTools = chosen.filter(
+    (t) => t !== lookup && schemaProperties(t.input_schema).some((p) => p.catalogTable || p.name === 'scope'),
+  );
+  if (
+    analysis.itemTopics.length &&
+    lookup &&
+    !chosen.includes(lookup) &&
+    (itemTools.length || chosen.length === 0)
+  )
+    chosen.push(lookup);
+  // A named item needs no lookup beside another tool unless the question asks about the item record itself (spec, owner).
+  const lookupAsked = analysis.matchedMappings.some((m) => m.kind === 'tool' && m.value === lookup?.name);
+  if (lookup && identifiers.length && itemTools.length && !lookupAsked && !analysis.itemTopics.length)
+    chosen = chosen.filter((t) => t !== lookup);
+  // A graph question about items only described by filters ("the stopped dev services") looks them up first.
+  const graph = chosen.find((t) => findProperty(t.input_schema, ['scope'])?.required);
+  const described = facts.some((f) => ['environment', 'ci_type', 'status'].includes(f.field));
+  const fed = chosen.some(
+    (t) =>
+      t !== graph &&
+      findIdPath(t.output_schema) &&
+      schemaProperties(t.input_schema).some((p) => p.catalogTable),
+  );
+  if (graph && lookup && !identifiers.length && described && !fed) chosen.push(lookup);
+  // A one-part question naming what a tool returns ("the runbook for high CPU") asks for that tool alone.
+  const named = analysis.matchedMappings.find((m) => m.kind === 'tool' && m.description === TOOL_OUTPUT_NOUN);
+  const namedTool = named && chosen.find((t) => t.name === named.value);
+  if (namedTool && clauses.length <= 1) chosen = [namedTool];
+  // A procedure question that names no item, time, filter or ranking is for the documents alone.
+  const docTool =
+    tools.find((t) => analysis.features[`mapped:${t.name}`] && t.name === named?.value) ??
+    tools.find(
+      (t) =>
+        findProperty(t.input_schema, ['query'])?.required &&
+        (analysis.features[`mapped:${t.name}`] || analysis.features.howTo),
+    );
+  const unanchored =
+    !identifiers.length &&
+    !signals.timeRange &&
+    signals.limit === null &&
+    !signals.superlative &&
+    !aggregation &&
+    !facts.some((f) => ['environment', 'ci_type', 'status'].includes(f.field));
+  if (options.procedureRule !== false && docTool && unanchored && clauses.length <= 2) chosen = [docTool];
+  // A question about what the tenant's documents say, in words the structured knowledge does not explain
+  // ("VACUUM 언제 돌려?", "autoscaling min during a spike"): the documents alone. One part of a
+  // multi-part question that reads so adds the documents.
+  const led = documentLed;
+  if (led && documentTool && clauses.length <= 1 && unanchored) chosen = [documentTool];
+  if (documentClause && documentTool && !chosen.includes(documentTool)) chosen.push(documentTool);
+  // Nothing in the question touches the operated systems (nor the documents): a general question, no tool.
+  if (!analysis.inDomain && !led) chosen = [];
+  if (!chosen.length && !learned) {
+    const byWeak = tools
+      .filter((tool) => analysis.weak[tool.name] > 0)
+      .sort((a, b) => analysis.weak[b.name] - analysis.weak[a.name] || requiredCount(a) - requiredCount(b));
+    if (byWeak.length) chosen = [byWeak[0]];
+  }
+  return chosen;
+}
