@@ -34,7 +34,12 @@ describe(`planner knowledge readiness (${testBackend()})`, () => {
     expect(tenants.status).toBe(200);
     const slug: string = tenants.body.tenants[0].slug;
     const knowledge = async () => {
-      const ready = await t.request('GET', '/health/ready', { key: null });
+      // Public: counts only, no tenant is named to an anonymous caller (nor to a key that is not system admin).
+      const anonymous = await t.request('GET', '/health/ready', { key: null });
+      expect(anonymous.status).toBe(200);
+      expect(anonymous.body.checks.planning_knowledge.tenants).toBeUndefined();
+      expect(anonymous.body.checks.planning_knowledge.tenants_total).toBe(tenants.body.tenants.length);
+      const ready = await t.request('GET', '/health/ready');
       expect(ready.status).toBe(200);
       expect(ready.body.status).not.toBe('down');
       return ready.body.checks.planning_knowledge;

@@ -167,7 +167,9 @@ export class PlannerModule implements OnModuleInit {
 
   onModuleInit(): void {
     this.health.register('llm', () => this.llm.health(), { critical: false });
-    this.health.register('planning_knowledge', () => this.knowledgeHealth.check(), { critical: false });
+    this.health.register('planning_knowledge', (viewer) => this.knowledgeHealth.check(viewer), {
+      critical: false,
+    });
     this.health.register('web_search', () => this.web.health(), { critical: false });
   }
 }

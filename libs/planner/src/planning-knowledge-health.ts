@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { PublishedAssetReader } from '@app/asset-registry';
-import { AuthService, type DependencyHealth, runAsSystem } from '@app/platform';
+import { AuthService, type DependencyHealth, type HealthViewer, runAsSystem } from '@app/platform';
 import { PLANNER_ASSET_NAMES } from './knowledge/asset-planning-knowledge';
 
 /** At most this many tenants are listed one by one in the readiness report (the counts cover all). */
@@ -20,7 +20,7 @@ export interface TenantPlanningKnowledge {
  * tenant's catalog and keyword mappings are published, with their versions. Informational: its status is
  * `ok` even when a tenant has nothing published (the planner still plans, with a `knowledge_incomplete`
  * warning), so it never makes readiness fail or degrade. Two cached cross-tenant reads and the tenant list;
- * tenants are named by slug, as in the admin API.
+ * tenants are named by slug, as in the admin API, and only to a system admin key (the report is public).
  */
 @Injectable()
 export class PlanningKnowledgeHealth {
@@ -29,7 +29,8 @@ export class PlanningKnowledgeHealth {
     private readonly auth: AuthService,
   ) {}
 
-  async check(): Promise<DependencyHealth> {
+  /** Counts for everyone; the per-tenant list (slugs name customers) only for a system admin. */
+  async check(viewer: HealthViewer = { systemAdmin: false }): Promise<DependencyHealth> {
     // Cross-tenant by nature (a readiness report over every tenant); quiet: readiness is polled often.
     const [tenants, catalogs, mappings] = await runAsSystem(
       'health: planning knowledge per tenant',
@@ -50,7 +51,7 @@ export class PlanningKnowledgeHealth {
       const mapping = version(mappings, PLANNER_ASSET_NAMES.mappings, tenant.id);
       const complete = catalog !== null && mapping !== null;
       if (complete) ready++;
-      if (Object.keys(byTenant).length < KNOWLEDGE_HEALTH_MAX_TENANTS)
+      if (viewer.systemAdmin && Object.keys(byTenant).length < KNOWLEDGE_HEALTH_MAX_TENANTS)
         byTenant[tenant.slug] = { catalog, mappings: mapping, ready: complete };
     }
     return {
@@ -59,8 +60,12 @@ export class PlanningKnowledgeHealth {
       mappings_name: PLANNER_ASSET_NAMES.mappings,
       tenants_total: tenants.length,
       tenants_ready: ready,
-      ...(tenants.length > KNOWLEDGE_HEALTH_MAX_TENANTS ? { tenants_truncated: true } : {}),
-      tenants: byTenant,
+      ...(viewer.systemAdmin
+        ? {
+            ...(tenants.length > KNOWLEDGE_HEALTH_MAX_TENANTS ? { tenants_truncated: true } : {}),
+            tenants: byTenant,
+          }
+        : {}),
     };
   }
 }

@@ -77,6 +77,7 @@ export {
   HealthRegistry,
   type DependencyHealth,
   type DependencyStatus,
+  type HealthViewer,
   type ReadinessReport,
 } from './health/health-registry';
 export {

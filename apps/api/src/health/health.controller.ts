@@ -1,13 +1,16 @@
-import { Controller, Get, HttpCode, Res } from '@nestjs/common';
+import { Controller, Get, HttpCode, Req, Res } from '@nestjs/common';
 import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
-import type { Response } from 'express';
-import { HealthRegistry, Public, ReadinessReport } from '@app/platform';
+import type { Request, Response } from 'express';
+import { AuthService, HealthRegistry, Public, ReadinessReport } from '@app/platform';
 
 @ApiTags('health')
 @Public()
 @Controller('health')
 export class HealthController {
-  constructor(private readonly registry: HealthRegistry) {}
+  constructor(
+    private readonly registry: HealthRegistry,
+    private readonly auth: AuthService,
+  ) {}
 
   @Get('live')
   @HttpCode(200)
@@ -17,15 +20,32 @@ export class HealthController {
   }
 
   @Get('ready')
-  @ApiOperation({ summary: 'Readiness: every dependency with its status; 503 when a critical one is down' })
+  @ApiOperation({
+    summary:
+      'Readiness: every dependency with its status; 503 when a critical one is down. Public; a system admin key adds per-tenant detail',
+  })
   @ApiResponse({
     status: 503,
     description: 'A critical dependency is down (the same report)',
     schema: { $ref: '#/components/schemas/ReadinessReport' },
   })
-  async ready(@Res({ passthrough: true }) response: Response): Promise<ReadinessReport> {
-    const report = await this.registry.report();
+  async ready(
+    @Req() request: Request,
+    @Res({ passthrough: true }) response: Response,
+  ): Promise<ReadinessReport> {
+    const report = await this.registry.report(3000, { systemAdmin: await this.isSystemAdmin(request) });
     response.status(report.status === 'down' ? 503 : 200);
     return report;
+  }
+
+  /** A key that does not authenticate is ignored here: readiness stays public, only the detail needs it. */
+  private async isSystemAdmin(request: Request): Promise<boolean> {
+    const header = request.headers.authorization;
+    const raw = header?.startsWith('Bearer ') ? header.slice(7).trim() : request.headers['x-api-key'];
+    if (typeof raw !== 'string' || !raw) return false;
+    return this.auth
+      .authenticate(raw)
+      .then((principal) => principal.isSystemAdmin)
+      .catch(() => false);
   }
 }

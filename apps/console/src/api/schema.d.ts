@@ -703,7 +703,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Readiness: every dependency with its status; 503 when a critical one is down */
+    /** Readiness: every dependency with its status; 503 when a critical one is down. Public; a system admin key adds per-tenant detail */
     get: operations['HealthController_ready'];
     put?: never;
     post?: never;

@@ -7,9 +7,14 @@ export interface DependencyHealth {
   [detail: string]: unknown;
 }
 
+/** Who asked: a system admin (authenticated by key) may see per-tenant detail the public report leaves out. */
+export interface HealthViewer {
+  systemAdmin: boolean;
+}
+
 interface RegisteredCheck {
   critical: boolean;
-  check: () => Promise<DependencyHealth>;
+  check: (viewer: HealthViewer) => Promise<DependencyHealth>;
 }
 
 export interface ReadinessReport {
@@ -25,17 +30,23 @@ export interface ReadinessReport {
 export class HealthRegistry {
   private readonly checks = new Map<string, RegisteredCheck>();
 
-  register(name: string, check: () => Promise<DependencyHealth>, options: { critical: boolean }): void {
+  register(
+    name: string,
+    check: (viewer: HealthViewer) => Promise<DependencyHealth>,
+    options: { critical: boolean },
+  ): void {
     this.checks.set(name, { check, critical: options.critical });
   }
 
-  async report(timeoutMs = 3000): Promise<ReadinessReport> {
+  async report(timeoutMs = 3000, viewer: HealthViewer = { systemAdmin: false }): Promise<ReadinessReport> {
     const entries = await Promise.all(
       [...this.checks].map(async ([name, { check, critical }]) => {
-        const result = await withTimeout(check(), timeoutMs).catch((error: Error): DependencyHealth => ({
-          status: 'down',
-          error: error.message,
-        }));
+        const result = await withTimeout(check(viewer), timeoutMs).catch(
+          (error: Error): DependencyHealth => ({
+            status: 'down',
+            error: error.message,
+          }),
+        );
         return { name, critical, result };
       }),
     );
