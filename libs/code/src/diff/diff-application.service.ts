@@ -81,8 +81,10 @@ export class DiffApplicationService {
         done: resolved.length === 0,
       });
     });
+    // Read before waking the worker: the 202 says what was stored (queued), not how far a fast worker got.
+    const stored = (await this.store.findDiff(diffId))!;
     this.worker.wake();
-    return (await this.store.findDiff(diffId))!;
+    return stored;
   }
 
   async get(tenantId: string, id: string): Promise<DiffView> {
