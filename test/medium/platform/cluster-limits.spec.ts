@@ -52,8 +52,10 @@ describe('ClusterLimits: two processes sharing one Redis', () => {
   });
 
   it('keeps a slot alive while its holder runs, and lets it expire when the holder is gone', async () => {
-    const running = slotOf(await a.acquire('long', { limit: 1, leaseSeconds: 1, keepAlive: true }));
-    await sleep(1600);
+    // A 4 s lease renewed every ~1.3 s, checked after 5 s: past the lease, with room for a busy machine's
+    // late timers (a 1 s lease renewed every 333 ms lapsed under load).
+    const running = slotOf(await a.acquire('long', { limit: 1, leaseSeconds: 4, keepAlive: true }));
+    await sleep(5000);
     expect(await b.acquire('long', { limit: 1, leaseSeconds: 1 })).toMatchObject({ granted: false });
     await running.release();
     // Taken without keep-alive and never released: a crashed holder.
@@ -67,13 +69,15 @@ describe('ClusterLimits: two processes sharing one Redis', () => {
   });
 
   it('renews a lease by holder from another process', async () => {
-    const held = slotOf(await a.acquire('session', { limit: 1, leaseSeconds: 1, holder: 'session-1' }));
+    // 5 s leases and 3 s pauses: the second check is past the first lease, and a late timer on a busy
+    // machine still has 2 s of room.
+    const held = slotOf(await a.acquire('session', { limit: 1, leaseSeconds: 5, holder: 'session-1' }));
     expect(held.holder).toBe('session-1');
-    await sleep(600);
-    expect(await b.renew('session', 'session-1', 1)).toBe(true);
-    await sleep(600);
+    await sleep(3000);
+    expect(await b.renew('session', 'session-1', 5)).toBe(true);
+    await sleep(3000);
     expect(await b.acquire('session', { limit: 1, leaseSeconds: 1 })).toMatchObject({ granted: false });
-    expect(await b.renew('session', 'someone-else', 1)).toBe(false);
+    expect(await b.renew('session', 'someone-else', 5)).toBe(false);
     await held.release();
   });
 
