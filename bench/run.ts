@@ -19,6 +19,7 @@ import {
 import { createApp } from '../apps/api/src/bootstrap';
 import { Backend, flag, loadAverage, prepareBackend } from './support/bench-app';
 import { seedSyntheticChunks, sentencePool, syntheticChunks } from './support/synthetic-corpus';
+import { EvaluationDataMissing } from './retrieval/datasets';
 
 interface Latencies {
   p50: number;
@@ -422,7 +423,8 @@ async function main() {
 main().then(
   () => process.exit(0),
   (error) => {
-    console.error(error);
+    // Missing evaluation data is a setup step, not a crash: its message says where the data goes.
+    console.error(error instanceof EvaluationDataMissing ? error.message : error);
     process.exit(1);
   },
 );

@@ -7,6 +7,7 @@ import { DocumentIngestionService } from '@app/documents';
 import { runAsTenant } from '@app/platform';
 import { Backend, flag, loadAverage, startBenchApp } from '../support/bench-app';
 import { typescriptReference } from './ts-reference';
+import { EvaluationDataMissing } from '../retrieval/datasets';
 
 interface Commit {
   commit: string;
@@ -26,7 +27,12 @@ const REPOSITORY = 'ky';
 function loadCommits(): Commit[] {
   const dir = process.env.CODE_KY_DIR ?? path.resolve(process.cwd(), '../shared/data/code-ky');
   const file = path.join(dir, 'commits.jsonl.gz');
-  if (!existsSync(file)) throw new Error(`${file} not found (set CODE_KY_DIR)`);
+  if (!existsSync(file))
+    throw new EvaluationDataMissing(
+      `The code evaluation data is not here: ${file} not found. It is a real TypeScript repository's history as\n` +
+        'diffs (code-ky), read from ../shared/data/code-ky next to the project, not copied into the repository.\n' +
+        'Place it there, or point CODE_KY_DIR at the directory that holds it.',
+    );
   return gunzipSync(readFileSync(file))
     .toString('utf8')
     .split('\n')
@@ -234,6 +240,9 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  process.stderr.write(`${(error as Error).stack ?? String(error)}\n`);
+  // Missing evaluation data is a setup step, not a crash: its message says where the data goes.
+  process.stderr.write(
+    `${error instanceof EvaluationDataMissing ? error.message : ((error as Error).stack ?? String(error))}\n`,
+  );
   process.exitCode = 1;
 });
