@@ -1,7 +1,7 @@
 import { Controller, Get, HttpCode, Req, Res } from '@nestjs/common';
 import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
-import { AuthService, HealthRegistry, Public, ReadinessReport } from '@app/platform';
+import { AuthService, extractApiKey, HealthRegistry, Public, ReadinessReport } from '@app/platform';
 
 @ApiTags('health')
 @Public()
@@ -40,9 +40,8 @@ export class HealthController {
 
   /** A key that does not authenticate is ignored here: readiness stays public, only the detail needs it. */
   private async isSystemAdmin(request: Request): Promise<boolean> {
-    const header = request.headers.authorization;
-    const raw = header?.startsWith('Bearer ') ? header.slice(7).trim() : request.headers['x-api-key'];
-    if (typeof raw !== 'string' || !raw) return false;
+    const raw = extractApiKey(request.headers);
+    if (!raw) return false;
     return this.auth
       .authenticate(raw)
       .then((principal) => principal.isSystemAdmin)

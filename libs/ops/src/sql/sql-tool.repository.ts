@@ -209,23 +209,24 @@ export class SqlToolRepository {
 
   /** The in-process record is enough: the embedded database serves exactly one process (its lock file). */
   private recordInterrupt(tenantId: string): void {
-    const hourAgo = Date.now() - 3_600_000;
-    const times = (this.interrupts.get(tenantId) ?? []).filter((t) => t > hourAgo);
-    times.push(Date.now());
-    this.interrupts.set(tenantId, times);
+    this.interrupts.set(tenantId, [...this.interruptsInLastHour(tenantId), Date.now()]);
   }
 
   private refuseWhileSuspended(tenantId: string): void {
     if (this.database.backend !== 'embedded' || this.interruptsPerHour === 0) return;
-    const hourAgo = Date.now() - 3_600_000;
-    const times = (this.interrupts.get(tenantId) ?? []).filter((t) => t > hourAgo);
-    if (times.length === 0) this.interrupts.delete(tenantId);
-    else this.interrupts.set(tenantId, times);
+    const times = this.interruptsInLastHour(tenantId);
     if (times.length < this.interruptsPerHour) return;
     const oldestThatCounts = times[times.length - this.interruptsPerHour];
-    throw new SqlToolSuspendedError(
-      times.length,
-      Math.max(1, Math.ceil((oldestThatCounts - hourAgo) / 1000)),
-    );
+    const retryAfterMs = oldestThatCounts + 3_600_000 - Date.now();
+    throw new SqlToolSuspendedError(times.length, Math.max(1, Math.ceil(retryAfterMs / 1000)));
+  }
+
+  /** The tenant's interrupts of the last hour; older ones are forgotten (a tenant with none, too). */
+  private interruptsInLastHour(tenantId: string): number[] {
+    const hourAgo = Date.now() - 3_600_000;
+    const times = (this.interrupts.get(tenantId) ?? []).filter((t) => t > hourAgo);
+    if (times.length) this.interrupts.set(tenantId, times);
+    else this.interrupts.delete(tenantId);
+    return times;
   }
 }
