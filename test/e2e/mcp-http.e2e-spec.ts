@@ -188,4 +188,31 @@ describe(`MCP over streamable HTTP (${testBackend()})`, () => {
     expect(after.status).toBe(404);
     await client.close();
   });
+
+  it('closes a session on DELETE while the same session’s GET stream races it', async () => {
+    // The client opens its GET stream right after initializing, so a DELETE soon after races it. A GET
+    // that saw the session's record already gone closed the transport under the DELETE, which then
+    // answered 404 (about 1 in 100 sessions).
+    const statuses: number[] = [];
+    for (let i = 0; i < 24; i++) {
+      const { client, transport } = await open(t.adminKey);
+      const headers = {
+        authorization: `Bearer ${t.adminKey}`,
+        'mcp-session-id': transport.sessionId!,
+        'mcp-protocol-version': '2025-06-18',
+      };
+      const deleting = fetch(`${t.url}/mcp`, { method: 'DELETE', headers });
+      await sleep(i % 6);
+      const stream = new AbortController();
+      const racing = fetch(`${t.url}/mcp`, {
+        headers: { ...headers, accept: 'text/event-stream' },
+        signal: stream.signal,
+      }).catch(() => undefined);
+      statuses.push((await deleting).status);
+      stream.abort();
+      await racing;
+      await client.close();
+    }
+    expect(statuses).toEqual(statuses.map(() => 200));
+  });
 });

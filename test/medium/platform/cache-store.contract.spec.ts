@@ -35,6 +35,16 @@ function cacheContract(
       expect(await cache.get('short')).toBeUndefined();
     });
 
+    it('renews an existing entry and never creates one', async () => {
+      await cache.set('renewed', 'v', 1.5);
+      expect(await cache.expire('renewed', 60)).toBe(true);
+      await sleep(1800);
+      expect(await cache.get('renewed')).toBe('v');
+      await cache.delete('renewed');
+      expect(await cache.expire('renewed', 60)).toBe(false);
+      expect(await cache.get('renewed')).toBeUndefined();
+    });
+
     it('deletes keys', async () => {
       await cache.set('d1', 1, 60);
       await cache.set('d2', 2, 60);
@@ -265,6 +275,7 @@ describe('RedisCacheStore when Redis goes away', () => {
       await expect(cache.releaseLease('s', 'h')).resolves.toBeUndefined();
       expect(await cache.countLeases('s')).toBeUndefined();
       expect(await cache.setIfAbsent('nx', 'v', 60)).toBeUndefined();
+      expect(await cache.expire('k', 60)).toBeUndefined();
       expect(await cache.getVersioned('k', { prefix: 'e:', suffix: '' })).toEqual({});
       expect((await cache.getOrCompute('c', 60, () => Promise.resolve('computed'))).value).toBe('computed');
       expect(Date.now() - started).toBeLessThan(5000);

@@ -52,6 +52,11 @@ export abstract class CacheStore {
   abstract set<T>(key: string, value: T, ttlSeconds: number): Promise<void>;
   abstract delete(...keys: string[]): Promise<void>;
   /**
+   * Gives an existing entry a new time to live; false when there is none. Never creates one, so
+   * renewing a record cannot bring back one that a concurrent delete removed.
+   */
+  abstract expire(key: string, ttlSeconds: number): Promise<boolean | undefined>;
+  /**
    * Stores `value` only if nothing is stored at `key`, and returns what is stored there now (the
    * winner's value when two callers race); undefined when the cache is unavailable.
    */

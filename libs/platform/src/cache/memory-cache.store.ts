@@ -38,6 +38,12 @@ export class MemoryCacheStore extends CacheStore {
     return Promise.resolve();
   }
 
+  expire(key: string, ttlSeconds: number): Promise<boolean> {
+    const raw = this.entries.get(key);
+    if (raw !== undefined) this.entries.set(key, raw, { ttl: ttlMs(ttlSeconds) });
+    return Promise.resolve(raw !== undefined);
+  }
+
   setIfAbsent<T>(key: string, value: T, ttlSeconds: number): Promise<T | undefined> {
     let raw = this.entries.get(key);
     if (raw === undefined) {

@@ -165,6 +165,11 @@ export class RedisCacheStore extends CacheStore {
     await this.attempt(() => this.client.set(key, JSON.stringify(value), 'PX', ttlMs(ttlSeconds)));
   }
 
+  async expire(key: string, ttlSeconds: number): Promise<boolean | undefined> {
+    const reply = await this.attempt(() => this.client.pexpire(key, ttlMs(ttlSeconds)));
+    return reply === undefined ? undefined : reply === 1;
+  }
+
   async setIfAbsent<T>(key: string, value: T, ttlSeconds: number): Promise<T | undefined> {
     const raw = await this.attempt(() =>
       this.client.opsSetIfAbsent(key, JSON.stringify(value), ttlMs(ttlSeconds)),

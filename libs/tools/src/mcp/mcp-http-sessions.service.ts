@@ -57,6 +57,8 @@ export class McpHttpSessions implements OnModuleDestroy {
   private readonly logger = new Logger(McpHttpSessions.name);
   private readonly sessions = new Map<string, Session>();
   private readonly restoring = new Map<string, Promise<Session>>();
+  /** Sessions whose DELETE this process is carrying out. */
+  private readonly closing = new Set<string>();
 
   constructor(
     private readonly mcpServer: McpToolServer,
@@ -83,13 +85,12 @@ export class McpHttpSessions implements OnModuleDestroy {
         jsonRpcError(res, 404, -32001, 'Session not found: initialize a new one.');
         return;
       }
-      this.touch(sessionId, session);
       if (req.method === 'DELETE') {
-        await this.records.remove(sessionId);
-        await this.releaseSlots(session.tenantId, sessionId);
-      } else {
-        await this.renewSlots(session.tenantId, sessionId);
+        await this.terminate(sessionId, session, req, res);
+        return;
       }
+      this.touch(sessionId, session);
+      await this.renewSlots(session.tenantId, sessionId);
       await session.transport.handleRequest(req, res, req.body);
       return;
     }
@@ -152,8 +153,10 @@ export class McpHttpSessions implements OnModuleDestroy {
    * the id is unknown, closed (DELETE on any replica) or belongs to another key.
    */
   private async resolve(sessionId: string, principal: Principal): Promise<Session | undefined> {
-    const local = this.sessions.get(sessionId);
     const lookup = await this.records.find(sessionId);
+    // A DELETE of this session is under way here: the session is gone for every other request.
+    if (this.closing.has(sessionId)) return undefined;
+    const local = this.sessions.get(sessionId);
     if (lookup.state === 'unknown') return local?.keyId === principal.keyId ? local : undefined;
     if (lookup.state === 'missing') {
       if (local) {
@@ -175,6 +178,33 @@ export class McpHttpSessions implements OnModuleDestroy {
       this.restoring.set(sessionId, restoring);
     }
     return restoring;
+  }
+
+  /**
+   * DELETE: this process forgets the session before anything is awaited, so a request racing the DELETE
+   * (typically the client's own GET stream) finds it gone instead of closing the transport under it,
+   * which made the transport answer the DELETE 404. Then the transport answers, and the shared record
+   * and the session's slots go.
+   */
+  private async terminate(
+    sessionId: string,
+    session: Session,
+    req: RequestWithBody,
+    res: ServerResponse,
+  ): Promise<void> {
+    this.closing.add(sessionId);
+    this.sessions.delete(sessionId);
+    clearTimeout(session.idleTimer);
+    try {
+      await session.transport.handleRequest(req, res, req.body);
+    } finally {
+      // Closed even when the transport refused the DELETE (a bad protocol version header, say): the
+      // session is already out of this process's map, nothing else would close it.
+      await this.close(session);
+      await this.records.remove(sessionId);
+      await this.releaseSlots(session.tenantId, sessionId);
+      this.closing.delete(sessionId);
+    }
   }
 
   private async restore(sessionId: string, record: McpSessionRecord, principal: Principal): Promise<Session> {

@@ -45,8 +45,10 @@ export class McpSessionRecords {
     if (!this.shared) return { state: 'unknown' };
     const record = await this.cache.get<McpSessionRecord>(key(sessionId));
     if (record) {
-      await this.cache.set(key(sessionId), record, this.ttlSeconds);
-      return { state: 'found', record };
+      // Renew without writing, so a DELETE racing this request cannot see its record come back; gone
+      // between the read and the renewal means it was just closed.
+      const renewed = await this.cache.expire(key(sessionId), this.ttlSeconds);
+      return renewed === false ? { state: 'missing' } : { state: 'found', record };
     }
     return this.cache.health().available ? { state: 'missing' } : { state: 'unknown' };
   }
