@@ -306,6 +306,38 @@ describe('RedisCacheStore when Redis goes away', () => {
     }
   });
 
+  it('reports itself available again once a command succeeds after one timed out', async () => {
+    // A command timeout leaves the connection up: no reconnect, so no 'ready' event to say it is back.
+    const port = await freePort();
+    const redis = await startRedis(port);
+    const cache = new RedisCacheStore({
+      url: `redis://127.0.0.1:${port}`,
+      keyPrefix: 'test:',
+      commandTimeoutMs: 200,
+    });
+    await cache.connect();
+    try {
+      await cache.set('k', 'v', 60);
+      redis.kill('SIGSTOP');
+      try {
+        expect(await cache.get('k')).toBeUndefined();
+        expect(cache.health().available).toBe(false);
+      } finally {
+        redis.kill('SIGCONT');
+      }
+      let value: unknown;
+      for (let i = 0; i < 50 && value === undefined; i++) {
+        value = await cache.get('k');
+        if (value === undefined) await sleep(100);
+      }
+      expect(value).toBe('v');
+      expect(cache.health()).toEqual({ backend: 'redis', available: true });
+    } finally {
+      await cache.close();
+      redis.kill('SIGKILL');
+    }
+  });
+
   it('starts without a reachable Redis', async () => {
     const cache = new RedisCacheStore({
       url: `redis://127.0.0.1:${await freePort()}`,

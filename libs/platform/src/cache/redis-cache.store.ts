@@ -242,7 +242,10 @@ export class RedisCacheStore extends CacheStore {
       return undefined;
     }
     try {
-      return await command();
+      const reply = await command();
+      // Back after a command timed out on a connection that stayed up (no 'ready' event follows).
+      if (!this.available) this.markAvailable();
+      return reply;
     } catch (error) {
       this.markUnavailable(error as Error);
       return undefined;
