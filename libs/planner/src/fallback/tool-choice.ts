@@ -29,6 +29,8 @@ export interface ToolChoiceInput {
 
 /** A classifier probability this high keeps a tool even without knowledge evidence. */
 const CONFIDENT = 0.7;
+/** The least probability that still answers a question naming an item when no tool reached its bar. */
+const NAMED_ITEM_FLOOR = 0.05;
 
 /** A tool that finds items by keywords and catalog filters, without a time window (ci_lookup). */
 export function isItemLookup(tool: ToolDefinition): boolean {
@@ -91,6 +93,35 @@ export function chooseTools(input: ToolChoiceInput): ToolDefinition[] {
   const lookupAsked = analysis.matchedMappings.some((m) => m.kind === 'tool' && m.value === lookup?.name);
   if (lookup && identifiers.length && itemTools.length && !lookupAsked && !analysis.itemTopics.length)
     chosen = chosen.filter((t) => t !== lookup);
+  // Items described only by values another chosen tool filters on itself (environment, type, status in its
+  // catalog filter) need no lookup first, unless the question asks about the item records (spec, owner) or
+  // the classifier is confident it does.
+  const filtersItself = chosen.some(
+    (t) => t !== lookup && schemaProperties(t.input_schema).some((p) => p.catalogTable),
+  );
+  if (
+    lookup &&
+    chosen.includes(lookup) &&
+    filtersItself &&
+    !lookupAsked &&
+    !analysis.itemTopics.length &&
+    scores[lookup.name] < CONFIDENT
+  )
+    chosen = chosen.filter((t) => t !== lookup);
+  // A question about the item records themselves (spec, owner) with no time, aggregate or ranking does not
+  // ask for measurements or events ("사양 (코어 수, 메모리)": memory is a spec here, not a metric).
+  const timed = (t: ToolDefinition) => Boolean(findProperty(t.input_schema, ['time_range']));
+  if (
+    lookup &&
+    chosen.includes(lookup) &&
+    lookupAsked &&
+    clauses.length <= 1 &&
+    !signals.timeRange &&
+    !aggregation &&
+    signals.limit === null &&
+    !signals.superlative
+  )
+    chosen = chosen.filter((t) => !timed(t));
   // A graph question about items only described by filters ("the stopped dev services") looks them up first.
   const graph = chosen.find((t) => findProperty(t.input_schema, ['scope'])?.required);
   const described = facts.some((f) => ['environment', 'ci_type', 'status'].includes(f.field));
@@ -103,7 +134,7 @@ export function chooseTools(input: ToolChoiceInput): ToolDefinition[] {
   if (graph && lookup && !identifiers.length && described && !fed) chosen.push(lookup);
   // A one-part question naming what a tool returns ("the runbook for high CPU") asks for that tool alone.
   const named = analysis.matchedMappings.find((m) => m.kind === 'tool' && m.description === TOOL_OUTPUT_NOUN);
-  const namedTool = named && chosen.find((t) => t.name === named.value);
+  const namedTool = named && tools.find((t) => t.name === named.value);
   if (namedTool && clauses.length <= 1) chosen = [namedTool];
   // A procedure question that names no item, time, filter or ranking is for the documents alone.
   const docTool =
@@ -129,6 +160,14 @@ export function chooseTools(input: ToolChoiceInput): ToolDefinition[] {
   if (documentClause && documentTool && !chosen.includes(documentTool)) chosen.push(documentTool);
   // Nothing in the question touches the operated systems (nor the documents): a general question, no tool.
   if (!analysis.inDomain && !led) chosen = [];
+  // A question naming one of the operated items (or a topic to look items up by) is about them: when no
+  // tool reached its bar, the likeliest one that is not the document search answers it.
+  if (!chosen.length && learned && (identifiers.length || analysis.itemTopics.length)) {
+    const best = tools
+      .filter((tool) => tool !== documentTool)
+      .sort((a, b) => scores[b.name] - scores[a.name])[0];
+    if (best && scores[best.name] >= NAMED_ITEM_FLOOR) chosen = [best];
+  }
   if (!chosen.length && !learned) {
     const byWeak = tools
       .filter((tool) => analysis.weak[tool.name] > 0)
