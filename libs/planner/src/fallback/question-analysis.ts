@@ -326,6 +326,8 @@ export function analyseQuestion(
     mappings.filter((m) => m.kind === 'other' && m.value === 'how_to').map((m) => normalizeText(m.keyword)),
   );
   if (matchedMappings.some((m) => howTo.has(normalizeText(m.keyword)))) features.howTo = 1;
+  // General knowledge, a translation or a piece of writing ("what does idempotent mean", "영어로 뭐라고 해").
+  if (matchedMappings.some((m) => m.kind === 'other' && m.value === 'general')) features.general = 1;
   if (identifiers.length) features.item = 1;
   if (identifiers.length > 1) features.items = 1;
   if (tags.length) features.tag = 1;

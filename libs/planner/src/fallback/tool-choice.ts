@@ -151,13 +151,46 @@ export function chooseTools(input: ToolChoiceInput): ToolDefinition[] {
     !signals.superlative &&
     !aggregation &&
     !facts.some((f) => ['environment', 'ci_type', 'status'].includes(f.field));
-  if (options.procedureRule !== false && docTool && unanchored && clauses.length <= 2) chosen = [docTool];
+  // An item type alone ("on a server", "database passwords") does not anchor a procedure question.
+  const typeOnly =
+    !identifiers.length &&
+    !signals.timeRange &&
+    signals.limit === null &&
+    !signals.superlative &&
+    !aggregation &&
+    !facts.some((f) => ['environment', 'status'].includes(f.field));
+  if (
+    options.procedureRule !== false &&
+    docTool &&
+    (unanchored || (typeOnly && analysis.features.howTo)) &&
+    clauses.length <= 2
+  )
+    chosen = [docTool];
+  // Beside the documents, a one-part question with no item, time or ranking needs no item lookup (a topic
+  // word before a type, "rotating database passwords", does not count when the question asks a procedure).
+  const procedureAsked = Boolean(
+    analysis.features.howTo || (documentTool && analysis.features[`mapped:${documentTool.name}`]),
+  );
+  if (
+    documentTool &&
+    lookup &&
+    chosen.includes(documentTool) &&
+    clauses.length <= 1 &&
+    typeOnly &&
+    (!analysis.itemTopics.length || procedureAsked)
+  )
+    chosen = chosen.filter((t) => t !== lookup);
   // A question about what the tenant's documents say, in words the structured knowledge does not explain
   // ("VACUUM 언제 돌려?", "autoscaling min during a spike"): the documents alone. One part of a
   // multi-part question that reads so adds the documents.
   const led = documentLed;
   if (led && documentTool && clauses.length <= 1 && unanchored) chosen = [documentTool];
   if (documentClause && documentTool && !chosen.includes(documentTool)) chosen.push(documentTool);
+  // General knowledge, a translation or a piece of writing that names no item, time, filter or ranking:
+  // no tool, even when a word of it is ops vocabulary ("'deployment' in Japanese", "API 뜻").
+  const toolAsked = analysis.matchedMappings.some((m) => m.kind === 'tool');
+  if (analysis.features.general && unanchored && !analysis.itemTopics.length && !toolAsked && !led)
+    chosen = [];
   // Nothing in the question touches the operated systems (nor the documents): a general question, no tool.
   if (!analysis.inDomain && !led) chosen = [];
   // A question naming one of the operated items (or a topic to look items up by) is about them: when no
