@@ -346,8 +346,8 @@ export const OPS_KEYWORD_MAPPINGS: MappingContent = {
     ...other(
       'general',
       'asks for general knowledge, a definition, a translation or a piece of writing, not about the operated systems',
-      'mean',
       'meaning',
+      'meant by',
       'stand for',
       'stands for',
       'definition of',

@@ -51,7 +51,7 @@ const RELATED = /^(?:related|관련|계열)$/;
 const KO_TOPIC_LINK = /^(?:관련|계열|쪽|팀|파트)$/;
 const KO_TEAM = /^[\uac00-\ud7a3]{2,}(?:팀|쪽|파트)$/;
 /** Hyphenated words that are not item names nor tags ("warning-level", "user-related"). */
-const REGION = /^(?:ap|us|eu|sa|ca|me|af|il)-[a-z]+-\d$/;
+const REGION = /^(?:ap|us|eu|sa|ca|me|af|il)-[a-z]+-\d[a-z]?$/;
 const NOT_A_NAME = /-(?:level|related|based|wide|ish|like)$/;
 
 /** An English word without its inflection ("deployed", "deploying", "deploys" -> "deploy"). */
@@ -327,7 +327,12 @@ export function analyseQuestion(
   );
   if (matchedMappings.some((m) => howTo.has(normalizeText(m.keyword)))) features.howTo = 1;
   // General knowledge, a translation or a piece of writing ("what does idempotent mean", "영어로 뭐라고 해").
-  if (matchedMappings.some((m) => m.kind === 'other' && m.value === 'general')) features.general = 1;
+  // "What does X mean?" ends on a word the mappings also read as the average: the sentence shape decides.
+  if (
+    matchedMappings.some((m) => m.kind === 'other' && m.value === 'general') ||
+    /\bwhat (?:does|do)\b.*\bmean\s*\??$/.test(text)
+  )
+    features.general = 1;
   if (identifiers.length) features.item = 1;
   if (identifiers.length > 1) features.items = 1;
   if (tags.length) features.tag = 1;

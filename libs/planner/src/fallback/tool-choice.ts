@@ -152,13 +152,13 @@ export function chooseTools(input: ToolChoiceInput): ToolDefinition[] {
     !aggregation &&
     !facts.some((f) => ['environment', 'ci_type', 'status'].includes(f.field));
   // An item type alone ("on a server", "database passwords") does not anchor a procedure question.
-  const typeOnly =
-    !identifiers.length &&
-    !signals.timeRange &&
-    signals.limit === null &&
-    !signals.superlative &&
-    !aggregation &&
-    !facts.some((f) => ['environment', 'status'].includes(f.field));
+  const pointsAtItems =
+    identifiers.length > 0 ||
+    Boolean(signals.timeRange) ||
+    signals.limit !== null ||
+    signals.superlative ||
+    facts.some((f) => ['environment', 'status'].includes(f.field));
+  const typeOnly = !pointsAtItems && !aggregation;
   if (
     options.procedureRule !== false &&
     docTool &&
@@ -188,8 +188,8 @@ export function chooseTools(input: ToolChoiceInput): ToolDefinition[] {
   if (documentClause && documentTool && !chosen.includes(documentTool)) chosen.push(documentTool);
   // General knowledge, a translation or a piece of writing that names no item, time, filter or ranking:
   // no tool, even when a word of it is ops vocabulary ("'deployment' in Japanese", "API 뜻").
-  const toolAsked = analysis.matchedMappings.some((m) => m.kind === 'tool');
-  if (analysis.features.general && unanchored && !analysis.itemTopics.length && !toolAsked && !led)
+  // (An aggregate word does not anchor it: "what does X mean" reads "mean" as the average.)
+  if (analysis.features.general && !pointsAtItems && !analysis.itemTopics.length && !namedTool && !led)
     chosen = [];
   // Nothing in the question touches the operated systems (nor the documents): a general question, no tool.
   if (!analysis.inDomain && !led) chosen = [];
