@@ -78,6 +78,16 @@ export function chooseTools(input: ToolChoiceInput): ToolDefinition[] {
     (f) => analysis.features[f],
   );
   if (!anchoredQuestion && chosen.some(knownFor)) chosen = chosen.filter(knownFor);
+  // Likewise, when nothing anchors the question and it reads like one tool's own description, a tool the
+  // classifier picked from wording it learned elsewhere ("목록" = list, for the item lookup) gives way unless
+  // its own description or a mapped word at the usual bar points at it ("내 블로그 글 목록": the blog tool).
+  const descriptionMatched = (tool: ToolDefinition) => (analysis.features[`desc:${tool.name}`] ?? 0) >= 0.75;
+  if (!anchoredQuestion && chosen.some(descriptionMatched))
+    chosen = chosen.filter(
+      (tool) =>
+        (analysis.features[`desc:${tool.name}`] ?? 0) > 0 ||
+        (evidence(tool) && scores[tool.name] >= (options.threshold ?? 0.5)),
+    );
   // Items named by a topic ("payment servers") are looked up by keyword first: no filter names them.
   const itemTools = chosen.filter(
     (t) => t !== lookup && schemaProperties(t.input_schema).some((p) => p.catalogTable || p.name === 'scope'),
