@@ -33,26 +33,40 @@ function runbookLines(weight: number): Array<{ text: string; tools: string[]; we
 }
 
 function main(): void {
-  const file = ['planner-questions-independent.json']
-    .flatMap((f) => [path.join(__dirname, f), path.resolve(__dirname, '../../../bench/planner', f)])
-    .find((candidate) => existsSync(candidate));
-  if (!file) throw new Error('planner-questions-independent.json not found');
-  const parsed = JSON.parse(readFileSync(file, 'utf8')) as { now: string; questions: LabelledQuestion[] };
-  const now = new Date(parsed.now);
-  // The first held-out part was retired on 2026-11-25 (measured 3 times): every question is a tuning question
-  // now; `--split tune` keeps the original tune part alone for comparison with earlier figures.
+  // Both independent sets are tuning questions now (the first set's held-out part was retired on
+  // 2026-11-25 after 3 measurements, the second set after 2); the third set is held out and never read here.
+  const sets = ['planner-questions-independent.json', 'planner-questions-independent-2.json'].map(
+    (name, i) => {
+      const file = [path.join(__dirname, name), path.resolve(__dirname, '../../../bench/planner', name)].find(
+        (candidate) => existsSync(candidate),
+      );
+      if (!file) throw new Error(`${name} not found`);
+      const parsed = JSON.parse(readFileSync(file, 'utf8')) as { now: string; questions: LabelledQuestion[] };
+      return {
+        now: new Date(parsed.now),
+        questions: parsed.questions.map((q) => ({ ...q, writer: String(i + 1) })),
+      };
+    },
+  );
+  const now = sets[0].now;
+  // --set 1|2 keeps one writer's questions; `--split tune` keeps the first set's original tune part alone.
+  const onlySet = process.argv.includes('--set') ? process.argv[process.argv.indexOf('--set') + 1] : 'all';
   const onlySplit = process.argv.includes('--split')
     ? process.argv[process.argv.indexOf('--split') + 1]
     : 'all';
-  const tune = parsed.questions.filter((q) => onlySplit === 'all' || q.split === onlySplit);
-  // --leave-out lang|kind: one fold per language (or question kind), trained on the others: a proxy for
-  // questions written in a style the classifier never saw. Default: k folds by position.
+  const tune = sets
+    .flatMap((s) => s.questions)
+    .filter(
+      (q) => (onlySet === 'all' || q.writer === onlySet) && (onlySplit === 'all' || q.split === onlySplit),
+    );
+  // --leave-out lang|kind|writer: one fold per language, question kind or writer, trained on the others: a
+  // proxy for questions written in a style the classifier never saw (writer: the closest to a new held-out set).
   const leaveOut = process.argv.includes('--leave-out')
-    ? (process.argv[process.argv.indexOf('--leave-out') + 1] as 'lang' | 'kind')
+    ? (process.argv[process.argv.indexOf('--leave-out') + 1] as 'lang' | 'kind' | 'writer')
     : null;
   const groups = leaveOut ? [...new Set(tune.map((q) => q[leaveOut]))] : [];
   const folds = leaveOut ? groups.length : Number(process.argv[process.argv.indexOf('--folds') + 1]) || 5;
-  const inFold = (q: LabelledQuestion, i: number, fold: number) =>
+  const inFold = (q: (typeof tune)[number], i: number, fold: number) =>
     leaveOut ? q[leaveOut] === groups[fold] : i % folds === fold;
   const tools = [...BUILTIN_TOOL_DEFINITIONS];
   const catalog = new CatalogIndex(OPS_CATALOG);
@@ -121,7 +135,7 @@ function main(): void {
         1000,
     ) / 10;
   process.stdout.write(
-    `${leaveOut ? `leave-one-${leaveOut}-out` : `${folds}-fold`} CV on ${onlySplit} (n=${scores.length}): tools ${pct(scores)}%  params ${params(scores)}%  invalid ${scores.filter((s) => !s.valid).length}\n`,
+    `${leaveOut ? `leave-one-${leaveOut}-out` : `${folds}-fold`} CV on set ${onlySet}, ${onlySplit} (n=${scores.length}): tools ${pct(scores)}%  params ${params(scores)}%  invalid ${scores.filter((s) => !s.valid).length}\n`,
   );
   for (const group of ['ko', 'en', 'single', 'multi', 'document', 'none']) {
     const subset = scores.filter((s) => s.lang === group || s.kind === group);

@@ -26,7 +26,7 @@ import { gradeQuestion, type LabelledQuestion, type QuestionKind, type QuestionS
 export type { LabelledQuestion, QuestionScore } from './grade-plan';
 
 /** `old`: the planner's own 44 questions; `independent`: 358 written from the tool descriptions only. */
-export type QuestionSet = 'old' | 'independent' | 'file';
+export type QuestionSet = 'old' | 'independent' | 'independent-2' | 'file';
 /**
  * `tune`/`heldout`: the two parts of the first independent set's split (the held-out part was retired on
  * 2026-11-25 and is tuned on since; it is still reported apart so figures stay comparable); `both`: each
@@ -96,7 +96,11 @@ function loadQuestions(
       );
     return { now: new Date(parsed.now), questions: parsed.questions };
   }
-  const file = set === 'old' ? 'planner-questions.json' : 'planner-questions-independent.json';
+  const file = {
+    old: 'planner-questions.json',
+    independent: 'planner-questions-independent.json',
+    'independent-2': 'planner-questions-independent-2.json',
+  }[set];
   const candidates = [path.join(__dirname, file), path.resolve(__dirname, '../../../bench/planner', file)];
   const found = candidates.find((candidate) => existsSync(candidate));
   if (!found) throw new Error(`${file} not found (looked in ${candidates.join(', ')})`);
@@ -204,7 +208,7 @@ export async function evaluatePlanner(
   const wanted: Array<SplitReport['split']> =
     set === 'file'
       ? ['external']
-      : set === 'old' || split === 'all'
+      : set === 'old' || set === 'independent-2' || split === 'all'
         ? ['all']
         : split === 'both'
           ? ['tune', 'heldout']
@@ -283,9 +287,12 @@ async function main(): Promise<void> {
   const questionsPath = argument('questions');
   const set = (questionsPath ? 'file' : (argument('set') ?? 'independent')) as QuestionSet;
   const split = (argument('split') ?? 'both') as Split;
-  if (!['old', 'independent', 'file'].includes(set) || !['tune', 'heldout', 'both', 'all'].includes(split))
+  if (
+    !['old', 'independent', 'independent-2', 'file'].includes(set) ||
+    !['tune', 'heldout', 'both', 'all'].includes(split)
+  )
     throw new Error(
-      'usage: eval-planner [--set independent|old] [--split tune|heldout|both|all] [--questions <file>] [--llm] [--no-knowledge] [--no-docs] [--misses] [--json]',
+      'usage: eval-planner [--set independent|independent-2|old] [--split tune|heldout|both|all] [--questions <file>] [--llm] [--no-knowledge] [--no-docs] [--misses] [--json]',
     );
   // --json keeps stdout for the report: the planner's warnings (an LLM call that failed) would go there.
   if (process.argv.includes('--json')) Logger.overrideLogger(['error']);

@@ -4,21 +4,26 @@ import type { LabelledQuestion } from './grade-plan';
 
 /**
  * Writes the independent questions as the fallback planner's intent examples:
- * `node dist/bench/planner/export-intent-examples.js` after `npm run build`, then prettier. All 358 since
- * 2026-11-25 (the first held-out part was retired after 3 measurements and is tuned on); `--split tune`
- * writes the original tuning part alone.
+ * `node dist/bench/planner/export-intent-examples.js` after `npm run build`, then prettier. Both sets (558):
+ * the first set's held-out part was retired after 3 measurements, the second set after 2; `--split tune`
+ * writes the first set's original tuning part alone.
  */
+/** Both independent sets; the third (planner-questions-independent-3.json) is held out and never exported. */
+const SOURCES = ['planner-questions-independent.json', 'planner-questions-independent-2.json'];
+
 function main(): void {
   const root = path.resolve(__dirname, '../../..');
-  const source = path.join(root, 'bench/planner/planner-questions-independent.json');
-  const { questions } = JSON.parse(readFileSync(source, 'utf8')) as { questions: LabelledQuestion[] };
   const only = process.argv.includes('--split') ? process.argv[process.argv.indexOf('--split') + 1] : 'all';
-  const tune = questions.filter((q) => only === 'all' || q.split === only);
+  const tune = SOURCES.flatMap((name) => {
+    const source = path.join(root, 'bench/planner', name);
+    const { questions } = JSON.parse(readFileSync(source, 'utf8')) as { questions: LabelledQuestion[] };
+    return questions.filter((q) => only === 'all' || q.split === only);
+  });
   const lines = [
     '/**',
-    ' * Labelled OPS questions the intent classifier learns from: bench/planner/planner-questions-independent.json,',
-    ` * ${only === 'all' ? 'all of it (its first held-out part was retired on 2026-11-25 and is tuned on)' : `its ${only} part`}, written from the`,
-    ' * tool descriptions only. Regenerate with `node dist/bench/planner/export-intent-examples.js`.',
+    ' * Labelled OPS questions the intent classifier learns from: bench/planner/planner-questions-independent.json',
+    ` * and -2.json, ${only === 'all' ? 'all of both (their held-out parts were retired on 2026-11-25 and are tuned on)' : `their ${only} parts`}, written`,
+    ' * from the tool descriptions only. Regenerate with `node dist/bench/planner/export-intent-examples.js`.',
     ' */',
     'export const OPS_INTENT_EXAMPLES: ReadonlyArray<{ text: string; tools: string[] }> = [',
     ...tune.map((q) => `  { text: ${JSON.stringify(q.query)}, tools: ${JSON.stringify(q.tools)} },`),

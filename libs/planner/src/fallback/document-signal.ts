@@ -29,9 +29,10 @@ const STOPWORDS = new Set(
   ).split(' '),
 );
 const KOREAN_STOPWORDS = new Set(
-  '어떻게 어떡 언제 무엇 뭐야 뭐지 뭐임 뭔가 어디 어디에 누가 몇시 얼마 알려줘 알려 보여줘 보여 해줘 있어 있나 있는 하는 하면 해야 돼 되나 되는 그리고 그냥 좀 이거 그거 저거 우리'.split(
-    ' ',
-  ),
+  (
+    '어떻게 어떡 언제 무엇 뭐야 뭐지 뭐임 뭔가 어디 어디에 누가 몇시 얼마 알려줘 알려 보여줘 보여 해줘 있어 있나 있는 하는 하면 해야 돼 되나 되는 그리고 그냥 좀 이거 그거 저거 우리 ' +
+    '전체 전부 모두 모든 각각 하나 하나만 중인 중에 중 거 것 것들 걔네 그것 이것 다음 지금 현재 기준 기준으로 단위 정도 대략 제일 가장 이상 이하 최근 해당 같은 다른 때 동안'
+  ).split(' '),
 );
 
 /** Item names ("prod-order-api-01"): which item is named says nothing about the documents. */
@@ -48,7 +49,8 @@ export function documentTerms(text: string): Set<string> {
   for (const token of tokenize(normalized)) {
     if (token.hangul) {
       if (KOREAN_STOPWORDS.has(token.text)) continue;
-      const stem = stripHangulSuffix(token.text);
+      // The plural "들" is an ending too ("서버들" is "서버").
+      const stem = stripHangulSuffix(token.text).replace(/(?<=[\uac00-\ud7a3])들$/, '');
       if (stem.length >= 2) terms.add(`k:${stem}`);
     } else {
       const word = token.text;

@@ -178,6 +178,44 @@ describe('FallbackPlanner', () => {
     });
   });
 
+  it('reads an availability zone as a region filter, not an item name', () => {
+    expect(step('memory of ap-northeast-2b servers today', 'metric_query')?.parameters.ci_filter).toEqual({
+      ci_type: 'server',
+      attributes: { region: 'ap-northeast-2b' },
+    });
+  });
+
+  it('looks up items by a Korean topic joined to a type (쪽, 팀, 관련)', () => {
+    const steps = plan('결제 쪽 서비스들 찾아서 오늘 에러율').plan.steps;
+    expect(steps.map((s) => s.tool_type)).toEqual(['ci_lookup', 'metric_query']);
+    expect(steps[0].parameters.keywords).toEqual(['결제']);
+    expect(steps[1].parameters.ci_ids).toEqual({ $ref: 's1', path: 'items.id' });
+  });
+
+  it('answers a question naming an item even when no tool is sure', () => {
+    expect(step('prod-user-api 요청수 어제 기준으로', 'metric_query')?.parameters).toMatchObject({
+      metric_name: 'request_rate',
+      ci_filter: { names: 'prod-user-api' },
+    });
+  });
+
+  it('reads a parenthetical as part of its clause: a spec question asks for no metric', () => {
+    expect(plan('prod-order-db-01 spec (cores, memory)').plan.steps.map((s) => s.tool_type)).toEqual([
+      'ci_lookup',
+    ]);
+  });
+
+  it('plans no tool for definitions, translations and writing requests, even in ops words', () => {
+    for (const query of [
+      "translate 'rollback' into Korean",
+      'what does the word latency mean',
+      "'배포'를 일본어로 뭐라고 해?",
+      '다음 주 점검 공지 메일 초안 써줘',
+    ])
+      expect({ query, steps: plan(query).plan.steps }).toEqual({ query, steps: [] });
+    expect(step('mean cpu of prod servers today', 'metric_query')?.parameters.agg).toBe('avg');
+  });
+
   it('plans no tool for a how-to question about something else', () => {
     expect(plan('how do I reverse a string in python').plan.steps).toEqual([]);
     expect(plan('파이썬에서 리스트 정렬 어떻게 해?').plan.steps).toEqual([]);

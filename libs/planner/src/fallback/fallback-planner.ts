@@ -63,9 +63,12 @@ const CLAUSE_BREAK =
 
 /** The parts of a question: split at conjunctions, clause endings and punctuation ("A 보여주고 B도", "A, and B"). */
 export function splitClauses(query: string): string[] {
-  return query
+  // A parenthetical is an aside to its clause ("specs (cores, memory)"), not a request of its own.
+  const asides: string[] = [];
+  const masked = query.replace(/\([^()]*\)/g, (aside) => `\u0000${asides.push(aside) - 1}\u0000`);
+  return masked
     .split(new RegExp(CLAUSE_BREAK.source, 'g'))
-    .map((part) => part.trim())
+    .map((part) => part.replace(/\u0000(\d+)\u0000/g, (_, i: string) => asides[Number(i)]).trim())
     .filter((part) => part.length >= 2);
 }
 

@@ -45,10 +45,13 @@ export interface QuestionAnalysis {
 }
 
 const TYPE_WORDS =
-  /^(?:servers?|services?|dbs?|databases?|boxes|hosts?|apps?|applications?|서버|서비스|db|디비|데이터베이스|애플리케이션|앱)/;
+  /^(?:servers?|services?|dbs?|databases?|boxes|hosts?|apps?|applications?|assets?|machines?|instances?|서버|서비스|db|디비|데이터베이스|애플리케이션|앱|자산|장비|인스턴스)/;
 const RELATED = /^(?:related|관련|계열)$/;
+/** Korean "<topic> 쪽/팀/관련 <type>" ("주문 쪽 서비스", "배송팀 자산", "검색 관련 DB"). */
+const KO_TOPIC_LINK = /^(?:관련|계열|쪽|팀|파트)$/;
+const KO_TEAM = /^[\uac00-\ud7a3]{2,}(?:팀|쪽|파트)$/;
 /** Hyphenated words that are not item names nor tags ("warning-level", "user-related"). */
-const REGION = /^(?:ap|us|eu|sa|ca|me|af|il)-[a-z]+-\d$/;
+const REGION = /^(?:ap|us|eu|sa|ca|me|af|il)-[a-z]+-\d[a-z]?$/;
 const NOT_A_NAME = /-(?:level|related|based|wide|ish|like)$/;
 
 /** An English word without its inflection ("deployed", "deploying", "deploys" -> "deploy"). */
@@ -211,7 +214,8 @@ function knownWords(catalog: CatalogIndex, mappings: KeywordMapping[], content: 
       'warning info and or of in on for with by per last past this each one only just new old list show find get give ' +
       'display check compare see tell pls please are is were was have has any many much how when where why who whose ' +
       'running stopped degraded from across among between into over under about up down out off same other more less ' +
-      'busiest slowest fastest worst best hot cold idle large small big',
+      'busiest slowest fastest worst best hot cold idle large small big its their them they it those these whatever ' +
+      'whichever your our his her all both either neither such',
   );
   return known;
 }
@@ -322,6 +326,13 @@ export function analyseQuestion(
     mappings.filter((m) => m.kind === 'other' && m.value === 'how_to').map((m) => normalizeText(m.keyword)),
   );
   if (matchedMappings.some((m) => howTo.has(normalizeText(m.keyword)))) features.howTo = 1;
+  // General knowledge, a translation or a piece of writing ("what does idempotent mean", "영어로 뭐라고 해").
+  // "What does X mean?" ends on a word the mappings also read as the average: the sentence shape decides.
+  if (
+    matchedMappings.some((m) => m.kind === 'other' && m.value === 'general') ||
+    /\bwhat (?:does|do)\b.*\bmean\s*\??$/.test(text)
+  )
+    features.general = 1;
   if (identifiers.length) features.item = 1;
   if (identifiers.length > 1) features.items = 1;
   if (tags.length) features.tag = 1;
@@ -339,6 +350,14 @@ export function analyseQuestion(
     if (RELATED.test(next) && TYPE_WORDS.test(after)) itemTopics.push(word);
     else if (!known.has(word) && TYPE_WORDS.test(next)) itemTopics.push(word);
     else if (RELATED.test(next) && !TYPE_WORDS.test(after)) textTopics.push(word);
+  }
+  // Korean: a word joined to an item type by 쪽/팀/관련 ("주문 쪽 서비스", "배송팀 자산"): items to look up
+  // by keyword (the items' descriptions are Korean too).
+  for (let i = 0; i + 1 < words.length; i++) {
+    const [word, next, after] = [words[i], words[i + 1], words[i + 2] ?? ''];
+    if (!/^[\uac00-\ud7a3]{2,}$/.test(word)) continue;
+    if ((KO_TOPIC_LINK.test(next) && TYPE_WORDS.test(after)) || (KO_TEAM.test(word) && TYPE_WORDS.test(next)))
+      itemTopics.push(word);
   }
   if (itemTopics.length) features.topic = 1;
   if (textTopics.length) features.textTopic = 1;

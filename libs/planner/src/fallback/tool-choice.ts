@@ -29,6 +29,8 @@ export interface ToolChoiceInput {
 
 /** A classifier probability this high keeps a tool even without knowledge evidence. */
 const CONFIDENT = 0.7;
+/** The least probability that still answers a question naming an item when no tool reached its bar. */
+const NAMED_ITEM_FLOOR = 0.05;
 
 /** A tool that finds items by keywords and catalog filters, without a time window (ci_lookup). */
 export function isItemLookup(tool: ToolDefinition): boolean {
@@ -76,6 +78,16 @@ export function chooseTools(input: ToolChoiceInput): ToolDefinition[] {
     (f) => analysis.features[f],
   );
   if (!anchoredQuestion && chosen.some(knownFor)) chosen = chosen.filter(knownFor);
+  // Likewise, when nothing anchors the question and it reads like one tool's own description, a tool the
+  // classifier picked from wording it learned elsewhere ("목록" = list, for the item lookup) gives way unless
+  // its own description or a mapped word at the usual bar points at it ("내 블로그 글 목록": the blog tool).
+  const descriptionMatched = (tool: ToolDefinition) => (analysis.features[`desc:${tool.name}`] ?? 0) >= 0.75;
+  if (!anchoredQuestion && chosen.some(descriptionMatched))
+    chosen = chosen.filter(
+      (tool) =>
+        (analysis.features[`desc:${tool.name}`] ?? 0) > 0 ||
+        (evidence(tool) && scores[tool.name] >= (options.threshold ?? 0.5)),
+    );
   // Items named by a topic ("payment servers") are looked up by keyword first: no filter names them.
   const itemTools = chosen.filter(
     (t) => t !== lookup && schemaProperties(t.input_schema).some((p) => p.catalogTable || p.name === 'scope'),
@@ -91,6 +103,35 @@ export function chooseTools(input: ToolChoiceInput): ToolDefinition[] {
   const lookupAsked = analysis.matchedMappings.some((m) => m.kind === 'tool' && m.value === lookup?.name);
   if (lookup && identifiers.length && itemTools.length && !lookupAsked && !analysis.itemTopics.length)
     chosen = chosen.filter((t) => t !== lookup);
+  // Items described only by values another chosen tool filters on itself (environment, type, status in its
+  // catalog filter) need no lookup first, unless the question asks about the item records (spec, owner) or
+  // the classifier is confident it does.
+  const filtersItself = chosen.some(
+    (t) => t !== lookup && schemaProperties(t.input_schema).some((p) => p.catalogTable),
+  );
+  if (
+    lookup &&
+    chosen.includes(lookup) &&
+    filtersItself &&
+    !lookupAsked &&
+    !analysis.itemTopics.length &&
+    scores[lookup.name] < CONFIDENT
+  )
+    chosen = chosen.filter((t) => t !== lookup);
+  // A question about the item records themselves (spec, owner) with no time, aggregate or ranking does not
+  // ask for measurements or events ("사양 (코어 수, 메모리)": memory is a spec here, not a metric).
+  const timed = (t: ToolDefinition) => Boolean(findProperty(t.input_schema, ['time_range']));
+  if (
+    lookup &&
+    chosen.includes(lookup) &&
+    lookupAsked &&
+    clauses.length <= 1 &&
+    !signals.timeRange &&
+    !aggregation &&
+    signals.limit === null &&
+    !signals.superlative
+  )
+    chosen = chosen.filter((t) => !timed(t));
   // A graph question about items only described by filters ("the stopped dev services") looks them up first.
   const graph = chosen.find((t) => findProperty(t.input_schema, ['scope'])?.required);
   const described = facts.some((f) => ['environment', 'ci_type', 'status'].includes(f.field));
@@ -103,7 +144,7 @@ export function chooseTools(input: ToolChoiceInput): ToolDefinition[] {
   if (graph && lookup && !identifiers.length && described && !fed) chosen.push(lookup);
   // A one-part question naming what a tool returns ("the runbook for high CPU") asks for that tool alone.
   const named = analysis.matchedMappings.find((m) => m.kind === 'tool' && m.description === TOOL_OUTPUT_NOUN);
-  const namedTool = named && chosen.find((t) => t.name === named.value);
+  const namedTool = named && tools.find((t) => t.name === named.value);
   if (namedTool && clauses.length <= 1) chosen = [namedTool];
   // A procedure question that names no item, time, filter or ranking is for the documents alone.
   const docTool =
@@ -120,15 +161,56 @@ export function chooseTools(input: ToolChoiceInput): ToolDefinition[] {
     !signals.superlative &&
     !aggregation &&
     !facts.some((f) => ['environment', 'ci_type', 'status'].includes(f.field));
-  if (options.procedureRule !== false && docTool && unanchored && clauses.length <= 2) chosen = [docTool];
+  // An item type alone ("on a server", "database passwords") does not anchor a procedure question.
+  const pointsAtItems =
+    identifiers.length > 0 ||
+    Boolean(signals.timeRange) ||
+    signals.limit !== null ||
+    signals.superlative ||
+    facts.some((f) => ['environment', 'status'].includes(f.field));
+  const typeOnly = !pointsAtItems && !aggregation;
+  if (
+    options.procedureRule !== false &&
+    docTool &&
+    (unanchored || (typeOnly && analysis.features.howTo)) &&
+    clauses.length <= 2
+  )
+    chosen = [docTool];
+  // Beside the documents, a one-part question with no item, time or ranking needs no item lookup (a topic
+  // word before a type, "rotating database passwords", does not count when the question asks a procedure).
+  const procedureAsked = Boolean(
+    analysis.features.howTo || (documentTool && analysis.features[`mapped:${documentTool.name}`]),
+  );
+  if (
+    documentTool &&
+    lookup &&
+    chosen.includes(documentTool) &&
+    clauses.length <= 1 &&
+    typeOnly &&
+    (!analysis.itemTopics.length || procedureAsked)
+  )
+    chosen = chosen.filter((t) => t !== lookup);
   // A question about what the tenant's documents say, in words the structured knowledge does not explain
   // ("VACUUM 언제 돌려?", "autoscaling min during a spike"): the documents alone. One part of a
   // multi-part question that reads so adds the documents.
   const led = documentLed;
   if (led && documentTool && clauses.length <= 1 && unanchored) chosen = [documentTool];
   if (documentClause && documentTool && !chosen.includes(documentTool)) chosen.push(documentTool);
+  // General knowledge, a translation or a piece of writing that names no item, time, filter or ranking:
+  // no tool, even when a word of it is ops vocabulary ("'deployment' in Japanese", "API 뜻").
+  // (An aggregate word does not anchor it: "what does X mean" reads "mean" as the average.)
+  if (analysis.features.general && !pointsAtItems && !analysis.itemTopics.length && !namedTool && !led)
+    chosen = [];
   // Nothing in the question touches the operated systems (nor the documents): a general question, no tool.
   if (!analysis.inDomain && !led) chosen = [];
+  // A question naming one of the operated items (or a topic to look items up by) is about them: when no
+  // tool reached its bar, the likeliest one that is not the document search answers it.
+  if (!chosen.length && learned && (identifiers.length || analysis.itemTopics.length)) {
+    const best = tools
+      .filter((tool) => tool !== documentTool)
+      .sort((a, b) => scores[b.name] - scores[a.name])[0];
+    if (best && scores[best.name] >= NAMED_ITEM_FLOOR) chosen = [best];
+  }
   if (!chosen.length && !learned) {
     const byWeak = tools
       .filter((tool) => analysis.weak[tool.name] > 0)
