@@ -33,21 +33,23 @@ function runbookLines(weight: number): Array<{ text: string; tools: string[]; we
 }
 
 function main(): void {
-  // Both independent sets are tuning questions now (the first set's held-out part was retired on
-  // 2026-11-25 after 3 measurements, the second set after 2); the third set is held out and never read here.
-  const sets = ['planner-questions-independent.json', 'planner-questions-independent-2.json'].map(
-    (name, i) => {
-      const file = [path.join(__dirname, name), path.resolve(__dirname, '../../../bench/planner', name)].find(
-        (candidate) => existsSync(candidate),
-      );
-      if (!file) throw new Error(`${name} not found`);
-      const parsed = JSON.parse(readFileSync(file, 'utf8')) as { now: string; questions: LabelledQuestion[] };
-      return {
-        now: new Date(parsed.now),
-        questions: parsed.questions.map((q) => ({ ...q, writer: String(i + 1) })),
-      };
-    },
-  );
+  // The three independent sets are tuning questions now (the first set's held-out part was retired on
+  // 2026-11-25 after 3 measurements, the second set after 2, the third after 1); the fourth is held out, never read here.
+  const sets = [
+    'planner-questions-independent.json',
+    'planner-questions-independent-2.json',
+    'planner-questions-independent-3.json',
+  ].map((name, i) => {
+    const file = [path.join(__dirname, name), path.resolve(__dirname, '../../../bench/planner', name)].find(
+      (candidate) => existsSync(candidate),
+    );
+    if (!file) throw new Error(`${name} not found`);
+    const parsed = JSON.parse(readFileSync(file, 'utf8')) as { now: string; questions: LabelledQuestion[] };
+    return {
+      now: new Date(parsed.now),
+      questions: parsed.questions.map((q) => ({ ...q, writer: String(i + 1) })),
+    };
+  });
   const now = sets[0].now;
   // --set 1|2 keeps one writer's questions; `--split tune` keeps the first set's original tune part alone.
   const onlySet = process.argv.includes('--set') ? process.argv[process.argv.indexOf('--set') + 1] : 'all';

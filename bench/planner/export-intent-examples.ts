@@ -8,8 +8,12 @@ import type { LabelledQuestion } from './grade-plan';
  * the first set's held-out part was retired after 3 measurements, the second set after 2; `--split tune`
  * writes the first set's original tuning part alone.
  */
-/** Both independent sets; the third (planner-questions-independent-3.json) is held out and never exported. */
-const SOURCES = ['planner-questions-independent.json', 'planner-questions-independent-2.json'];
+/** The three independent sets; the fourth (planner-questions-independent-4.json) is held out and never exported. */
+const SOURCES = [
+  'planner-questions-independent.json',
+  'planner-questions-independent-2.json',
+  'planner-questions-independent-3.json',
+];
 
 function main(): void {
   const root = path.resolve(__dirname, '../../..');
@@ -22,7 +26,7 @@ function main(): void {
   const lines = [
     '/**',
     ' * Labelled OPS questions the intent classifier learns from: bench/planner/planner-questions-independent.json',
-    ` * and -2.json, ${only === 'all' ? 'all of both (their held-out parts were retired on 2026-11-25 and are tuned on)' : `their ${only} parts`}, written`,
+    ` * -2.json and -3.json, ${only === 'all' ? 'all of them (their held-out parts were retired on 2026-11-25 and are tuned on)' : `their ${only} parts`}, written`,
     ' * from the tool descriptions only. Regenerate with `node dist/bench/planner/export-intent-examples.js`.',
     ' */',
     'export const OPS_INTENT_EXAMPLES: ReadonlyArray<{ text: string; tools: string[] }> = [',

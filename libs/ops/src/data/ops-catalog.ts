@@ -195,6 +195,10 @@ const aggregation = (value: string, ...keywords: string[]): KeywordMapping[] =>
 export const TOOL_OUTPUT_NOUN = 'names what the tool returns';
 const tool = (value: string, ...keywords: string[]): KeywordMapping[] =>
   keywords.map((keyword) => ({ keyword, value, kind: 'tool' }));
+export const ITEM_RECORD_FIELD = 'names a field of the item record (spec, owner, description)';
+/** Words naming a field of the item record ("spec", "owner"): the question asks about the item, not its metrics. */
+const recordField = (value: string, ...keywords: string[]): KeywordMapping[] =>
+  keywords.map((keyword) => ({ keyword, value, kind: 'tool', description: ITEM_RECORD_FIELD }));
 /** Words naming what a tool returns ("runbook"): a one-part question naming them asks for that tool alone. */
 const toolOutput = (value: string, ...keywords: string[]): KeywordMapping[] =>
   keywords.map((keyword) => ({ keyword, value, kind: 'tool', description: TOOL_OUTPUT_NOUN }));
@@ -208,7 +212,7 @@ export const OPS_KEYWORD_MAPPINGS: MappingContent = {
   mappings: [
     // Every metric, event kind, severity, status, type, environment and graph view in both languages.
     ...metric('cpu_usage', 'CPU 사용률', 'CPU 점유율', 'CPU 부하', 'cpu usage %', 'cpu-wise', 'cpu busy', 'CPU 사용량', 'CPU', '씨피유', 'cpu usage', 'cpu utilization', 'cpu util', 'cpu load', 'processor'),
-    ...metric('memory_usage', '메모리 사용률', '메모리 점유율', 'RAM', 'ram usage', 'memory consumption', 'memory use', '메모리 사용량', '메모리', '램 사용', 'memory usage', 'memory utilization', 'memory', 'mem', 'memroy', 'memory pressure'),
+    ...metric('memory_usage', '메모리 사용률', '메모리 점유율', 'ram usage', 'memory consumption', 'memory use', '메모리 사용량', '메모리', '램 사용', 'memory usage', 'memory utilization', 'memory', 'mem', 'memroy', 'memory pressure'),
     ...metric('disk_io_read', '디스크 읽기', '디스크 읽는', '디스크 읽기 IO', 'reading from disk', 'read from disk', 'disk read io', 'disk reading', '디스크 읽기량', '디스크 read', '디스크 리드', '디스크 io 읽기', 'disk read', 'disk reads', 'disk io read', 'read io', 'read iops', 'read throughput'),
     ...metric('disk_io_write', '디스크 쓰기', '디스크 쓰는', '디스크 쓰기 IO', 'writing to disk', 'written to disk', 'disk write io', 'disk writing', '디스크 쓰기량', '디스크 write', '디스크 라이트', '디스크 io 쓰기', 'disk write', 'disk writes', 'disk io write', 'write io', 'write iops', 'write throughput'),
     ...metric('network_in', '네트워크 수신', '수신량', '인입 트래픽', '들어오는 양', 'bytes in', 'traffic in', 'incoming bandwidth', '네트워크 in', '네트워크 인', '수신 트래픽', '들어오는 트래픽', '인바운드', 'inbound traffic', 'incoming traffic', 'network in', 'network ingress', 'ingress', 'inbound', 'rx'),
@@ -220,7 +224,7 @@ export const OPS_KEYWORD_MAPPINGS: MappingContent = {
     ...filter('environment', 'prod', '운영', '프로드', '라이브', 'prd', 'live', '운영계', '운영쪽', '운영 환경', '프로덕션', '상용', 'prod', 'production'),
     ...filter('environment', 'staging', '스테이징', '스테이지', '검증', 'stg', 'stage', 'staging'),
     ...filter('environment', 'dev', '개발', '개발계', 'dev', 'development'),
-    ...filter('ci_type', 'server', '서버', '호스트', 'host', 'hosts', 'machine', 'machines', 'instances', 'server', 'servers', 'box', 'boxes', 'VM', 'vms'),
+    ...filter('ci_type', 'server', '서버', '호스트', 'host', 'hosts', 'machine', 'machines', 'server', 'servers', 'box', 'boxes', 'VM', 'vms'),
     ...filter('ci_type', 'service', '서비스', 'service', 'services', 'API', 'apis', '마이크로서비스', 'microservice'),
     ...filter('ci_type', 'database', '데이터베이스', 'DB', '디비', 'dbs', 'database', 'databases'),
     ...filter('ci_type', 'application', '애플리케이션', '어플리케이션', '업무 시스템', 'application', 'applications', 'apps', 'systems'),
@@ -243,10 +247,11 @@ export const OPS_KEYWORD_MAPPINGS: MappingContent = {
     ...aggregation('sum', '합계', '총합', 'total', 'sum'),
     ...aggregation('count', 'sample count', 'number of samples', 'data points', '샘플 수', '샘플 개수'),
     ...aggregation('p95', '95 퍼센타일', '95퍼센타일', 'p95', '95th percentile'),
-    ...tool('ci_lookup', '목록', '스펙', '사양', 'spec', 'specs', 'cpu 코어', 'cpu cores', 'cores', '코어', '메모리 몇', 'ram', '담당팀', '담당자', '오너', 'owner', 'owns', 'which team', '몇 대', 'how many servers', 'inventory', 'region', '리전', 'next page', '다음 페이지'),
+    ...tool('ci_lookup', '목록', '몇 대', 'how many servers', 'inventory', 'region', '리전', 'next page', '다음 페이지'),
+    ...recordField('ci_lookup', '스펙', '사양', 'spec', 'specs', 'cpu 코어', 'cpu cores', 'cores', '코어', '메모리 몇', 'ram', '담당팀', '담당자', '오너', 'owner', 'owns', 'which team', '설명', '용도', '역할', 'description', 'purpose', 'what it does', '뭐 하는', '뭐하는', 'actually for', 'os version', 'os 버전'),
     ...tool('metric_query', '사용률', '추이', 'trend', 'usage'),
     ...tool('history_query', '이력', '히스토리', '내역', 'history', 'events', '이벤트', 'timeline', 'what happened', '무슨 일', 'what changed'),
-    ...tool('graph_analysis', '구성도', '의존성', '의존 관계', '영향도', '영향', 'dependency', 'dependencies', 'deps', 'dependents', 'upstream', 'downstream', 'impact', 'impacted', 'blast radius', 'topology', 'depend', 'depends', 'depending', 'relies on', 'running on', 'runs on', 'hosts running', 'host running', '돌아가', 'that need', 'services that need', '소속', 'part of', 'belong', '구성돼', '구성된', '구성요소', '구성 요소', '이루는', 'component', 'components', 'inside', 'contains', 'made up of', 'consists of', 'members', 'hosted on', 'lives on', 'used by', 'who uses', 'consumers', 'would break', 'what breaks', 'go down', 'goes down', 'went down', '필요로', '의존', '돌아', '올라가 있', '붙어있는', '붙어 있는', '물고 있는', '물고있는', '물려 있는', '쓰는 서비스', '쓰는 DB', '쓰는 디비', '사용하는 서비스', '가 쓰는', '이 쓰는', '같이 죽', '내려가면', 'drag down', 'take down', 'takes down', 'lose their', 'if it dies', 'if it goes', 'knock-on', 'ripple', 'talks to'),
+    ...tool('graph_analysis', '구성도', '의존성', '의존 관계', '영향도', '영향', 'dependency', 'dependencies', 'deps', 'dependents', 'upstream', 'downstream', 'impact', 'impacted', 'blast radius', 'topology', 'depend', 'depends', 'depending', 'relies on', 'running on', 'runs on', 'hosts running', 'host running', '돌아가', 'that need', 'services that need', '소속', 'part of', 'belong', '구성돼', '구성된', '구성요소', '구성 요소', '이루는', 'component', 'components', 'inside', 'contains', 'made up of', 'consists of', 'members', 'hosted on', 'lives on', 'used by', 'who uses', 'consumers', 'would break', 'what breaks', 'go down', 'goes down', 'went down', '필요로', '의존', '돌아', '올라가 있', '떠있는', '떠 있는', '위에 뭐', '붙어있는', '붙어 있는', '물고 있는', '물고있는', '물려 있는', '쓰는 서비스', '쓰는 DB', '쓰는 디비', '사용하는 서비스', '가 쓰는', '이 쓰는', '같이 죽', '내려가면', 'drag down', 'take down', 'takes down', 'lose their', 'if it dies', 'if it goes', 'knock-on', 'ripple', 'talks to'),
     ...toolOutput(
       'document_search',
       '매뉴얼',

@@ -5,6 +5,8 @@ import type { QuerySignals } from './query-signals.util';
 
 /** The description a keyword mapping carries when it names what a tool returns (mapping data, see libs/ops). */
 export const TOOL_OUTPUT_NOUN = 'names what the tool returns';
+/** The description a keyword mapping carries when it names a field of the item record (mapping data). */
+export const ITEM_RECORD_FIELD = 'names a field of the item record (spec, owner, description)';
 
 export interface ToolChoiceInput {
   tools: ToolDefinition[];
@@ -100,7 +102,9 @@ export function chooseTools(input: ToolChoiceInput): ToolDefinition[] {
   )
     chosen.push(lookup);
   // A named item needs no lookup beside another tool unless the question asks about the item record itself (spec, owner).
-  const lookupAsked = analysis.matchedMappings.some((m) => m.kind === 'tool' && m.value === lookup?.name);
+  const lookupAsked = analysis.matchedMappings.some(
+    (m) => m.kind === 'tool' && m.value === lookup?.name && m.description === ITEM_RECORD_FIELD,
+  );
   if (lookup && identifiers.length && itemTools.length && !lookupAsked && !analysis.itemTopics.length)
     chosen = chosen.filter((t) => t !== lookup);
   // Items described only by values another chosen tool filters on itself (environment, type, status in its
@@ -119,19 +123,18 @@ export function chooseTools(input: ToolChoiceInput): ToolDefinition[] {
   )
     chosen = chosen.filter((t) => t !== lookup);
   // A question about the item records themselves (spec, owner) with no time, aggregate or ranking does not
-  // ask for measurements or events ("사양 (코어 수, 메모리)": memory is a spec here, not a metric).
-  const timed = (t: ToolDefinition) => Boolean(findProperty(t.input_schema, ['time_range']));
+  // ask for measurements ("사양 (코어 수, 메모리)": memory is a spec here, not a metric).
+  const measures = (t: ToolDefinition) => Boolean(findProperty(t.input_schema, ['metric_name']));
   if (
     lookup &&
     chosen.includes(lookup) &&
     lookupAsked &&
-    clauses.length <= 1 &&
     !signals.timeRange &&
     !aggregation &&
     signals.limit === null &&
     !signals.superlative
   )
-    chosen = chosen.filter((t) => !timed(t));
+    chosen = chosen.filter((t) => !measures(t));
   // A graph question about items only described by filters ("the stopped dev services") looks them up first.
   const graph = chosen.find((t) => findProperty(t.input_schema, ['scope'])?.required);
   const described = facts.some((f) => ['environment', 'ci_type', 'status'].includes(f.field));
