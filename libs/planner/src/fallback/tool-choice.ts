@@ -206,9 +206,15 @@ export function chooseTools(input: ToolChoiceInput): ToolDefinition[] {
     chosen = [];
   // Nothing in the question touches the operated systems (nor the documents): a general question, no tool.
   if (!analysis.inDomain && !led) chosen = [];
-  // A question naming one of the operated items (or a topic to look items up by) is about them: when no
-  // tool reached its bar, the likeliest one that is not the document search answers it.
-  if (!chosen.length && learned && (identifiers.length || analysis.itemTopics.length)) {
+  // A question naming one of the operated items (or a topic to look items up by, or describing items by
+  // environment, type or status) is about them: when no tool reached its bar, the likeliest one that is not
+  // the document search answers it.
+  if (
+    !chosen.length &&
+    learned &&
+    (identifiers.length || analysis.itemTopics.length || analysis.features.itemFilter) &&
+    !analysis.features.general
+  ) {
     const best = tools
       .filter((tool) => tool !== documentTool)
       .sort((a, b) => scores[b.name] - scores[a.name])[0];
