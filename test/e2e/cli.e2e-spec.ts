@@ -78,19 +78,24 @@ describe(`keys CLI (${testBackend()})`, () => {
     expect(revoked.code).toBe(0);
     expect(revoked.output).toMatch(/revoked/);
 
-    const restarted = runNode(MAIN, { PORT: String(port), DATA_DIR: dataDir, LOG_LEVEL: 'warn' });
+    // A new port: in the seconds the server was down, another process on a busy machine can hold the old
+    // one (a client connection's ephemeral port), and the restart would fail with EADDRINUSE.
+    const restartedPort = await freePort();
+    const restartedUrl = `http://127.0.0.1:${restartedPort}`;
+    const restarted = runNode(MAIN, { PORT: String(restartedPort), DATA_DIR: dataDir, LOG_LEVEL: 'warn' });
     try {
       await restarted.waitForOutput(/listening on/);
       const admin = readFileSync(path.join(dataDir, 'admin-key'), 'utf8').trim();
       const keys = (await (
-        await fetch(`${url}/api/keys`, { headers: { authorization: `Bearer ${admin}` } })
+        await fetch(`${restartedUrl}/api/keys`, { headers: { authorization: `Bearer ${admin}` } })
       ).json()) as {
         keys: Array<{ name: string; revoked_at: string | null }>;
       };
       expect(keys.keys.find((k) => k.name === 'pipeline')?.revoked_at).not.toBeNull();
       expect(keys.keys.find((k) => k.name === 'offline')?.revoked_at).toBeNull();
       expect(
-        (await fetch(`${url}/api/keys`, { headers: { authorization: `Bearer ${createdOnline!}` } })).status,
+        (await fetch(`${restartedUrl}/api/keys`, { headers: { authorization: `Bearer ${createdOnline!}` } }))
+          .status,
       ).toBe(401);
     } finally {
       restarted.child.kill('SIGTERM');
