@@ -65,10 +65,10 @@ const CLAUSE_BREAK =
 export function splitClauses(query: string): string[] {
   // A parenthetical is an aside to its clause ("specs (cores, memory)"), not a request of its own.
   const asides: string[] = [];
-  const masked = query.replace(/\([^()]*\)/g, (aside) => `\u0000${asides.push(aside) - 1}\u0000`);
+  const masked = query.replace(/\([^()]*\)/g, (aside) => `\ue000${asides.push(aside) - 1}\ue000`);
   return masked
     .split(new RegExp(CLAUSE_BREAK.source, 'g'))
-    .map((part) => part.replace(/\u0000(\d+)\u0000/g, (_, i: string) => asides[Number(i)]).trim())
+    .map((part) => part.replace(/\ue000(\d+)\ue000/g, (_, i: string) => asides[Number(i)]).trim())
     .filter((part) => part.length >= 2);
 }
 
