@@ -1,10 +1,16 @@
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { buildDist, freePort, runNode, testBackend } from '@test/support';
+import { buildDist, runNode, testBackend } from '@test/support';
 
 const MAIN = 'dist/apps/api/src/main.js';
 const CLI = 'dist/apps/api/src/cli/main.js';
+
+/** The server's URL on 127.0.0.1, from the port it says it listens on. */
+async function listeningUrl(server: ReturnType<typeof runNode>): Promise<string> {
+  const line = await server.waitForOutput(/listening on http:\/\/\S+:\d+/);
+  return `http://127.0.0.1:${/:(\d+)$/.exec(line)![1]}`;
+}
 
 async function cli(env: Record<string, string>, ...args: string[]) {
   const proc = runNode(CLI, env, args);
@@ -21,12 +27,13 @@ describe(`keys CLI (${testBackend()})`, () => {
   afterEach(() => rmSync(dataDir, { recursive: true, force: true }));
 
   it('manages keys on a running server over HTTP and on a stopped server through its data directory', async () => {
-    const port = await freePort();
-    const url = `http://127.0.0.1:${port}`;
-    const server = runNode(MAIN, { PORT: String(port), DATA_DIR: dataDir, LOG_LEVEL: 'warn' });
+    // PORT=0: the server binds a port the system picks and prints it. A port picked here and bound seconds
+    // later (after the embedded database starts) can be taken meanwhile on a busy machine.
+    const server = runNode(MAIN, { PORT: '0', DATA_DIR: dataDir, LOG_LEVEL: 'warn' });
     let createdOnline: string;
+    let url = '';
     try {
-      await server.waitForOutput(/listening on/);
+      url = await listeningUrl(server);
       const env = { DATA_DIR: dataDir };
       const created = await cli(
         env,
@@ -78,13 +85,9 @@ describe(`keys CLI (${testBackend()})`, () => {
     expect(revoked.code).toBe(0);
     expect(revoked.output).toMatch(/revoked/);
 
-    // A new port: in the seconds the server was down, another process on a busy machine can hold the old
-    // one (a client connection's ephemeral port), and the restart would fail with EADDRINUSE.
-    const restartedPort = await freePort();
-    const restartedUrl = `http://127.0.0.1:${restartedPort}`;
-    const restarted = runNode(MAIN, { PORT: String(restartedPort), DATA_DIR: dataDir, LOG_LEVEL: 'warn' });
+    const restarted = runNode(MAIN, { PORT: '0', DATA_DIR: dataDir, LOG_LEVEL: 'warn' });
     try {
-      await restarted.waitForOutput(/listening on/);
+      const restartedUrl = await listeningUrl(restarted);
       const admin = readFileSync(path.join(dataDir, 'admin-key'), 'utf8').trim();
       const keys = (await (
         await fetch(`${restartedUrl}/api/keys`, { headers: { authorization: `Bearer ${admin}` } })

@@ -25,7 +25,10 @@ async function main(): Promise<void> {
   await app.listen(env.PORT, env.HOST);
   const config = app.get(AppConfig);
   const shownHost = env.HOST === '0.0.0.0' || env.HOST === '::' ? 'localhost' : env.HOST;
-  const url = `http://${shownHost}:${env.PORT}`;
+  // The port actually bound: PORT=0 lets the system pick a free one.
+  const address = app.getHttpServer().address() as { port?: number } | string | null;
+  const port = typeof address === 'object' && address?.port ? address.port : env.PORT;
+  const url = `http://${shownHost}:${port}`;
   if (env.APP_ROLE === 'worker') {
     process.stdout.write(
       `\n  OPS worker running (document jobs, schedulers); health on ${url}/health/ready\n\n`,
