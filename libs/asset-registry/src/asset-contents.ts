@@ -51,6 +51,14 @@ export interface KeywordMapping {
   description?: string;
 }
 
+/**
+ * Descriptions a `tool` mapping can carry that change how the fallback planner reads its keyword:
+ * it names what the tool returns ("runbook": a one-part question naming it asks for that tool alone), or
+ * a field of the item record ("spec", "owner": the question is about the item, not its measurements).
+ */
+export const TOOL_OUTPUT_NOUN = 'names what the tool returns';
+export const ITEM_RECORD_FIELD = 'names a field of the item record (spec, owner, description)';
+
 export interface MappingContent {
   mappings: KeywordMapping[];
 }

@@ -1,4 +1,10 @@
-import type { CatalogContent, KeywordMapping, MappingContent } from '@app/asset-registry';
+import {
+  ITEM_RECORD_FIELD,
+  TOOL_OUTPUT_NOUN,
+  type CatalogContent,
+  type KeywordMapping,
+  type MappingContent,
+} from '@app/asset-registry';
 import {
   CI_ENVIRONMENTS,
   CI_STATUSES,
@@ -192,10 +198,8 @@ const filter = (field: string, value: string, ...keywords: string[]): KeywordMap
   keywords.map((keyword) => ({ keyword, value, kind: 'filter', field }));
 const aggregation = (value: string, ...keywords: string[]): KeywordMapping[] =>
   keywords.map((keyword) => ({ keyword, value, kind: 'aggregation' }));
-export const TOOL_OUTPUT_NOUN = 'names what the tool returns';
 const tool = (value: string, ...keywords: string[]): KeywordMapping[] =>
   keywords.map((keyword) => ({ keyword, value, kind: 'tool' }));
-export const ITEM_RECORD_FIELD = 'names a field of the item record (spec, owner, description)';
 /** Words naming a field of the item record ("spec", "owner"): the question asks about the item, not its metrics. */
 const recordField = (value: string, ...keywords: string[]): KeywordMapping[] =>
   keywords.map((keyword) => ({ keyword, value, kind: 'tool', description: ITEM_RECORD_FIELD }));

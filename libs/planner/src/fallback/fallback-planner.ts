@@ -56,7 +56,7 @@ const INTENT_BY_TOOL: Record<string, string> = {
 const COREFERENCE =
   /\b(?:their|them|those|these|they|each)\b|걔네|그\s*(?:서비스들|서버들|의존|대상)|각\s|거기|포함된|그중|들의|대상들/;
 
-export { TOOL_OUTPUT_NOUN } from './tool-choice';
+export { TOOL_OUTPUT_NOUN } from '@app/asset-registry';
 
 const CLAUSE_BREAK =
   /[,;?+:&]|\s-\s|\.\s|\b(?:and|then|also|plus|as well as|along with|together with|followed by|after that|afterwards)\b|및|그리고|그다음|그 다음|다음에|이후에|또한|(?<=[주하보이되있없했았었뭐])고\s|(?<=[아어해와])서\s|(?<=[가-힣])(?:이랑|랑|하고|면서|거나)(?=\s|,)/;

@@ -1,12 +1,8 @@
+import { ITEM_RECORD_FIELD, TOOL_OUTPUT_NOUN } from '@app/asset-registry';
 import type { ToolDefinition } from '@app/tools';
 import { findIdPath, findProperty, schemaProperties } from '../plan/schema-introspection.util';
 import type { QuestionAnalysis } from './question-analysis';
 import type { QuerySignals } from './query-signals.util';
-
-/** The description a keyword mapping carries when it names what a tool returns (mapping data, see libs/ops). */
-export const TOOL_OUTPUT_NOUN = 'names what the tool returns';
-/** The description a keyword mapping carries when it names a field of the item record (mapping data). */
-export const ITEM_RECORD_FIELD = 'names a field of the item record (spec, owner, description)';
 
 export interface ToolChoiceInput {
   tools: ToolDefinition[];
@@ -157,14 +153,8 @@ export function chooseTools(input: ToolChoiceInput): ToolDefinition[] {
         findProperty(t.input_schema, ['query'])?.required &&
         (analysis.features[`mapped:${t.name}`] || analysis.features.howTo),
     );
-  const unanchored =
-    !identifiers.length &&
-    !signals.timeRange &&
-    signals.limit === null &&
-    !signals.superlative &&
-    !aggregation &&
-    !facts.some((f) => ['environment', 'ci_type', 'status'].includes(f.field));
-  // An item type alone ("on a server", "database passwords") does not anchor a procedure question.
+  // Anchors: an item, a time, a ranking, an environment or status; an aggregate; an item type. An item type
+  // alone ("on a server", "database passwords") does not anchor a procedure question.
   const pointsAtItems =
     identifiers.length > 0 ||
     Boolean(signals.timeRange) ||
@@ -172,6 +162,7 @@ export function chooseTools(input: ToolChoiceInput): ToolDefinition[] {
     signals.superlative ||
     facts.some((f) => ['environment', 'status'].includes(f.field));
   const typeOnly = !pointsAtItems && !aggregation;
+  const unanchored = typeOnly && !facts.some((f) => f.field === 'ci_type');
   if (
     options.procedureRule !== false &&
     docTool &&
