@@ -194,12 +194,11 @@ export class McpHttpSessions implements OnModuleDestroy {
   ): Promise<void> {
     this.closing.add(sessionId);
     this.sessions.delete(sessionId);
-    clearTimeout(session.idleTimer);
     try {
       await session.transport.handleRequest(req, res, req.body);
     } finally {
-      // Closed even when the transport refused the DELETE (a bad protocol version header, say): the
-      // session is already out of this process's map, nothing else would close it.
+      // Closed (its idle timer too) even when the transport refused the DELETE (a bad protocol version
+      // header, say): the session is already out of this process's map, nothing else would close it.
       await this.close(session);
       await this.records.remove(sessionId);
       await this.releaseSlots(session.tenantId, sessionId);
