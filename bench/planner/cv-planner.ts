@@ -33,12 +33,14 @@ function runbookLines(weight: number): Array<{ text: string; tools: string[]; we
 }
 
 function main(): void {
-  // The three independent sets are tuning questions now (the first set's held-out part was retired on
-  // 2026-11-25 after 3 measurements, the second set after 2, the third after 1); the fourth is held out, never read here.
+  // The four independent sets are tuning questions now (the first set's held-out part was retired on
+  // 2026-11-25 after 3 measurements, the second set after 2, the third and fourth after 1); the fifth is held out,
+  // never read here.
   const sets = [
     'planner-questions-independent.json',
     'planner-questions-independent-2.json',
     'planner-questions-independent-3.json',
+    'planner-questions-independent-4.json',
   ].map((name, i) => {
     const file = [path.join(__dirname, name), path.resolve(__dirname, '../../../bench/planner', name)].find(
       (candidate) => existsSync(candidate),
@@ -143,6 +145,14 @@ function main(): void {
     const subset = scores.filter((s) => s.lang === group || s.kind === group);
     process.stdout.write(
       `  ${group.padEnd(9)} n=${subset.length} tools ${pct(subset)}%  params ${params(subset)}%\n`,
+    );
+  }
+  // One line per left-out group (writer, language or kind): the spread between writers is the figure to watch.
+  const groupOf = new Map(tune.map((q) => [q.id, leaveOut ? String(q[leaveOut]) : '']));
+  for (const group of groups) {
+    const subset = scores.filter((s) => groupOf.get(s.id) === String(group));
+    process.stdout.write(
+      `  left out ${leaveOut}=${String(group).padEnd(8)} n=${subset.length} tools ${pct(subset)}%  params ${params(subset)}%\n`,
     );
   }
   if (process.argv.includes('--misses'))

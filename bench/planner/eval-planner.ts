@@ -26,7 +26,7 @@ import { gradeQuestion, type LabelledQuestion, type QuestionKind, type QuestionS
 export type { LabelledQuestion, QuestionScore } from './grade-plan';
 
 /** `old`: the planner's own 44 questions; `independent`: 358 written from the tool descriptions only. */
-export type QuestionSet = 'old' | 'independent' | 'independent-2' | 'independent-3' | 'file';
+export type QuestionSet = 'old' | 'independent' | 'independent-2' | 'independent-3' | 'independent-4' | 'file';
 /**
  * `tune`/`heldout`: the two parts of the first independent set's split (the held-out part was retired on
  * 2026-11-25 and is tuned on since; it is still reported apart so figures stay comparable); `both`: each
@@ -101,6 +101,7 @@ function loadQuestions(
     independent: 'planner-questions-independent.json',
     'independent-2': 'planner-questions-independent-2.json',
     'independent-3': 'planner-questions-independent-3.json',
+    'independent-4': 'planner-questions-independent-4.json',
   }[set];
   const candidates = [path.join(__dirname, file), path.resolve(__dirname, '../../../bench/planner', file)];
   const found = candidates.find((candidate) => existsSync(candidate));
@@ -209,7 +210,7 @@ export async function evaluatePlanner(
   const wanted: Array<SplitReport['split']> =
     set === 'file'
       ? ['external']
-      : set === 'old' || set === 'independent-2' || set === 'independent-3' || split === 'all'
+      : set !== 'independent' || split === 'all'
         ? ['all']
         : split === 'both'
           ? ['tune', 'heldout']
@@ -289,11 +290,11 @@ async function main(): Promise<void> {
   const set = (questionsPath ? 'file' : (argument('set') ?? 'independent')) as QuestionSet;
   const split = (argument('split') ?? 'both') as Split;
   if (
-    !['old', 'independent', 'independent-2', 'independent-3', 'file'].includes(set) ||
+    !['old', 'independent', 'independent-2', 'independent-3', 'independent-4', 'file'].includes(set) ||
     !['tune', 'heldout', 'both', 'all'].includes(split)
   )
     throw new Error(
-      'usage: eval-planner [--set independent|independent-2|independent-3|old] [--split tune|heldout|both|all] [--questions <file>] [--llm] [--no-knowledge] [--no-docs] [--misses] [--json]',
+      'usage: eval-planner [--set independent|independent-2|independent-3|independent-4|old] [--split tune|heldout|both|all] [--questions <file>] [--llm] [--no-knowledge] [--no-docs] [--misses] [--json]',
     );
   // --json keeps stdout for the report: the planner's warnings (an LLM call that failed) would go there.
   if (process.argv.includes('--json')) Logger.overrideLogger(['error']);

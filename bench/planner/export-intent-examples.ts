@@ -4,15 +4,16 @@ import type { LabelledQuestion } from './grade-plan';
 
 /**
  * Writes the independent questions as the fallback planner's intent examples:
- * `node dist/bench/planner/export-intent-examples.js` after `npm run build`, then prettier. Both sets (558):
+ * `node dist/bench/planner/export-intent-examples.js` after `npm run build`, then prettier. All four sets (958):
  * the first set's held-out part was retired after 3 measurements, the second set after 2; `--split tune`
  * writes the first set's original tuning part alone.
  */
-/** The three independent sets; the fourth (planner-questions-independent-4.json) is held out and never exported. */
+/** The four independent sets; the fifth (planner-questions-independent-5.json) is held out and never exported. */
 const SOURCES = [
   'planner-questions-independent.json',
   'planner-questions-independent-2.json',
   'planner-questions-independent-3.json',
+  'planner-questions-independent-4.json',
 ];
 
 function main(): void {
@@ -26,7 +27,7 @@ function main(): void {
   const lines = [
     '/**',
     ' * Labelled OPS questions the intent classifier learns from: bench/planner/planner-questions-independent.json',
-    ` * -2.json and -3.json, ${only === 'all' ? 'all of them (their held-out parts were retired on 2026-11-25 and are tuned on)' : `their ${only} parts`}, written`,
+    ` * -2.json, -3.json and -4.json, ${only === 'all' ? 'all of them (their held-out parts were retired on 2026-11-25 and are tuned on)' : `their ${only} parts`}, written`,
     ' * from the tool descriptions only. Regenerate with `node dist/bench/planner/export-intent-examples.js`.',
     ' */',
     'export const OPS_INTENT_EXAMPLES: ReadonlyArray<{ text: string; tools: string[] }> = [',
