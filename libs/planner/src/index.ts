@@ -2,6 +2,7 @@ export { PlannerModule, createLlmClient, DEFAULT_LLM_MODEL } from './planner.mod
 export { PlannerService, type PlanRequest } from './planner.service';
 export { KNOWLEDGE_INCOMPLETE_PREFIX } from './planner.service';
 export { OPS_INTENT_EXAMPLES } from './fallback/intent-examples';
+export { analyseQuestion } from './fallback/question-analysis';
 export {
   DocumentMatcher,
   InMemoryDocumentMatcher,
@@ -42,6 +43,7 @@ export { StagePlanExecutor } from './execution/stage-plan.executor';
 export { toStageReferences } from './plan/plan-references';
 export {
   FallbackPlanner,
+  splitClauses,
   TOOL_OUTPUT_NOUN,
   type FallbackPlannerInput,
   type FallbackPlanResult,

@@ -32,6 +32,14 @@ const chosen = (query: string, documents: string[] | null) =>
   plan(query, documents).plan.steps.map((s) => s.tool_type);
 
 describe('document signal', () => {
+  it('drops auxiliary and request verbs and time words: every question has them', () => {
+    expect([...documentTerms('어제 배포 있었는지 확인해줘')]).toEqual(['k:배포']);
+    expect([...documentTerms('check whether anything was deployed yesterday')]).toEqual([
+      'e:whether',
+      'e:deploy',
+    ]);
+  });
+
   it('reads Korean stems without particles and English stems, dropping function words and item names', () => {
     expect([...documentTerms('키탭은 언제 교체 주기가')]).toEqual(
       expect.arrayContaining(['k:키탭', 'k:교체', 'k:주기']),

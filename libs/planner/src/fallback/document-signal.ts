@@ -25,16 +25,23 @@ const STOPWORDS = new Set(
     'have has had it its this that these those there what which who whom whose how when where why can could ' +
     'should would will shall may might must i me my we our you your he she they them their any all some each ' +
     'not no yes if then than so about up down out off pls please tell show give find get let me us need want ' +
-    'know anything something everything much many more most also just only still ever again one two three right now'
+    'know anything something everything much many more most also just only still ever again one two three right now ' +
+    'look check see list pull chart display fetch lately recently tonight yesterday today'
   ).split(' '),
 );
 const KOREAN_STOPWORDS = new Set(
   (
     '어떻게 어떡 언제 무엇 뭐야 뭐지 뭐임 뭔가 어디 어디에 누가 몇시 얼마 알려줘 알려 보여줘 보여 해줘 있어 있나 있는 하는 하면 해야 돼 되나 되는 그리고 그냥 좀 이거 그거 저거 우리 ' +
-    '전체 전부 모두 모든 각각 하나 하나만 중인 중에 중 거 것 것들 걔네 그것 이것 다음 지금 현재 기준 기준으로 단위 정도 대략 제일 가장 이상 이하 최근 해당 같은 다른 때 동안'
+    '전체 전부 모두 모든 각각 하나 하나만 중인 중에 중 거 것 것들 걔네 그것 이것 다음 지금 현재 기준 기준으로 단위 정도 대략 제일 가장 이상 이하 최근 해당 같은 다른 때 동안 ' +
+    // Request verbs and time words: every question has them, they say nothing about a document's topic.
+    '확인 조회 체크 찾아 찾아줘 봐줘 봐 뽑아 골라 요새 요즘 그저께 그제 어제 오늘 아까 방금 무슨 왜 저래 이래'
   ).split(' '),
 );
 
+/** Forms of the auxiliary verbs 있다, 없다, 하다, 되다 ("있었는지", "하는지", "됐나"). */
+const AUXILIARY_VERB = /^(?:있|없|했|하|해|되|됐|돼)[\uac00-\ud7a3]*$/;
+/** A request verb with its ending ("확인해줘", "조회해", "체크 좀"). */
+const REQUEST_VERB = /^(?:확인|조회|체크|검색|알려|보여|찾아|봐)[\uac00-\ud7a3]*$/;
 /** Item names ("prod-order-api-01"): which item is named says nothing about the documents. */
 const ITEM_NAME = /[a-z][a-z0-9]*(?:-[a-z0-9]+)+/g;
 
@@ -51,6 +58,8 @@ export function documentTerms(text: string): Set<string> {
       if (KOREAN_STOPWORDS.has(token.text)) continue;
       // The plural "들" is an ending too ("서버들" is "서버").
       const stem = stripHangulSuffix(token.text).replace(/(?<=[\uac00-\ud7a3])들$/, '');
+      // Forms of 있다/없다/하다/되다 ("있었는지", "하는지", "확인해줘") and stop words with an ending ("최근에").
+      if (KOREAN_STOPWORDS.has(stem) || AUXILIARY_VERB.test(stem) || REQUEST_VERB.test(stem)) continue;
       if (stem.length >= 2) terms.add(`k:${stem}`);
     } else {
       const word = token.text;

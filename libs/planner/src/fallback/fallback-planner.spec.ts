@@ -216,6 +216,55 @@ describe('FallbackPlanner', () => {
     expect(step('mean cpu of prod servers today', 'metric_query')?.parameters.agg).toBe('avg');
   });
 
+  it('reads typos of known words as the words, and compounds as their words, not as item names', () => {
+    expect(
+      step('memroy of prod-order-db-01 in the last 6 hours', 'metric_query')?.parameters.metric_name,
+    ).toBe('memory_usage');
+    expect(step('dev services by erorr rate, worst 3', 'metric_query')?.parameters).toMatchObject({
+      metric_name: 'error_rate',
+      top_n: 3,
+    });
+    const compound = plan('the lowest-memory server in prod today').plan.steps;
+    expect(compound.map((s) => s.tool_type)).toEqual(['metric_query']);
+    expect(compound[0].parameters).toMatchObject({ metric_name: 'memory_usage', top_n: 1 });
+    expect(compound[0].parameters.ci_filter).not.toHaveProperty('names');
+  });
+
+  it("looks up a team's items by the team's name, which is not vocabulary", () => {
+    const korean = plan('알림팀 서버들 어제 메모리').plan.steps;
+    expect(korean.map((s) => s.tool_type)).toEqual(['ci_lookup', 'metric_query']);
+    expect(korean[0].parameters.keywords).toEqual(['알림']);
+    expect(korean[1].parameters).not.toHaveProperty('kinds');
+    const english = plan('which servers does the billing team have').plan.steps;
+    expect(english.map((s) => s.tool_type)).toEqual(['ci_lookup']);
+    expect(english[0].parameters.keywords).toEqual(['billing']);
+    // The owning team is a field of the record, not a team's name.
+    expect(plan('prod-order-db 담당팀 알려줘').plan.steps.map((s) => s.tool_type)).toEqual(['ci_lookup']);
+  });
+
+  it('reads "what does X need" and "where does X run" as X\'s own dependencies', () => {
+    for (const query of ['what does prod-order-api need', 'where does prod-order-api run'])
+      expect({ query, tools: plan(query).plan.steps.map((s) => s.tool_type) }).toEqual({
+        query,
+        tools: ['graph_analysis'],
+      });
+  });
+
+  it('reads a list of events as history, not as an item list', () => {
+    expect(plan('지난주 운영 배포 목록').plan.steps.map((s) => s.tool_type)).toEqual(['history_query']);
+  });
+
+  it('sends a procedure question naming the documents to them alone, even with a type or an aggregate word', () => {
+    for (const query of [
+      'the high cpu runbook - what does it say about servers behind the load balancer?',
+      '커넥션 풀 최대 크기는 몇으로 하라고 돼있어?',
+    ])
+      expect({ query, tools: plan(query).plan.steps.map((s) => s.tool_type) }).toEqual({
+        query,
+        tools: ['document_search'],
+      });
+  });
+
   it('plans no tool for a how-to question about something else', () => {
     expect(plan('how do I reverse a string in python').plan.steps).toEqual([]);
     expect(plan('파이썬에서 리스트 정렬 어떻게 해?').plan.steps).toEqual([]);

@@ -41,6 +41,17 @@ const LIMIT_PATTERNS: Array<[RegExp, 'desc' | 'asc' | null, boolean]> = [
   [/상위\s*(\d{1,4})/, 'desc', true],
   [/\bbottom\s*-?\s*(\d{1,4})/, 'asc', true],
   [/하위\s*(\d{1,4})/, 'asc', true],
+  // "worst 3", "lowest 5": a ranking word right before the count (not "highest 5 minutes").
+  [
+    /\b(?:worst|highest|busiest|heaviest|biggest|largest)\s+(\d{1,3})\b(?!\s*(?:%|ms|min|minutes?|hours?|h|m|days?|d)\b)/,
+    'desc',
+    true,
+  ],
+  [
+    /\b(?:lowest|least|smallest|quietest)\s+(\d{1,3})\b(?!\s*(?:%|ms|min|minutes?|hours?|h|m|days?|d)\b)/,
+    'asc',
+    true,
+  ],
   [/\b(?:first|limit|up to)\s+(\d{1,4})/, null, false],
   [/(\d{1,4})\s*(?:개|대|곳|건|명)/, null, false],
   [

@@ -52,7 +52,17 @@ const KO_TOPIC_LINK = /^(?:관련|계열|쪽|팀|파트)$/;
 const KO_TEAM = /^[\uac00-\ud7a3]{2,}(?:팀|쪽|파트)$/;
 /** Hyphenated words that are not item names nor tags ("warning-level", "user-related"). */
 const REGION = /^(?:ap|us|eu|sa|ca|me|af|il)-[a-z]+-\d[a-z]?$/;
-const NOT_A_NAME = /-(?:level|related|based|wide|ish|like)$/;
+/** Teams ("알림팀", "리뷰팀이", "catalog team", "shipping team's"): the items they own are looked up by the team's
+ * name ("리뷰" matches the items described "리뷰 api 서비스", "catalog" the owner catalog-team). */
+const KO_TEAM_WORD = /([\uac00-\ud7a3]+)팀(?=이|은|는|의|에서|이랑|랑|에|꺼|거|들|\s|$|[,.?!])/g;
+const EN_TEAM_WORD = /\b([a-z][a-z0-9]*)\s+team(?:'s|s)?\b/g;
+/** "담당팀" (the owning team), "어느 팀", "our team", "ops team": not a team's name. */
+const NOT_A_TEAM =
+  /^(?:담당|어느|무슨|어떤|우리|같은|해당|각|운영|전담|개발|상대|관련|유관|타|다른|모든|전|여러|협력|which|what|whose|my|our|your|the|same|each|that|this|a|an|any|other|every|owning|responsible|oncall|ops|sre|support|on)$/;
+/** English compounds ("highest-latency", "connection-wise", "cpu-heavy"): a ranking or degree word before the
+ * hyphen, or a suffix-like word after it, makes a two-part hyphenated word an adjective, not an item name. */
+const NOT_A_NAME =
+  /^(?:(?:highest|lowest|most|least|high|low|worst|best|busiest|slowest|fastest|non|self|multi|cross|over|under)-[a-z]+|[a-z0-9]+-(?:level|related|based|wide|ish|like|wise|heavy|bound|intensive|hungry|driven|facing|side|free|only|ready|aware|specific|sensitive))$/;
 
 /** An English word without its inflection ("deployed", "deploying", "deploys" -> "deploy"). */
 export function stemWord(word: string): string {
@@ -220,6 +230,25 @@ function knownWords(catalog: CatalogIndex, mappings: KeywordMapping[], content: 
   return known;
 }
 
+/**
+ * Typos of the words the tenant's knowledge knows ("erorr rate", "lantency", "depolyments"): an English word
+ * of five letters or more that the knowledge does not know, nor its stem, and that is one edit or one swap
+ * away from exactly one known word, is read as that word (a fuzzy match against the tenant's vocabulary).
+ */
+function correctTypos(text: string, known: Set<string>): string {
+  return text.replace(/[a-z]{5,}/g, (word) => {
+    if (known.has(word) || known.has(stemWord(word))) return word;
+    let match: string | null = null;
+    for (const candidate of known) {
+      if (candidate.length < 5 || Math.abs(candidate.length - word.length) > 1) continue;
+      if (!oneEditApart(word, candidate)) continue;
+      if (match && stemWord(match) !== stemWord(candidate)) return word;
+      match = match ?? candidate;
+    }
+    return match ?? word;
+  });
+}
+
 export function analyseQuestion(
   query: string,
   tools: ToolDefinition[],
@@ -247,9 +276,24 @@ export function analyseQuestion(
     new RegExp(`${id}\\s*(?:태그|tags?)|tag(?:ged)?\\s+(?:with\\s+)?${id}`).test(text);
   const tags = names.filter((id) => isTag(id) && !/^(top|bottom)-/.test(id));
   const itemNames = names.filter((id) => !tags.includes(id) && !/^(top|bottom)-/.test(id));
-  const factText = [...itemNames, ...tags, ...regions]
-    .reduce((rest, id) => rest.split(id).join(' '), text)
-    .replace(/-(?=level|related|based)/g, ' ');
+  // The words of a compound are read as words ("highest-latency": a ranking and a metric).
+  const compounds = signals.identifiers.filter((id) => NOT_A_NAME.test(id));
+  // A team's name is a topic to look its items up by, not vocabulary ("알림팀 서비스": no alerts asked).
+  const teams: string[] = [];
+  const teamless = text
+    .replace(KO_TEAM_WORD, (whole, name: string) => (NOT_A_TEAM.test(name) ? whole : (teams.push(name), ' ')))
+    .replace(EN_TEAM_WORD, (whole, name: string) =>
+      NOT_A_TEAM.test(name) ? whole : (teams.push(name), ' '),
+    );
+  const known = knownWords(catalog, mappings, mappingContent ?? EMPTY_KNOWLEDGE);
+  const factText = correctTypos(
+    [...itemNames, ...tags, ...regions]
+      .reduce((rest, id) => rest.split(id).join(' '), teamless)
+      .replace(new RegExp(compounds.map((c) => `\\b${c}\\b`).join('|') || '(?!)', 'g'), (c) =>
+        c.replace(/-/g, ' '),
+      ),
+    known,
+  );
   const terms = contentTerms(factText);
   // Longest keyword first; a shorter keyword inside a longer one's match is not read again ("배포 롤백" is not "배포").
   let unclaimed = factText;
@@ -275,6 +319,14 @@ export function analyseQuestion(
         `(?:depend(?:s|ing)?\\s+on|need|needs|rely\\s+on|relies\\s+on)\\s+(?:the\\s+)?${id}|${id}\\s*(?:에|을|를)\\s*(?:의존|필요로|사용)`,
       ).test(text),
     ) || /depends?\s+on\s+(?:it|them)\b/.test(text);
+  // "what does X need", "where does X run", "X 어디서 돌아": X's own dependencies and hosts.
+  const ownNeeds = identifiers.some((id) =>
+    new RegExp(
+      `(?:what|which)\\s+(?:\\w+\\s+)?(?:does|do)\\s+${id}\\s+(?:need|require|call|rely on|run on)|where\\s+(?:does|is)\\s+${id}\\s+(?:run|running|hosted|live|lives|living)\\b|${id}\\s*(?:은|는|이|가)?\\s*어디(?:서|에서|에)?\\s*(?:돌|떠|올라|호스팅)`,
+    ).test(text),
+  );
+  if (ownNeeds && !facts.some((f) => f.field === 'view'))
+    facts.push({ field: 'view', value: 'dependency', table: null, at: 0 });
   if (viewFact && dependents && !facts.some((f) => f.field === 'view' && f.value === 'impact'))
     facts.unshift({ field: 'view', value: 'impact', table: null, at: viewFact.at });
   else if (dependents) {
@@ -338,11 +390,11 @@ export function analyseQuestion(
   if (tags.length) features.tag = 1;
   if (facts.some((f) => ['environment', 'ci_type', 'status'].includes(f.field))) features.itemFilter = 1;
   if (signals.timeRange) features.time = 1;
+  if (signals.aggregation || matchedMappings.some((m) => m.kind === 'aggregation')) features.aggregate = 1;
   if (signals.limit !== null || signals.superlative) features.ranked = 1;
 
-  const known = knownWords(catalog, mappings, mappingContent ?? EMPTY_KNOWLEDGE);
   const words = factText.match(/[a-z][a-z0-9]*|[\uac00-\ud7a3]+/g) ?? [];
-  const itemTopics: string[] = [];
+  const itemTopics: string[] = [...teams];
   const textTopics: string[] = [];
   for (let i = 0; i + 1 < words.length; i++) {
     const [word, next, after] = [words[i], words[i + 1], words[i + 2] ?? ''];

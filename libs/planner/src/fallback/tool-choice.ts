@@ -57,7 +57,15 @@ export function chooseTools(input: ToolChoiceInput): ToolDefinition[] {
   const { signals, facts, identifiers } = analysis;
   // A tool the knowledge points at directly (a value of a column it takes, a keyword mapped to it) needs less.
   // The item lookup counts facts on its catalog table's columns (environment, type, status) as such.
+  // A list of events ("어제 장애 목록", "staging alert list") is no list of items: the item lookup's words and
+  // columns are no evidence for it then, unless the question names an item type or a field of the record.
+  const lookupRecord = analysis.matchedMappings.some(
+    (m) => m.kind === 'tool' && m.value === lookup?.name && m.description === ITEM_RECORD_FIELD,
+  );
+  const eventsListed =
+    facts.some((f) => f.field === 'kind') && !facts.some((f) => f.field === 'ci_type') && !lookupRecord;
   const evidence = (tool: ToolDefinition) =>
+    !(tool === lookup && eventsListed) &&
     Boolean(
       analysis.features[`column:${tool.name}`] ||
       analysis.features[`mapped:${tool.name}`] ||
@@ -98,9 +106,7 @@ export function chooseTools(input: ToolChoiceInput): ToolDefinition[] {
   )
     chosen.push(lookup);
   // A named item needs no lookup beside another tool unless the question asks about the item record itself (spec, owner).
-  const lookupAsked = analysis.matchedMappings.some(
-    (m) => m.kind === 'tool' && m.value === lookup?.name && m.description === ITEM_RECORD_FIELD,
-  );
+  const lookupAsked = lookupRecord;
   if (lookup && identifiers.length && itemTools.length && !lookupAsked && !analysis.itemTopics.length)
     chosen = chosen.filter((t) => t !== lookup);
   // Items described only by values another chosen tool filters on itself (environment, type, status in its
@@ -166,7 +172,8 @@ export function chooseTools(input: ToolChoiceInput): ToolDefinition[] {
   if (
     options.procedureRule !== false &&
     docTool &&
-    (unanchored || (typeOnly && analysis.features.howTo)) &&
+    (unanchored ||
+      (!pointsAtItems && (analysis.features.howTo || analysis.features[`mapped:${docTool.name}`]))) &&
     clauses.length <= 2
   )
     chosen = [docTool];

@@ -1,0 +1,76 @@
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import {
+  analyseQuestion,
+  CatalogIndex,
+  FallbackPlanner,
+  InMemoryDocumentMatcher,
+  splitClauses,
+} from '@app/planner';
+import { BUILTIN_TOOL_DEFINITIONS, listDemoRunbooks, OPS_CATALOG, OPS_KEYWORD_MAPPINGS } from '@app/ops';
+import type { LabelledQuestion } from './grade-plan';
+
+/**
+ * Why the fallback planner chose what it chose, for questions typed on the command line:
+ * `node dist/bench/planner/explain-plan.js [--without-set N] "question" ...` (after `npm run build`).
+ * Prints the clauses, the per-tool scores, the knowledge the question touched and the plan's steps.
+ * `--without-set N` trains the classifier without the Nth retired set (to see a question as a new
+ * writer's question, the way leave-one-writer-out CV does).
+ */
+const SETS = [
+  'planner-questions-independent.json',
+  'planner-questions-independent-2.json',
+  'planner-questions-independent-3.json',
+  'planner-questions-independent-4.json',
+];
+
+function main(): void {
+  const args = process.argv.slice(2);
+  const without = args.includes('--without-set') ? Number(args[args.indexOf('--without-set') + 1]) : 0;
+  const queries = args.filter((a, i) => !a.startsWith('--') && args[i - 1] !== '--without-set');
+  const examples = SETS.flatMap((name, i) => {
+    if (i + 1 === without) return [];
+    const file = [path.join(__dirname, name), path.resolve(__dirname, '../../../bench/planner', name)].find(
+      (candidate) => existsSync(candidate),
+    );
+    if (!file) throw new Error(`${name} not found`);
+    const parsed = JSON.parse(readFileSync(file, 'utf8')) as { questions: LabelledQuestion[] };
+    return parsed.questions.map((q) => ({ text: q.query, tools: q.tools }));
+  });
+  const planner = new FallbackPlanner(examples);
+  const tools = [...BUILTIN_TOOL_DEFINITIONS];
+  const catalog = new CatalogIndex(OPS_CATALOG);
+  const documents = new InMemoryDocumentMatcher(listDemoRunbooks().map((r) => r.content));
+  const now = new Date('2026-11-22T09:00:00Z');
+  for (const query of queries) {
+    const input = {
+      query,
+      tools,
+      catalog,
+      mappings: OPS_KEYWORD_MAPPINGS,
+      now,
+      maxLimit: 100,
+      documents: documents.passagesFor(query),
+    };
+    const result = planner.plan(input);
+    const analysis = analyseQuestion(query, tools, catalog, OPS_KEYWORD_MAPPINGS, now);
+    const features = Object.entries(analysis.features)
+      .filter(([, v]) => v)
+      .map(([k, v]) => `${k}=${Math.round(v * 100) / 100}`);
+    process.stdout.write(
+      [
+        `== ${query}`,
+        `clauses: ${JSON.stringify(splitClauses(query))}`,
+        `scores: ${JSON.stringify(result.scores)}`,
+        `features: ${features.join(' ')}`,
+        `mappings: ${analysis.matchedMappings.map((m) => `${m.keyword}->${m.kind}:${m.value}${m.description ? ` (${m.description.slice(0, 20)})` : ''}`).join(', ')}`,
+        `identifiers: ${analysis.identifiers.join(', ')}  itemTopics: ${analysis.itemTopics.join(', ')}  textTopics: ${analysis.textTopics.join(', ')}  facts: ${analysis.facts.map((f) => `${f.field}=${f.value}`).join(', ')}`,
+        `steps: ${result.plan.steps.map((s) => `${s.id} ${s.tool_type} ${JSON.stringify(s.parameters)}`).join('\n       ')}`,
+        `warnings: ${result.warnings.join('; ')}`,
+        '',
+      ].join('\n'),
+    );
+  }
+}
+
+main();
