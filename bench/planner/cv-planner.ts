@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import {
   CatalogIndex,
@@ -9,7 +9,8 @@ import {
   type PlanOutcome,
 } from '@app/planner';
 import { BUILTIN_TOOL_DEFINITIONS, listDemoRunbooks, OPS_CATALOG, OPS_KEYWORD_MAPPINGS } from '@app/ops';
-import { gradeQuestion, type LabelledQuestion, type QuestionScore } from './grade-plan';
+import { gradeQuestion, type QuestionScore } from './grade-plan';
+import { readQuestionFile, RETIRED_SETS } from './question-sets';
 
 /**
  * k-fold cross-validation of the fallback planner on the tuning questions only: the classifier learns
@@ -33,20 +34,8 @@ function runbookLines(weight: number): Array<{ text: string; tools: string[]; we
 }
 
 function main(): void {
-  // The four independent sets are tuning questions now (the first set's held-out part was retired on
-  // 2026-11-25 after 3 measurements, the second set after 2, the third and fourth after 1); the fifth is held out,
-  // never read here.
-  const sets = [
-    'planner-questions-independent.json',
-    'planner-questions-independent-2.json',
-    'planner-questions-independent-3.json',
-    'planner-questions-independent-4.json',
-  ].map((name, i) => {
-    const file = [path.join(__dirname, name), path.resolve(__dirname, '../../../bench/planner', name)].find(
-      (candidate) => existsSync(candidate),
-    );
-    if (!file) throw new Error(`${name} not found`);
-    const parsed = JSON.parse(readFileSync(file, 'utf8')) as { now: string; questions: LabelledQuestion[] };
+  const sets = RETIRED_SETS.map((name, i) => {
+    const parsed = readQuestionFile(name);
     return {
       now: new Date(parsed.now),
       questions: parsed.questions.map((q) => ({ ...q, writer: String(i + 1) })),

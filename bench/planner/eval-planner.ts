@@ -26,7 +26,8 @@ import { gradeQuestion, type LabelledQuestion, type QuestionKind, type QuestionS
 export type { LabelledQuestion, QuestionScore } from './grade-plan';
 
 /** `old`: the planner's own 44 questions; `independent`: 358 written from the tool descriptions only. */
-export type QuestionSet = 'old' | 'independent' | 'independent-2' | 'independent-3' | 'independent-4' | 'file';
+export type QuestionSet =
+  'old' | 'independent' | 'independent-2' | 'independent-3' | 'independent-4' | 'file';
 /**
  * `tune`/`heldout`: the two parts of the first independent set's split (the held-out part was retired on
  * 2026-11-25 and is tuned on since; it is still reported apart so figures stay comparable); `both`: each

@@ -1,5 +1,3 @@
-import { existsSync, readFileSync } from 'node:fs';
-import path from 'node:path';
 import {
   analyseQuestion,
   CatalogIndex,
@@ -8,7 +6,7 @@ import {
   splitClauses,
 } from '@app/planner';
 import { BUILTIN_TOOL_DEFINITIONS, listDemoRunbooks, OPS_CATALOG, OPS_KEYWORD_MAPPINGS } from '@app/ops';
-import type { LabelledQuestion } from './grade-plan';
+import { readQuestionFile, RETIRED_SETS } from './question-sets';
 
 /**
  * Why the fallback planner chose what it chose, for questions typed on the command line:
@@ -17,26 +15,13 @@ import type { LabelledQuestion } from './grade-plan';
  * `--without-set N` trains the classifier without the Nth retired set (to see a question as a new
  * writer's question, the way leave-one-writer-out CV does).
  */
-const SETS = [
-  'planner-questions-independent.json',
-  'planner-questions-independent-2.json',
-  'planner-questions-independent-3.json',
-  'planner-questions-independent-4.json',
-];
-
 function main(): void {
   const args = process.argv.slice(2);
   const without = args.includes('--without-set') ? Number(args[args.indexOf('--without-set') + 1]) : 0;
   const queries = args.filter((a, i) => !a.startsWith('--') && args[i - 1] !== '--without-set');
-  const examples = SETS.flatMap((name, i) => {
-    if (i + 1 === without) return [];
-    const file = [path.join(__dirname, name), path.resolve(__dirname, '../../../bench/planner', name)].find(
-      (candidate) => existsSync(candidate),
-    );
-    if (!file) throw new Error(`${name} not found`);
-    const parsed = JSON.parse(readFileSync(file, 'utf8')) as { questions: LabelledQuestion[] };
-    return parsed.questions.map((q) => ({ text: q.query, tools: q.tools }));
-  });
+  const examples = RETIRED_SETS.flatMap((name, i) =>
+    i + 1 === without ? [] : readQuestionFile(name).questions.map((q) => ({ text: q.query, tools: q.tools })),
+  );
   const planner = new FallbackPlanner(examples);
   const tools = [...BUILTIN_TOOL_DEFINITIONS];
   const catalog = new CatalogIndex(OPS_CATALOG);

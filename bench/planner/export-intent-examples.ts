@@ -1,29 +1,19 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import type { LabelledQuestion } from './grade-plan';
+import { readQuestionFile, RETIRED_SETS } from './question-sets';
 
 /**
  * Writes the independent questions as the fallback planner's intent examples:
  * `node dist/bench/planner/export-intent-examples.js` after `npm run build`, then prettier. All four sets (958):
- * the first set's held-out part was retired after 3 measurements, the second set after 2; `--split tune`
+ * see question-sets.ts for how each was retired; `--split tune`
  * writes the first set's original tuning part alone.
  */
-/** The four independent sets; the fifth (planner-questions-independent-5.json) is held out and never exported. */
-const SOURCES = [
-  'planner-questions-independent.json',
-  'planner-questions-independent-2.json',
-  'planner-questions-independent-3.json',
-  'planner-questions-independent-4.json',
-];
-
 function main(): void {
   const root = path.resolve(__dirname, '../../..');
   const only = process.argv.includes('--split') ? process.argv[process.argv.indexOf('--split') + 1] : 'all';
-  const tune = SOURCES.flatMap((name) => {
-    const source = path.join(root, 'bench/planner', name);
-    const { questions } = JSON.parse(readFileSync(source, 'utf8')) as { questions: LabelledQuestion[] };
-    return questions.filter((q) => only === 'all' || q.split === only);
-  });
+  const tune = RETIRED_SETS.flatMap((name) =>
+    readQuestionFile(name).questions.filter((q) => only === 'all' || q.split === only),
+  );
   const lines = [
     '/**',
     ' * Labelled OPS questions the intent classifier learns from: bench/planner/planner-questions-independent.json',
