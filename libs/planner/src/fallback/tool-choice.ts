@@ -55,15 +55,16 @@ export function chooseTools(input: ToolChoiceInput): ToolDefinition[] {
     input;
   const { options, learned } = input;
   const { signals, facts, identifiers } = analysis;
-  // A tool the knowledge points at directly (a value of a column it takes, a keyword mapped to it) needs less.
-  // The item lookup counts facts on its catalog table's columns (environment, type, status) as such.
-  // A list of events ("어제 장애 목록", "staging alert list") is no list of items: the item lookup's words and
-  // columns are no evidence for it then, unless the question names an item type or a field of the record.
-  const lookupRecord = analysis.matchedMappings.some(
+  // The question asks about the item record itself (spec, owner): the item lookup's own words.
+  const lookupAsked = analysis.matchedMappings.some(
     (m) => m.kind === 'tool' && m.value === lookup?.name && m.description === ITEM_RECORD_FIELD,
   );
+  // A list of events ("어제 장애 목록", "staging alert list") is no list of items: the item lookup's words and
+  // columns are no evidence for it then, unless the question names an item type or a field of the record.
   const eventsListed =
-    facts.some((f) => f.field === 'kind') && !facts.some((f) => f.field === 'ci_type') && !lookupRecord;
+    facts.some((f) => f.field === 'kind') && !facts.some((f) => f.field === 'ci_type') && !lookupAsked;
+  // A tool the knowledge points at directly (a value of a column it takes, a keyword mapped to it) needs less.
+  // The item lookup counts facts on its catalog table's columns (environment, type, status) as such.
   const evidence = (tool: ToolDefinition) =>
     !(tool === lookup && eventsListed) &&
     Boolean(
@@ -106,7 +107,6 @@ export function chooseTools(input: ToolChoiceInput): ToolDefinition[] {
   )
     chosen.push(lookup);
   // A named item needs no lookup beside another tool unless the question asks about the item record itself (spec, owner).
-  const lookupAsked = lookupRecord;
   if (lookup && identifiers.length && itemTools.length && !lookupAsked && !analysis.itemTopics.length)
     chosen = chosen.filter((t) => t !== lookup);
   // Items described only by values another chosen tool filters on itself (environment, type, status in its
