@@ -13,12 +13,15 @@ import { readQuestionFile, RETIRED_SETS } from './question-sets';
  * `node dist/bench/planner/explain-plan.js [--without-set N] "question" ...` (after `npm run build`).
  * Prints the clauses, the per-tool scores, the knowledge the question touched and the plan's steps.
  * `--without-set N` trains the classifier without the Nth retired set (to see a question as a new
- * writer's question, the way leave-one-writer-out CV does).
+ * writer's question, the way leave-one-writer-out CV does). Time phrases are read as of the question sets'
+ * reference time, 2026-11-22T09:00Z, unless `--now <ISO time>` says otherwise.
  */
 function main(): void {
   const args = process.argv.slice(2);
   const without = args.includes('--without-set') ? Number(args[args.indexOf('--without-set') + 1]) : 0;
-  const queries = args.filter((a, i) => !a.startsWith('--') && args[i - 1] !== '--without-set');
+  const queries = args.filter(
+    (a, i) => !a.startsWith('--') && !['--without-set', '--now'].includes(args[i - 1]),
+  );
   const examples = RETIRED_SETS.flatMap((name, i) =>
     i + 1 === without ? [] : readQuestionFile(name).questions.map((q) => ({ text: q.query, tools: q.tools })),
   );
@@ -26,7 +29,8 @@ function main(): void {
   const tools = [...BUILTIN_TOOL_DEFINITIONS];
   const catalog = new CatalogIndex(OPS_CATALOG);
   const documents = new InMemoryDocumentMatcher(listDemoRunbooks().map((r) => r.content));
-  const now = new Date('2026-11-22T09:00:00Z');
+  const now = new Date(args.includes('--now') ? args[args.indexOf('--now') + 1] : '2026-11-22T09:00:00Z');
+  if (Number.isNaN(now.getTime())) throw new Error('--now takes an ISO time, e.g. 2026-11-22T09:00:00Z');
   for (const query of queries) {
     const input = {
       query,
