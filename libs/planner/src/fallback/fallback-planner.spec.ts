@@ -251,7 +251,12 @@ describe('FallbackPlanner', () => {
   });
 
   it('reads a list of events as history, not as an item list', () => {
-    expect(plan('지난주 운영 배포 목록').plan.steps.map((s) => s.tool_type)).toEqual(['history_query']);
+    const steps = plan('지난주 운영 배포 목록').plan.steps;
+    expect(steps.map((s) => s.tool_type)).toEqual(['history_query']);
+    expect(steps[0].parameters).toMatchObject({ kinds: ['deployment'], ci_filter: { environment: 'prod' } });
+    expect(plan('staging alert list from today').plan.steps.map((s) => s.tool_type)).toEqual([
+      'history_query',
+    ]);
   });
 
   it('sends a procedure question naming the documents to them alone, even with a type or an aggregate word', () => {

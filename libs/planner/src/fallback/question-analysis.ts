@@ -1,9 +1,10 @@
-import type { KeywordMapping, MappingContent } from '@app/asset-registry';
+import { ITEM_RECORD_FIELD, type KeywordMapping, type MappingContent } from '@app/asset-registry';
 import type { ToolDefinition } from '@app/tools';
 import { CatalogIndex, type CatalogValueHit } from '../knowledge/catalog-index';
 import { containsTerm, contentTerms, normalizeText, queryHasTerm } from '../knowledge/text-match.util';
 import { schemaProperties } from '../plan/schema-introspection.util';
 import { extractSignals, QuerySignals } from './query-signals.util';
+import { isItemLookup } from './tool-choice';
 
 /** A value the question names: a catalog value or a mapped keyword, with the field it belongs to. */
 export interface Fact {
@@ -310,6 +311,17 @@ export function analyseQuestion(
       unclaimed = unclaimed.split(keyword).join(' '.repeat(keyword.length));
   }
   const facts = knowledgeFacts(factText, catalog, matchedMappings, schemaEnumValues(tools));
+  // A list of events ("어제 장애 목록", "staging alert list") is no list of items: the item lookup's own words
+  // ("목록", "list") do not point at it then, unless an item type or a field of the record is named too.
+  const lookups = new Set(tools.filter(isItemLookup).map((t) => t.name));
+  const lookupWord = (m: KeywordMapping) => m.kind === 'tool' && lookups.has(String(m.value));
+  if (
+    facts.some((f) => f.field === 'kind') &&
+    !facts.some((f) => f.field === 'ci_type') &&
+    !matchedMappings.some((m) => lookupWord(m) && m.description === ITEM_RECORD_FIELD)
+  )
+    for (let i = matchedMappings.length - 1; i >= 0; i--)
+      if (lookupWord(matchedMappings[i])) matchedMappings.splice(i, 1);
   const identifiers = itemNames.filter((id) => !facts.some((f) => f.value.toLowerCase() === id));
   // "what depends on X" asks for X's dependents: the graph's impact view, not X's own dependencies.
   const viewFact = facts.find((f) => f.field === 'view' && f.value === 'dependency');
