@@ -18,6 +18,8 @@ const plan = (query: string, mappings = OPS_MAPPINGS) =>
     maxLimit: 100,
   });
 const step = (query: string, tool: string) => plan(query).plan.steps.find((s) => s.tool_type === tool);
+/** The question with the tools its plan uses, so a failing case names its question. */
+const toolsOf = (query: string) => ({ query, tools: plan(query).plan.steps.map((s) => s.tool_type) });
 
 describe('FallbackPlanner', () => {
   it("produces the seed's plan for the seed question", () => {
@@ -244,10 +246,7 @@ describe('FallbackPlanner', () => {
 
   it('reads "what does X need" and "where does X run" as X\'s own dependencies', () => {
     for (const query of ['what does prod-order-api need', 'where does prod-order-api run'])
-      expect({ query, tools: plan(query).plan.steps.map((s) => s.tool_type) }).toEqual({
-        query,
-        tools: ['graph_analysis'],
-      });
+      expect(toolsOf(query)).toEqual({ query, tools: ['graph_analysis'] });
   });
 
   it('reads a list of events as history, not as an item list', () => {
@@ -264,10 +263,7 @@ describe('FallbackPlanner', () => {
       'the high cpu runbook - what does it say about servers behind the load balancer?',
       '커넥션 풀 최대 크기는 몇으로 하라고 돼있어?',
     ])
-      expect({ query, tools: plan(query).plan.steps.map((s) => s.tool_type) }).toEqual({
-        query,
-        tools: ['document_search'],
-      });
+      expect(toolsOf(query)).toEqual({ query, tools: ['document_search'] });
   });
 
   it('plans no tool for a how-to question about something else', () => {

@@ -36,22 +36,19 @@ const AGGREGATIONS: Array<[RegExp, Aggregation]> = [
   [/\(count\)|\bhow many\b.*\bsamples?\b|샘플\s*(?:수|개수)/, 'count'],
 ];
 
+/** A count right after one of the ranking words, not followed by a unit ("worst 3", not "highest 5 minutes"). */
+function rankedCount(words: string): RegExp {
+  return new RegExp(`\\b(?:${words})\\s+(\\d{1,3})\\b(?!\\s*(?:%|ms|min|minutes?|hours?|h|m|days?|d)\\b)`);
+}
+
 const LIMIT_PATTERNS: Array<[RegExp, 'desc' | 'asc' | null, boolean]> = [
   [/\btop\s*-?\s*(\d{1,4})/, 'desc', true],
   [/상위\s*(\d{1,4})/, 'desc', true],
   [/\bbottom\s*-?\s*(\d{1,4})/, 'asc', true],
   [/하위\s*(\d{1,4})/, 'asc', true],
   // "worst 3", "lowest 5": a ranking word right before the count (not "highest 5 minutes").
-  [
-    /\b(?:worst|highest|busiest|heaviest|biggest|largest)\s+(\d{1,3})\b(?!\s*(?:%|ms|min|minutes?|hours?|h|m|days?|d)\b)/,
-    'desc',
-    true,
-  ],
-  [
-    /\b(?:lowest|least|smallest|quietest)\s+(\d{1,3})\b(?!\s*(?:%|ms|min|minutes?|hours?|h|m|days?|d)\b)/,
-    'asc',
-    true,
-  ],
+  [rankedCount('worst|highest|busiest|heaviest|biggest|largest'), 'desc', true],
+  [rankedCount('lowest|least|smallest|quietest'), 'asc', true],
   [/\b(?:first|limit|up to)\s+(\d{1,4})/, null, false],
   [/(\d{1,4})\s*(?:개|대|곳|건|명)/, null, false],
   [

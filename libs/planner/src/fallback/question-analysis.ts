@@ -41,6 +41,11 @@ export interface QuestionAnalysis {
   weak: Record<string, number>;
   /** The question touches the operated systems: a catalog value, an item, a tool keyword or a topic. */
   inDomain: boolean;
+  /**
+   * A list of events ("어제 장애 목록", "staging alert list"): an event kind and no item type nor field of the item
+   * record is named. It is no list of items: the item lookup's words and columns do not point at it.
+   */
+  eventList: boolean;
   /** Named signals for the intent classifier. */
   features: Record<string, number>;
 }
@@ -315,11 +320,11 @@ export function analyseQuestion(
   // ("목록", "list") do not point at it then, unless an item type or a field of the record is named too.
   const lookups = new Set(tools.filter(isItemLookup).map((t) => t.name));
   const lookupWord = (m: KeywordMapping) => m.kind === 'tool' && lookups.has(String(m.value));
-  if (
+  const eventList =
     facts.some((f) => f.field === 'kind') &&
     !facts.some((f) => f.field === 'ci_type') &&
-    !matchedMappings.some((m) => lookupWord(m) && m.description === ITEM_RECORD_FIELD)
-  )
+    !matchedMappings.some((m) => lookupWord(m) && m.description === ITEM_RECORD_FIELD);
+  if (eventList)
     for (let i = matchedMappings.length - 1; i >= 0; i--)
       if (lookupWord(matchedMappings[i])) matchedMappings.splice(i, 1);
   const identifiers = itemNames.filter((id) => !facts.some((f) => f.value.toLowerCase() === id));
@@ -438,6 +443,7 @@ export function analyseQuestion(
     textTopics: [...new Set(textTopics)],
     strong,
     weak,
+    eventList,
     inDomain:
       mappings.length === 0 ||
       facts.length > 0 ||

@@ -59,14 +59,11 @@ export function chooseTools(input: ToolChoiceInput): ToolDefinition[] {
   const lookupAsked = analysis.matchedMappings.some(
     (m) => m.kind === 'tool' && m.value === lookup?.name && m.description === ITEM_RECORD_FIELD,
   );
-  // A list of events ("어제 장애 목록", "staging alert list") is no list of items: the item lookup's words and
-  // columns are no evidence for it then, unless the question names an item type or a field of the record.
-  const eventsListed =
-    facts.some((f) => f.field === 'kind') && !facts.some((f) => f.field === 'ci_type') && !lookupAsked;
   // A tool the knowledge points at directly (a value of a column it takes, a keyword mapped to it) needs less.
   // The item lookup counts facts on its catalog table's columns (environment, type, status) as such.
   const evidence = (tool: ToolDefinition) =>
-    !(tool === lookup && eventsListed) &&
+    // An event list's environment or status is no evidence for the item lookup (see QuestionAnalysis.eventList).
+    !(tool === lookup && analysis.eventList) &&
     Boolean(
       analysis.features[`column:${tool.name}`] ||
       analysis.features[`mapped:${tool.name}`] ||
@@ -160,7 +157,8 @@ export function chooseTools(input: ToolChoiceInput): ToolDefinition[] {
         (analysis.features[`mapped:${t.name}`] || analysis.features.howTo),
     );
   // Anchors: an item, a time, a ranking, an environment or status; an aggregate; an item type. An item type
-  // alone ("on a server", "database passwords") does not anchor a procedure question.
+  // or an aggregate word alone ("on a server", "database passwords", "최소 대수") does not anchor a procedure
+  // question (docTool is only there when the question names the documents or asks how to).
   const pointsAtItems =
     identifiers.length > 0 ||
     Boolean(signals.timeRange) ||
@@ -169,14 +167,7 @@ export function chooseTools(input: ToolChoiceInput): ToolDefinition[] {
     facts.some((f) => ['environment', 'status'].includes(f.field));
   const typeOnly = !pointsAtItems && !aggregation;
   const unanchored = typeOnly && !facts.some((f) => f.field === 'ci_type');
-  if (
-    options.procedureRule !== false &&
-    docTool &&
-    (unanchored ||
-      (!pointsAtItems && (analysis.features.howTo || analysis.features[`mapped:${docTool.name}`]))) &&
-    clauses.length <= 2
-  )
-    chosen = [docTool];
+  if (options.procedureRule !== false && docTool && !pointsAtItems && clauses.length <= 2) chosen = [docTool];
   // Beside the documents, a one-part question with no item, time or ranking needs no item lookup (a topic
   // word before a type, "rotating database passwords", does not count when the question asks a procedure).
   const procedureAsked = Boolean(
