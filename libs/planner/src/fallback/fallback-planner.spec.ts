@@ -2,6 +2,7 @@ import { BUILTIN_TOOL_DEFINITIONS, OPS_CATALOG, OPS_KEYWORD_MAPPINGS } from '@ap
 import { CatalogIndex } from '../knowledge/catalog-index';
 import { PlanValidator } from '../plan/plan-validator';
 import { FallbackPlanner } from './fallback-planner';
+import { analyseQuestion } from './question-analysis';
 
 const OPS_TOOL_DEFINITIONS = [...BUILTIN_TOOL_DEFINITIONS];
 const OPS_MAPPINGS = OPS_KEYWORD_MAPPINGS;
@@ -240,8 +241,16 @@ describe('FallbackPlanner', () => {
     const english = plan('which servers does the billing team have').plan.steps;
     expect(english.map((s) => s.tool_type)).toEqual(['ci_lookup']);
     expect(english[0].parameters.keywords).toEqual(['billing']);
-    // The owning team is a field of the record, not a team's name.
+    // The owning team is a field of the record, not a team's name; "on-call" is no team named "call".
     expect(plan('prod-order-db 담당팀 알려줘').plan.steps.map((s) => s.tool_type)).toEqual(['ci_lookup']);
+    const onCall = analyseQuestion(
+      'prod-order-db cpu today, for the on-call team',
+      OPS_TOOL_DEFINITIONS,
+      catalog,
+      OPS_MAPPINGS,
+      NOW,
+    );
+    expect(onCall.itemTopics).toEqual([]);
   });
 
   it('reads "what does X need" and "where does X run" as X\'s own dependencies', () => {

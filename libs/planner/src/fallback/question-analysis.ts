@@ -61,7 +61,8 @@ const REGION = /^(?:ap|us|eu|sa|ca|me|af|il)-[a-z]+-\d[a-z]?$/;
 /** Teams ("알림팀", "리뷰팀이", "catalog team", "shipping team's"): the items they own are looked up by the team's
  * name ("리뷰" matches the items described "리뷰 api 서비스", "catalog" the owner catalog-team). */
 const KO_TEAM_WORD = /([\uac00-\ud7a3]+)팀(?=이|은|는|의|에서|이랑|랑|에|꺼|거|들|\s|$|[,.?!])/g;
-const EN_TEAM_WORD = /\b([a-z][a-z0-9]*)\s+team(?:'s|s)?\b/g;
+/** Not the last part of a hyphenated word ("on-call team" is no team named "call"). */
+const EN_TEAM_WORD = /(?<![\w-])([a-z][a-z0-9]*)\s+team(?:'s|s)?\b/g;
 /** "담당팀" (the owning team), "어느 팀", "our team", "ops team": not a team's name. */
 const NOT_A_TEAM =
   /^(?:담당|어느|무슨|어떤|우리|같은|해당|각|운영|전담|개발|상대|관련|유관|타|다른|모든|전|여러|협력|which|what|whose|my|our|your|the|same|each|that|this|a|an|any|other|every|owning|responsible|oncall|ops|sre|support|on)$/;
