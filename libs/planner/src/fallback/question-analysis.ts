@@ -159,7 +159,7 @@ export function knowledgeFacts(
   ];
   for (const mapping of mappings) {
     if (mapping.kind === 'tool' || mapping.kind === 'aggregation') continue;
-    const at = text.indexOf(normalizeText(mapping.keyword));
+    const at = text.indexOf(keywordText(mapping.keyword));
     const located = enumValues.find(
       (hit) => hit.value === mapping.value && (!mapping.field || hit.column === mapping.field),
     );
@@ -191,10 +191,20 @@ export function knowledgeFacts(
   return facts;
 }
 
+/** Content terms per tool name and description (read for every question, computed once). */
+const TOOL_TERMS = new Map<string, Set<string>>();
+
 export function toolTerms(tool: ToolDefinition): Set<string> {
-  // Names of other tools and values (history_query, cpu_usage) in a description say nothing about this tool.
-  const description = tool.description.replace(/\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b/g, ' ');
-  return contentTerms(`${tool.name.replace(/_/g, ' ')} ${description}`);
+  const key = `${tool.name}\n${tool.description}`;
+  let terms = TOOL_TERMS.get(key);
+  if (!terms) {
+    // Names of other tools and values (history_query, cpu_usage) in a description say nothing about this tool.
+    const description = tool.description.replace(/\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b/g, ' ');
+    terms = contentTerms(`${tool.name.replace(/_/g, ' ')} ${description}`);
+    if (TOOL_TERMS.size > 5000) TOOL_TERMS.clear();
+    TOOL_TERMS.set(key, terms);
+  }
+  return terms;
 }
 
 function inverseDocumentFrequency(tools: ToolDefinition[]): Map<string, number> {
@@ -237,6 +247,43 @@ function knownWords(catalog: CatalogIndex, mappings: KeywordMapping[], content: 
   return known;
 }
 
+/** Mapping keywords as matched, normalised once (every question reads every keyword of the tenant). */
+const KEYWORD_TEXT = new Map<string, string>();
+function keywordText(keyword: string): string {
+  let normalized = KEYWORD_TEXT.get(keyword);
+  if (normalized === undefined) {
+    if (KEYWORD_TEXT.size > 50_000) KEYWORD_TEXT.clear();
+    normalized = normalizeText(keyword);
+    KEYWORD_TEXT.set(keyword, normalized);
+  }
+  return normalized;
+}
+
+/** A tenant's mappings, longest keyword first (sorted once per mapping content). */
+const SORTED_MAPPINGS = new WeakMap<object, KeywordMapping[]>();
+function longestFirst(content: MappingContent | null): KeywordMapping[] {
+  if (!content) return [];
+  let sorted = SORTED_MAPPINGS.get(content);
+  if (!sorted) {
+    sorted = [...content.mappings].sort((a, b) => b.keyword.length - a.keyword.length);
+    SORTED_MAPPINGS.set(content, sorted);
+  }
+  return sorted;
+}
+
+/** The known words of five letters or more by length (the candidates a typo is compared with). */
+const KNOWN_BY_LENGTH = new WeakMap<Set<string>, Map<number, string[]>>();
+function knownByLength(known: Set<string>): Map<number, string[]> {
+  let index = KNOWN_BY_LENGTH.get(known);
+  if (!index) {
+    index = new Map();
+    for (const word of known)
+      if (word.length >= 5) index.set(word.length, [...(index.get(word.length) ?? []), word]);
+    KNOWN_BY_LENGTH.set(known, index);
+  }
+  return index;
+}
+
 /**
  * Typos of the words the tenant's knowledge knows ("erorr rate", "lantency", "depolyments"): an English word
  * of five letters or more that the knowledge does not know, nor its stem, and that is one edit or one swap
@@ -246,8 +293,9 @@ function correctTypos(text: string, known: Set<string>): string {
   return text.replace(/[a-z]{5,}/g, (word) => {
     if (known.has(word) || known.has(stemWord(word))) return word;
     let match: string | null = null;
-    for (const candidate of known) {
-      if (candidate.length < 5 || Math.abs(candidate.length - word.length) > 1) continue;
+    const byLength = knownByLength(known);
+    const candidates = [word.length - 1, word.length, word.length + 1].flatMap((n) => byLength.get(n) ?? []);
+    for (const candidate of candidates) {
       if (!oneEditApart(word, candidate)) continue;
       if (match && stemWord(match) !== stemWord(candidate)) return word;
       match = match ?? candidate;
@@ -265,11 +313,11 @@ export function analyseQuestion(
 ): QuestionAnalysis {
   const text = normalizeText(query);
   const signals = extractSignals(query, now);
-  const mappings = [...(mappingContent?.mappings ?? [])].sort((a, b) => b.keyword.length - a.keyword.length);
+  const mappings = longestFirst(mappingContent);
   // Cloud regions ("ap-northeast-2") are an item attribute, not an item.
   const regions = signals.identifiers.filter((id) => REGION.test(id));
   // A hyphenated word the mappings know ("on-call", "follow-up") is vocabulary, not an item name.
-  const vocabulary = new Set(mappings.map((m) => normalizeText(m.keyword)));
+  const vocabulary = new Set(mappings.map((m) => keywordText(m.keyword)));
   const names = signals.identifiers.filter(
     (id) => !NOT_A_NAME.test(id) && !REGION.test(id) && !vocabulary.has(id),
   );
@@ -308,9 +356,9 @@ export function analyseQuestion(
   const queryWords = factText.match(/[a-z][a-z0-9]+/g) ?? [];
   const queryStems = new Set(queryWords.map(stemWord));
   for (const mapping of mappings) {
-    const keyword = normalizeText(mapping.keyword);
+    const keyword = keywordText(mapping.keyword);
     if (!containsTerm(factText, keyword) && !wordMatches(keyword, queryWords, queryStems)) continue;
-    const sameWords = matchedMappings.some((m) => normalizeText(m.keyword) === keyword);
+    const sameWords = matchedMappings.some((m) => keywordText(m.keyword) === keyword);
     if (!sameWords && !containsTerm(unclaimed, keyword)) continue;
     matchedMappings.push(mapping);
     if (keyword.includes(' ') || /[\uac00-\ud7a3]/.test(keyword))
@@ -393,9 +441,9 @@ export function analyseQuestion(
   }
   // How-to phrasing alone ("how do I reverse a string") is not about the operated systems.
   const howTo = new Set(
-    mappings.filter((m) => m.kind === 'other' && m.value === 'how_to').map((m) => normalizeText(m.keyword)),
+    mappings.filter((m) => m.kind === 'other' && m.value === 'how_to').map((m) => keywordText(m.keyword)),
   );
-  if (matchedMappings.some((m) => howTo.has(normalizeText(m.keyword)))) features.howTo = 1;
+  if (matchedMappings.some((m) => howTo.has(keywordText(m.keyword)))) features.howTo = 1;
   // General knowledge, a translation or a piece of writing ("what does idempotent mean", "영어로 뭐라고 해").
   // "What does X mean?" ends on a word the mappings also read as the average: the sentence shape decides.
   if (
@@ -453,7 +501,7 @@ export function analyseQuestion(
       regions.length > 0 ||
       itemTopics.length > 0 ||
       matchedMappings.some(
-        (m) => (m.kind === 'tool' && !howTo.has(normalizeText(m.keyword))) || m.kind === 'metric',
+        (m) => (m.kind === 'tool' && !howTo.has(keywordText(m.keyword))) || m.kind === 'metric',
       ),
     features,
   };
