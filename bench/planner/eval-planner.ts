@@ -1,7 +1,7 @@
 import { Logger } from '@nestjs/common';
 import type { DiscoveryService } from '@nestjs/core';
 import { randomUUID } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import {
   createLlmClient,
@@ -21,6 +21,7 @@ import {
   type ToolOutput,
 } from '@app/tools';
 import { BUILTIN_TOOL_DEFINITIONS, listDemoRunbooks, OPS_CATALOG, OPS_KEYWORD_MAPPINGS } from '@app/ops';
+import { CODE_GRAPH_TOOL, SEARCH_GRAPH_DB_TOOL, SEARCH_VECTOR_DB_TOOL } from '@app/code';
 import { gradeQuestion, type LabelledQuestion, type QuestionKind, type QuestionScore } from './grade-plan';
 
 export type { LabelledQuestion, QuestionScore } from './grade-plan';
@@ -77,6 +78,46 @@ export interface EvaluationOptions {
    * demo tenant's document store holds and the questions were written against, matched in memory.
    */
   documents?: boolean;
+  /** true: only the OPS built-ins and document_search (the tool set measured before 2026-11-26). */
+  opsOnly?: boolean;
+  /** Folders of tool asset JSON files published for the tenant (its own tools, or unrelated ones). */
+  tenantTools?: string[];
+  /** false: the tenant's tools carry no planning hints (descriptions and input schemas only). */
+  hints?: boolean;
+}
+
+/** Every built-in tool the running service serves to every tenant (OPS, documents, code). */
+export const SERVED_BUILTIN_DEFINITIONS: readonly ToolDefinition[] = [
+  ...BUILTIN_TOOL_DEFINITIONS,
+  SEARCH_VECTOR_DB_TOOL,
+  SEARCH_GRAPH_DB_TOOL,
+  CODE_GRAPH_TOOL,
+];
+
+/** Tool definitions from tool asset files as the registry builds them from a published asset. */
+export function toolAssetDefinitions(folder: string, hints: boolean): ToolDefinition[] {
+  return readdirSync(folder)
+    .filter((file) => file.endsWith('.json'))
+    .sort()
+    .map((file) => {
+      const asset = JSON.parse(readFileSync(path.join(folder, file), 'utf8')) as Record<string, unknown>;
+      const config = (asset.tool_config ?? {}) as { method?: string };
+      return {
+        name: String(asset.name),
+        description: String(asset.description ?? ''),
+        tool_type: String(asset.tool_type ?? 'http'),
+        input_schema: (asset.tool_input_schema ?? { type: 'object' }) as Record<string, unknown>,
+        output_schema: (asset.tool_output_schema ?? null) as Record<string, unknown> | null,
+        has_side_effects:
+          typeof asset.has_side_effects === 'boolean' ? asset.has_side_effects : config.method !== 'GET',
+        timeout_ms: 10_000,
+        source: 'dynamic' as const,
+        version: 1,
+        ...(hints && asset.planning_hints
+          ? { planning_hints: asset.planning_hints as ToolDefinition['planning_hints'] }
+          : {}),
+      };
+    });
 }
 
 const GROUPS: Array<'ko' | 'en' | QuestionKind> = ['ko', 'en', 'single', 'multi', 'document', 'none'];
@@ -184,8 +225,16 @@ export async function evaluatePlanner(
   const withKnowledge = options.knowledge ?? true;
   const { now, questions } = loadQuestions(set, options.questionsPath);
   const registry = new ToolRegistry({ getProviders: () => [] } as unknown as DiscoveryService);
-  for (const definition of BUILTIN_TOOL_DEFINITIONS)
-    registry.registerBuiltin(new DefinitionOnlyTool(definition));
+  const builtins = options.opsOnly ? BUILTIN_TOOL_DEFINITIONS : SERVED_BUILTIN_DEFINITIONS;
+  for (const definition of builtins) registry.registerBuiltin(new DefinitionOnlyTool(definition));
+  const tenantTools = (options.tenantTools ?? []).flatMap((folder) =>
+    toolAssetDefinitions(folder, options.hints ?? true),
+  );
+  registry.replaceDynamicTools(
+    'eval',
+    tenantTools.map((definition) => new DefinitionOnlyTool(definition)),
+  );
+  const definitions = [...builtins, ...tenantTools];
   const knowledge = new InMemoryPlanningKnowledge();
   if (withKnowledge)
     knowledge.set(null, {
@@ -198,6 +247,9 @@ export async function evaluatePlanner(
       ? new InMemoryDocumentMatcher(listDemoRunbooks().map((runbook) => runbook.content))
       : undefined;
   const planner = new PlannerService(registry, knowledge, llm, plannerOptions, documents);
+  // Trained before the first question, as a running service is by the time a tenant asks (training runs
+  // in the background after each publish).
+  await planner.prepare('eval');
   // The real step engine; runs are not stored (the evaluation has no database).
   const unstoredRuns = { start: () => Promise.resolve(randomUUID()), finish: () => Promise.resolve() };
   const stageConfig = {
@@ -245,7 +297,7 @@ export async function evaluatePlanner(
           (step) => step.result.error_details?.code === 'INVALID_INPUT',
         ).length;
       }
-      scores.push(gradeQuestion(question, outcome, executed, BUILTIN_TOOL_DEFINITIONS));
+      scores.push(gradeQuestion(question, outcome, executed, definitions));
     }
     parts.push(summarize(part, scores, inputRejected));
   }
@@ -295,7 +347,7 @@ async function main(): Promise<void> {
     !['tune', 'heldout', 'both', 'all'].includes(split)
   )
     throw new Error(
-      'usage: eval-planner [--set independent|independent-2|independent-3|independent-4|old] [--split tune|heldout|both|all] [--questions <file>] [--llm] [--no-knowledge] [--no-docs] [--misses] [--json]',
+      'usage: eval-planner [--set independent|independent-2|independent-3|independent-4|old] [--split tune|heldout|both|all] [--questions <file>] [--llm] [--no-knowledge] [--no-docs] [--ops-only] [--tenant-tools <folder of tool assets>]... [--no-hints] [--misses] [--json]',
     );
   // --json keeps stdout for the report: the planner's warnings (an LLM call that failed) would go there.
   if (process.argv.includes('--json')) Logger.overrideLogger(['error']);
@@ -305,6 +357,11 @@ async function main(): Promise<void> {
     questionsPath,
     knowledge: !process.argv.includes('--no-knowledge'),
     documents: !process.argv.includes('--no-docs'),
+    opsOnly: process.argv.includes('--ops-only'),
+    tenantTools: process.argv.flatMap((arg, i) =>
+      arg === '--tenant-tools' && process.argv[i + 1] ? [process.argv[i + 1]] : [],
+    ),
+    hints: !process.argv.includes('--no-hints'),
   };
   // A question file given with --questions is held out: never any per-question output for it.
   const detail = process.argv.includes('--misses') && set !== 'file';

@@ -1,5 +1,5 @@
 import { DataSource } from 'typeorm';
-import { NO_OPS_DATA_WARNING } from '@app/planner';
+import { NO_OPS_DATA_WARNING } from '@app/ops';
 import { DemoDataService } from '@app/ops';
 import {
   lastWeekOf,

@@ -18,6 +18,8 @@ export interface CatalogColumn {
 export interface CatalogTable {
   name: string;
   description?: string | null;
+  /** What users call a row of the table (Korean and English): the planner reads them as the item nouns. */
+  aliases?: string[];
   primary_key?: string[];
   columns: CatalogColumn[];
   /** Foreign keys: this table's columns -> another table's columns. */
@@ -59,8 +61,42 @@ export interface KeywordMapping {
 export const TOOL_OUTPUT_NOUN = 'names what the tool returns';
 export const ITEM_RECORD_FIELD = 'names a field of the item record (spec, owner, description)';
 
+/**
+ * A question labelled with the tools that answer it (none: `[]`), as a tenant's admin or evaluation writes
+ * it: what the planner without a language model learns which tools a question needs from.
+ */
+export interface PlanningExample {
+  text: string;
+  tools: string[];
+}
+
 export interface MappingContent {
   mappings: KeywordMapping[];
+  /** Labelled questions of this tenant (planning knowledge as data; the OPS demo publishes its own). */
+  examples?: PlanningExample[];
+}
+
+/** Texts per language (`{ "ko": [...], "en": [...] }`) or one list whose language is read from each text. */
+export type HintTexts = string[] | Record<string, string[]>;
+
+/**
+ * What a tool's owner tells the planner about when to use it, beside its description and input schema
+ * (all optional; most tools carry none): questions it answers, words that point at it, and questions that
+ * look related but that it does not answer.
+ */
+export interface PlanningHints {
+  examples?: HintTexts;
+  keywords?: HintTexts;
+  not_for?: HintTexts;
+  /** The plan's `intent` when this tool leads it (default `use_<tool>`). */
+  intent?: string;
+}
+
+/** Every text of a hint field, whatever its shape. */
+export function hintTexts(texts: HintTexts | undefined): string[] {
+  if (!texts) return [];
+  const list = Array.isArray(texts) ? texts : Object.values(texts).flat();
+  return list.filter((text): text is string => typeof text === 'string' && text.trim().length > 0);
 }
 
 export interface PromptContent {
@@ -212,6 +248,8 @@ export interface ToolAssetSpec {
   timeout_ms?: number;
   /** The data source the tool reads: `internal` or a published `source` asset's name (absent: none declared). */
   source_ref?: string | null;
+  /** Optional hints for the planner (examples, keywords, not_for). */
+  planning_hints?: PlanningHints | null;
 }
 
 export interface ToolDryRunOutcome {

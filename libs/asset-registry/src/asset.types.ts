@@ -16,6 +16,7 @@ export const ASSET_FIELDS_BY_TYPE = {
     'sample_input',
     'has_side_effects',
     'source_ref',
+    'planning_hints',
   ],
   mapping: ['content'],
   policy: ['content'],

@@ -1,7 +1,8 @@
 export { OpsModule } from './ops.module';
 export { DemoDataService, type DemoStatus, type DemoLoadOptions } from './demo/demo-data.service';
 export { OPS_CATALOG, OPS_KEYWORD_MAPPINGS } from './data/ops-catalog';
-export { OpsDataPresence, OPS_DATA_TOOLS } from './data/ops-data-presence.service';
+export { OPS_PLANNING_EXAMPLES } from './data/ops-planning-examples';
+export { OpsDataPresence, OPS_DATA_TOOLS, NO_OPS_DATA_WARNING } from './data/ops-data-presence.service';
 export {
   AGGREGATIONS,
   CI_ENVIRONMENTS,

@@ -2,7 +2,7 @@ import { Module, OnModuleInit } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AssetRegistryModule } from '@app/asset-registry';
 import { DocumentsModule } from '@app/documents';
-import { ToolKindRegistry, ToolKindsModule } from '@app/tools';
+import { ToolDataPresence, ToolKindRegistry, ToolKindsModule } from '@app/tools';
 import { CiRelationEntity } from './data/ci-relation.entity';
 import { CiRelationRepository } from './data/ci-relation.repository';
 import { ConfigurationItemEntity } from './data/configuration-item.entity';
@@ -70,6 +70,8 @@ export class OpsModule implements OnModuleInit {
     private readonly kinds: ToolKindRegistry,
     private readonly sqlFactory: SqlToolFactory,
     private readonly queryFactory: QueryToolFactory,
+    private readonly presence: ToolDataPresence,
+    private readonly opsData: OpsDataPresence,
   ) {}
 
   /**
@@ -79,5 +81,6 @@ export class OpsModule implements OnModuleInit {
   onModuleInit(): void {
     this.kinds.register('sql', this.sqlFactory);
     this.kinds.register('query', this.queryFactory);
+    this.presence.register(this.opsData);
   }
 }

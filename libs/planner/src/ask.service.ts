@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { ToolRegistry } from '@app/tools';
-import { OPS_DATA_TOOLS, OpsDataPresence } from '@app/ops';
+import { ToolDataPresence, ToolRegistry, type ToolDataSource } from '@app/tools';
 import { AnswerWriter } from './answer/answer-writer';
 import { PlanExecutor } from './execution/plan-executor';
 import type { PlanExecutionResult, PlanOutcome } from './plan/plan.types';
@@ -19,7 +18,7 @@ export interface AskRequest {
 }
 
 export interface AskResult {
-  /** `no_data`: the steps ran, but this tenant has no OPS data loaded, so they could find nothing. */
+  /** `no_data`: the steps ran, but this tenant has none of the data they read loaded, so they could find nothing. */
   status: 'answered' | 'no_data' | 'partial' | 'failed' | 'plan_rejected';
   query: string;
   answer: string;
@@ -30,16 +29,6 @@ export interface AskResult {
   warnings: string[];
   asset_versions: PlanOutcome['asset_versions'];
   timings: { planning_ms: number; llm_ms: number; execution_ms: number; answer_ms: number; total_ms: number };
-}
-
-export const NO_OPS_DATA_WARNING =
-  'no_ops_data: this tenant has no configuration items, metrics or history loaded';
-
-/** Said before an answer whose OPS steps found nothing because nothing was ever loaded. */
-function noOpsDataHint(language: 'ko' | 'en' | undefined): string {
-  return language === 'ko'
-    ? '이 테넌트에는 아직 OPS 데이터(구성 항목, 메트릭, 이력)가 없습니다. 데모 데이터를 불러오려면 `POST /ops/demo/load` (관리자 키) 또는 서버를 멈춘 상태에서 `npm run seed:demo` 를 실행하세요.'
-    : 'This tenant has no OPS data loaded yet (configuration items, metrics, history). Load the demo dataset with `POST /ops/demo/load` (admin key), or `npm run seed:demo` while the server is stopped.';
 }
 
 /** Said in the answer when the plan was made without the tenant's catalog or keyword mappings. */
@@ -58,7 +47,7 @@ export class AskService {
     private readonly answers: AnswerWriter,
     private readonly tools: ToolRegistry,
     private readonly options: PlannerOptions,
-    private readonly opsData: OpsDataPresence,
+    private readonly presence: ToolDataPresence,
   ) {}
 
   async ask(request: AskRequest): Promise<AskResult> {
@@ -120,8 +109,9 @@ export class AskService {
       useLlm: request.useLlm,
     });
     if (written.warning) warnings.push(written.warning);
-    const noData = await this.noOpsData(request.tenantId, execution);
-    if (noData) warnings.push(NO_OPS_DATA_WARNING);
+    const missing = await this.missingData(request.tenantId, execution);
+    const noData = missing.length > 0;
+    for (const source of missing) warnings.push(source.warning);
     const status = noData
       ? 'no_data'
       : !execution || execution.status === 'succeeded'
@@ -136,7 +126,7 @@ export class AskService {
         planning.warnings.some((w) => w.startsWith(KNOWLEDGE_INCOMPLETE_PREFIX))
           ? knowledgeHint(planning.plan.language)
           : null,
-        noData ? noOpsDataHint(planning.plan.language) : null,
+        ...missing.map((source) => source.hint[planning.plan?.language === 'ko' ? 'ko' : 'en']),
         written.answer,
       ]
         .filter(Boolean)
@@ -157,15 +147,15 @@ export class AskService {
     };
   }
 
-  /** True when the plan read the OPS data model, found nothing, and the tenant has no items at all. */
-  private async noOpsData(tenantId: string, execution: PlanExecutionResult | null): Promise<boolean> {
-    const opsSteps = execution?.steps.filter((s) => OPS_DATA_TOOLS.has(s.tool_type)) ?? [];
-    if (!opsSteps.length || opsSteps.some((s) => s.result.success && hasRows(s.result.data))) return false;
-    return !(await this.opsData.hasData(tenantId));
+  /** The data the plan's steps read, found nothing in, and the tenant never loaded (see ToolDataPresence). */
+  private missingData(tenantId: string, execution: PlanExecutionResult | null): Promise<ToolDataSource[]> {
+    return this.presence.missing(
+      tenantId,
+      (execution?.steps ?? []).map((step) => ({
+        tool: step.tool_type,
+        success: step.result.success,
+        data: step.result.data,
+      })),
+    );
   }
-}
-
-function hasRows(data: unknown): boolean {
-  if (!data || typeof data !== 'object') return false;
-  return Object.values(data).some((value) => Array.isArray(value) && value.length > 0);
 }

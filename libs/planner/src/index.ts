@@ -1,7 +1,6 @@
 export { PlannerModule, createLlmClient, DEFAULT_LLM_MODEL } from './planner.module';
 export { PlannerService, type PlanRequest } from './planner.service';
 export { KNOWLEDGE_INCOMPLETE_PREFIX } from './planner.service';
-export { OPS_INTENT_EXAMPLES } from './fallback/intent-examples';
 export { analyseQuestion } from './fallback/question-analysis';
 export {
   DocumentMatcher,
@@ -10,7 +9,7 @@ export {
   documentTerms,
   DOCUMENT_MATCH_PASSAGES,
 } from './fallback/document-signal';
-export { AskService, NO_OPS_DATA_WARNING, type AskRequest, type AskResult } from './ask.service';
+export { AskService, type AskRequest, type AskResult } from './ask.service';
 export { PlannerOptions } from './planner-options';
 export {
   LlmClient,

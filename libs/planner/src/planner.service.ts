@@ -105,22 +105,41 @@ export class PlannerService {
     }
   }
 
+  /** What a plan for this tenant reads: its published knowledge and its tools. */
+  private async knowledgeOf(tenantId: string) {
+    const [catalogAsset, mappingsAsset, promptAsset] = await Promise.all([
+      this.knowledge.catalog(tenantId),
+      this.knowledge.mappings(tenantId),
+      this.knowledge.systemPrompt(tenantId),
+    ]);
+    const listing = this.tools.list(tenantId);
+    const usable = listing.filter((tool) => tool.available);
+    // Each tool is planned over the catalog of the source it reads (docs/notes/sources.md).
+    const { index: catalog, sources } = await loadSourceCatalogs(this.knowledge, tenantId, catalogAsset, listing);
+    return { catalogAsset, mappingsAsset, promptAsset, listing, usable, catalog, sources };
+  }
+
+  /**
+   * Trains the deterministic planner on the tenant's current knowledge and tools, in the background (called
+   * when the tenant publishes knowledge or tools, and by evaluation); resolves when it is ready.
+   */
+  async prepare(tenantId: string): Promise<void> {
+    const { mappingsAsset, usable, catalog } = await this.knowledgeOf(tenantId);
+    await this.fallback.prepare({
+      query: '',
+      tools: usable,
+      catalog,
+      mappings: mappingsAsset?.content ?? null,
+      now: new Date(),
+      maxLimit: this.options.maxLimit,
+    });
+  }
+
   async plan(request: PlanRequest): Promise<PlanOutcome> {
     const started = performance.now();
     const now = request.now ?? new Date();
-    const [catalogAsset, mappingsAsset, promptAsset] = await Promise.all([
-      this.knowledge.catalog(request.tenantId),
-      this.knowledge.mappings(request.tenantId),
-      this.knowledge.systemPrompt(request.tenantId),
-    ]);
-    const listing = this.tools.list(request.tenantId);
-    const usable = listing.filter((tool) => tool.available);
-    // Each tool is planned over the catalog of the source it reads (docs/notes/sources.md).
-    const { index: catalog, sources } = await loadSourceCatalogs(
-      this.knowledge,
+    const { catalogAsset, mappingsAsset, promptAsset, listing, usable, catalog, sources } = await this.knowledgeOf(
       request.tenantId,
-      catalogAsset,
-      listing,
     );
     const sourceWarnings = sources
       .filter((s) => !s.catalog && s.source !== INTERNAL_SOURCE_REF && s.tools.length)

@@ -24,6 +24,7 @@ export { HttpToolFactory } from './http/http-tool.factory';
 export { type DynamicToolFactory, type DynamicToolMeta } from './http/dynamic-tool.factory';
 export { ToolKindsModule } from './kinds/tool-kinds.module';
 export { ToolKindRegistry, type ToolKind } from './kinds/tool-kind.registry';
+export { ToolDataPresence, type ToolDataSource, type RanStep } from './kinds/tool-data-presence';
 export { DynamicToolException, DynamicToolExceptionCode } from './http/http-tool.exception';
 export { ToolAssetDryRunService } from './http/tool-asset-dry-run.service';
 export { OutboundHttpClient, OutboundErrorCode } from './http/outbound-http.client';

@@ -2,13 +2,12 @@ import { AssetRegistryService } from '@app/asset-registry';
 import { AuthService, HealthRegistry } from '@app/platform';
 import {
   AskService,
-  NO_OPS_DATA_WARNING,
   PLANNER_ASSET_NAMES,
   PlannerModule,
   PlannerService,
 } from '@app/planner';
 import { ToolRegistry } from '@app/tools';
-import { OPS_CATALOG, OPS_KEYWORD_MAPPINGS } from '@app/ops';
+import { NO_OPS_DATA_WARNING, OPS_CATALOG, OPS_KEYWORD_MAPPINGS } from '@app/ops';
 import { FakeLlmServer, SEED_QUERY, startTestContext, TestContext, testBackend } from '@test/support';
 
 const NOW = new Date('2026-11-22T09:00:00Z');

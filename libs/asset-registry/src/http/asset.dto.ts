@@ -20,6 +20,7 @@ import { ALL_SPEC_FIELDS, ASSET_STATUSES, type AssetSpec, type AssetStatus } fro
 import {
   CATALOG_CONTENT_SCHEMA,
   HTTP_TOOL_CONFIG_SCHEMA,
+  PLANNING_HINTS_SCHEMA,
   MAPPING_CONTENT_SCHEMA,
   POLICY_CONTENT_SCHEMA,
   RESOLVER_CONTENT_SCHEMA,
@@ -150,6 +151,17 @@ class AssetSpecFieldsDto {
   })
   @IsOptional()
   source_ref?: string | null;
+
+  @ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: true,
+    nullable: true,
+    oneOf: [schema(PLANNING_HINTS_SCHEMA)],
+    description:
+      'tool: optional hints for the planner without a language model: `examples` (questions the tool answers), `keywords` (words that point at it) and `not_for` (related-looking questions it does not answer), each one list or lists per language ({"ko": [...], "en": [...]}), and `intent`.',
+  })
+  @IsOptional()
+  planning_hints?: Record<string, unknown> | null;
 
   @ApiPropertyOptional({
     description: 'catalog, mapping, policy, source, resolver and screen assets: the content for the type',

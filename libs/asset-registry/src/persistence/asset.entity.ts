@@ -99,6 +99,10 @@ export class AssetEntity {
   @Column({ type: 'varchar', length: 200, nullable: true })
   sourceRef!: string | null;
 
+  /** tool assets: hints for the planner (examples, keywords, not_for). */
+  @Column({ type: 'jsonb', nullable: true })
+  planningHints!: Record<string, unknown> | null;
+
   @Column({ type: 'varchar', length: 200, nullable: true })
   scope!: string | null;
 

@@ -30,6 +30,7 @@ export const SPEC_COLUMNS: Record<SpecField, keyof AssetEntity> = {
   sample_input: 'sampleInput',
   has_side_effects: 'hasSideEffects',
   source_ref: 'sourceRef',
+  planning_hints: 'planningHints',
   content: 'content',
 };
 

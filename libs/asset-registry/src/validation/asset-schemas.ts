@@ -62,6 +62,32 @@ export const SOURCE_REF_SCHEMA: Schema = {
     'The data source the tool reads: `internal` (the OPS tables, catalog `ops`) or a published source asset name',
 };
 
+/** Hint texts: one list, or lists per language code. */
+const HINT_TEXTS_SCHEMA: Schema = {
+  anyOf: [
+    { type: 'array', maxItems: 200, items: text(500) },
+    {
+      type: 'object',
+      propertyNames: { pattern: '^[a-z]{2,3}(?:-[A-Za-z]{2,4})?$' },
+      maxProperties: 20,
+      additionalProperties: { type: 'array', maxItems: 200, items: text(500) },
+    },
+  ],
+};
+
+/** A tool's planning hints (see PlanningHints). */
+export const PLANNING_HINTS_SCHEMA: Schema = {
+  title: 'PlanningHints',
+  type: ['object', 'null'],
+  additionalProperties: false,
+  properties: {
+    examples: { ...HINT_TEXTS_SCHEMA, description: 'Questions the tool answers (per language or one list)' },
+    keywords: { ...HINT_TEXTS_SCHEMA, description: 'Words or short phrases that point at the tool' },
+    not_for: { ...HINT_TEXTS_SCHEMA, description: 'Questions that look related but the tool does not answer' },
+    intent: { type: 'string', pattern: '^[a-z][a-z0-9_]{0,63}$', description: "The plan's intent when the tool leads it" },
+  },
+};
+
 const TOOL_SPEC_SCHEMA: Schema = {
   title: 'ToolAsset',
   type: 'object',
@@ -79,6 +105,7 @@ const TOOL_SPEC_SCHEMA: Schema = {
     sample_input: { ...nullableObject, description: 'Example input; publishing dry-runs the tool with it' },
     has_side_effects: { type: 'boolean' },
     source_ref: SOURCE_REF_SCHEMA,
+    planning_hints: PLANNING_HINTS_SCHEMA,
   },
   allOf: [
     {
@@ -162,6 +189,7 @@ export const CATALOG_CONTENT_SCHEMA: Schema = {
         properties: {
           name: identifier,
           description: { type: ['string', 'null'] },
+          aliases: { type: 'array', maxItems: 200, items: { type: 'string', maxLength: 200 } },
           primary_key: { type: 'array', items: { type: 'string' } },
           columns: {
             type: 'array',
@@ -220,6 +248,20 @@ export const MAPPING_CONTENT_SCHEMA: Schema = {
         },
         if: { required: ['kind'], properties: { kind: { const: 'filter' } } },
         then: { required: ['field'] },
+      },
+    },
+    examples: {
+      type: 'array',
+      maxItems: 20_000,
+      description: 'Questions labelled with the tools that answer them ([] for none)',
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['text', 'tools'],
+        properties: {
+          text: text(2000),
+          tools: { type: 'array', maxItems: 20, items: { type: 'string', pattern: '^[A-Za-z][A-Za-z0-9_-]{0,63}$' } },
+        },
       },
     },
   },

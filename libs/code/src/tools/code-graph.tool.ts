@@ -25,6 +25,26 @@ export const CODE_GRAPH_TOOL: ToolDefinition = {
   timeout_ms: 15_000,
   source: 'builtin',
   tags: ['code', 'graph'],
+  planning_hints: {
+    intent: 'walk_code_graph',
+    examples: {
+      ko: ['authenticate 함수를 호출하는 곳 전부', 'saveOrder 바꾸면 영향 받는 함수들', 'login 에서 hashPassword 까지 호출 경로', 'parseConfig 가 부르는 함수 2단계까지'],
+      en: [
+        'every caller of authenticate',
+        'what is impacted if I change saveOrder',
+        'call path from login to hashPassword',
+        'callees of parseConfig up to depth 2',
+      ],
+    },
+    keywords: {
+      ko: ['호출자', '피호출자', '호출 경로', '호출 그래프', '함수'],
+      en: ['callers', 'callees', 'call path', 'call graph', 'call chain', 'function'],
+    },
+    not_for: {
+      ko: ['결제 API 장애 나면 영향 받는 서비스', '주문 서비스 의존성'],
+      en: ['which services are affected if the payment api goes down', 'dependencies of the order service'],
+    },
+  },
 };
 
 @BuiltinTool()

@@ -51,6 +51,26 @@ export const SEARCH_GRAPH_DB_TOOL: ToolDefinition = {
   timeout_ms: 15_000,
   source: 'builtin',
   tags: ['code', 'graph'],
+  planning_hints: {
+    intent: 'search_code_graph',
+    examples: {
+      ko: ['authenticate 함수가 어떤 함수를 호출하는지 알려줘', 'parseToken 함수는 어디서 호출돼?', 'UserService 클래스 상속 구조 보여줘', 'validateOrder 가 import 하는 모듈'],
+      en: [
+        'which functions does authenticate call',
+        'what calls parseToken?',
+        'show the class hierarchy of UserService',
+        'which modules does validateOrder import',
+      ],
+    },
+    keywords: {
+      ko: ['함수', '호출', '호출하는', '클래스', '상속', 'import', '메서드'],
+      en: ['function', 'functions', 'calls', 'called', 'callers', 'callees', 'class', 'inherits', 'import', 'imports', 'method'],
+    },
+    not_for: {
+      ko: ['결제 서비스가 의존하는 서비스', '이 서버에 올라간 서비스'],
+      en: ['which services depend on the payment api', 'what runs on this host'],
+    },
+  },
 };
 
 /** The seed's SearchGraphDBTool over the PostgreSQL code graph, restricted to the calling user's code. */

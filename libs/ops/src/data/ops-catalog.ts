@@ -5,6 +5,7 @@ import {
   type KeywordMapping,
   type MappingContent,
 } from '@app/asset-registry';
+import { OPS_PLANNING_EXAMPLES } from './ops-planning-examples';
 import {
   CI_ENVIRONMENTS,
   CI_STATUSES,
@@ -27,6 +28,8 @@ export const OPS_CATALOG: CatalogContent = {
       name: 'configuration_items',
       description:
         'Configuration items (CI, 구성 항목): applications, services, servers and databases in every environment. 서버/서비스/데이터베이스 자산 목록.',
+      // What users call the items besides their types (the planner reads these as item nouns).
+      aliases: ['구성 항목', '자산', '장비', '인스턴스', 'asset', 'assets', 'instance', 'instances', 'machines', 'boxes', 'app', '앱'],
       primary_key: ['id'],
       columns: [
         { name: 'id', type: 'uuid', primary_key: true, description: 'Item id' },
@@ -466,4 +469,5 @@ export const OPS_KEYWORD_MAPPINGS: MappingContent = {
     ...other('desc', 'top-N order: highest first', '높은', 'top', '상위'),
     ...other('asc', 'top-N order: lowest first', '낮은 순', 'bottom', '하위'),
   ],
+  examples: OPS_PLANNING_EXAMPLES,
 };

@@ -81,6 +81,14 @@ export const HISTORY_QUERY_TOOL: ToolDefinition = {
   source: 'builtin',
   source_ref: INTERNAL_SOURCE_REF,
   tags: ['ops', 'history'],
+  planning_hints: {
+    intent: 'query_history',
+    examples: {
+      ko: ['어제 장애 이력 보여줘', '이번 주 prod 배포 내역', 'prod-payment-api 최근 변경 이력'],
+      en: ['incidents yesterday', 'deployments to prod this week', 'recent changes on prod-payment-api'],
+    },
+    keywords: { ko: ['이력', '내역', '히스토리'], en: ['history', 'timeline', 'what happened'] },
+  },
 };
 
 @BuiltinTool()

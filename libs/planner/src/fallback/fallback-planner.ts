@@ -10,8 +10,8 @@ import {
   PropertyInfo,
   schemaProperties,
 } from '../plan/schema-introspection.util';
-import { IntentClassifier, IntentExample } from './intent-classifier';
-import { OPS_INTENT_EXAMPLES } from './intent-examples';
+import type { IntentExample } from './intent-classifier';
+import { ClassifierTrainer, hintKeywordMappings, type TrainedClassifier, type TrainingInput } from './planning-classifier';
 import { documentEvidence, DocumentEvidence, isDocumentTool, knowledgeVocabulary } from './document-signal';
 import { analyseQuestion, Fact, factFitsSource } from './question-analysis';
 import { chooseTools, isItemLookup } from './tool-choice';
@@ -30,6 +30,11 @@ export interface FallbackPlannerInput {
    * store has nothing for it; undefined or null when it was not asked (then no document signal is used).
    */
   documents?: string[] | null;
+  /**
+   * Names the knowledge (tenant and published versions) so the trained classifier is found without reading
+   * the knowledge's content; absent: the content's fingerprint.
+   */
+  knowledgeKey?: string;
 }
 
 export interface FallbackPlanResult {
@@ -39,22 +44,19 @@ export interface FallbackPlanResult {
   scores: Record<string, number>;
 }
 
-const NAME_COLUMNS = ['ci_name', 'name', 'hostname', 'host'];
-/** Filter keys that take exact item names, preferred over the catalog's name column when a schema has one. */
-const NAME_FILTER_KEYS = ['names', 'ci_names'];
+/** A column or filter key holding an item's unique name ("name", "<x>_name", "hostname"); "names": several. */
+const NAME_COLUMN = /^(?:[a-z]+_)?(?:[a-z]*name)$/;
+const NAME_LIST_KEY = /^(?:[a-z]+_)?names$/;
+/** Properties that take the ids of items another step found ("<x>_ids"). */
+const ID_LIST_KEY = /^(?:[a-z]+_)?ids$/;
 const MIN_TOOL_SCORE = 1;
 /** A tool the classifier has fewer labelled questions for than this is chosen by the rule score alone. */
 const MIN_TOOL_EXAMPLES = 5;
-const INTENT_BY_TOOL: Record<string, string> = {
-  ci_lookup: 'lookup_ci',
-  metric_query: 'query_metrics',
-  history_query: 'query_history',
-  graph_analysis: 'analyze_graph',
-  document_search: 'search_documents',
-};
+/** The warning a plan carries while the classifier for its knowledge is still being trained. */
+export const TRAINING_WARNING_PREFIX = 'planner_training';
 /** Words that point back at items found by another part of the question ("their alerts", "걔네 이력"). */
 const COREFERENCE =
-  /\b(?:their|them|those|these|they|each)\b|걔네|그\s*(?:서비스들|서버들|의존|대상)|각\s|거기|포함된|그중|들의|대상들/;
+  /\b(?:their|them|those|these|they|each)\b|걔네|그\s*(?:[\uac00-\ud7a3]+들|의존|대상)|각\s|거기|포함된|그중|들의|대상들/;
 
 export { TOOL_OUTPUT_NOUN } from '@app/asset-registry';
 
@@ -75,25 +77,59 @@ export function splitClauses(query: string): string[] {
 /**
  * Plans without a language model. Which tools: a classifier over character n-grams of the question and
  * the knowledge signals (tool descriptions, keyword mappings, catalog values the question names), trained
- * on labelled questions plus the tools' own descriptions and the mapping keywords. Parameters: from the
- * tools' input schemas, the catalog's enum values and the mappings. Deterministic for a given `now`.
+ * on the tenant's published knowledge: its labelled questions (the mapping asset's `examples`), each tool's
+ * planning hints (examples, keywords, not_for) and description, and the mapping keywords. Nothing about any
+ * domain is compiled in. Parameters: from the tools' input schemas, the catalog's enum values and the
+ * mappings. Deterministic for a given `now` once trained.
  */
-type TrainedClassifier = {
-  classifier: IntentClassifier;
-  counts: Map<string, number>;
-  vocabulary: Set<string>;
-};
-/**
- * Trained classifiers per example set and knowledge, shared by planner instances (training takes ~3 s on the
- * 958 labelled questions and the mapping keywords: bench/planner/plan-latency.ts).
- */
-const TRAINED = new WeakMap<ReadonlyArray<IntentExample>, Map<string, TrainedClassifier>>();
+const SHARED_TRAINER = new ClassifierTrainer();
+/** Ids of example sets given to a planner (evaluation), so their classifiers are told apart. */
+const EXAMPLE_SET_IDS = new WeakMap<ReadonlyArray<IntentExample>, number>();
+const EXAMPLE_SET_IDS_NEXT = { value: 1 };
+
+/** FNV-1a of a string, as 8 hex digits. */
+function fingerprint(text: string): string {
+  let h = 2166136261;
+  for (let i = 0; i < text.length; i++) {
+    h ^= text.charCodeAt(i);
+    h = Math.imul(h, 16777619);
+  }
+  return (h >>> 0).toString(16).padStart(8, '0');
+}
+
+const TOOL_SIGNATURES = new WeakMap<ToolDefinition, string>();
+/** What of a tool the classifier depends on: its name, description, hints and input schema. */
+function toolSignature(tool: ToolDefinition): string {
+  let signature = TOOL_SIGNATURES.get(tool);
+  if (!signature) {
+    signature = `${tool.name}:${fingerprint(`${tool.description}\n${JSON.stringify(tool.planning_hints ?? null)}\n${JSON.stringify(tool.input_schema)}`)}`;
+    TOOL_SIGNATURES.set(tool, signature);
+  }
+  return signature;
+}
+
+/** The mappings the planner reads: the tenant's, with every tool's hint keywords added (cached per key). */
+const MERGED_MAPPINGS = new Map<string, MappingContent | null>();
+function mergedMappings(key: string, tools: ToolDefinition[], mappings: MappingContent | null): MappingContent | null {
+  let merged = MERGED_MAPPINGS.get(key);
+  if (merged === undefined) {
+    const hinted = hintKeywordMappings(tools);
+    merged = hinted.length ? { ...(mappings ?? {}), mappings: [...(mappings?.mappings ?? []), ...hinted] } : mappings;
+    if (MERGED_MAPPINGS.size > 64) MERGED_MAPPINGS.delete(MERGED_MAPPINGS.keys().next().value!);
+    MERGED_MAPPINGS.set(key, merged);
+  }
+  return merged;
+}
+
+const VOCABULARIES = new Map<string, Set<string>>();
 
 export class FallbackPlanner {
-  private readonly classifiers: Map<string, TrainedClassifier>;
+  private readonly trainer: ClassifierTrainer;
+  private readonly exampleSet: string;
 
   constructor(
-    private readonly examples: ReadonlyArray<IntentExample> = OPS_INTENT_EXAMPLES,
+    /** Labelled questions to learn from instead of the tenant's published ones (evaluation); null: published. */
+    private readonly examples: ReadonlyArray<IntentExample> | null = null,
     private readonly options: {
       threshold?: number;
       clauseThreshold?: number;
@@ -105,14 +141,51 @@ export class FallbackPlanner {
       procedureRule?: boolean;
       /** Off: ignore the document signal even when passages are given (evaluation of the signal). */
       documentSignal?: boolean;
+      /** Train on the request instead of in the background (evaluation, tests of the trained planner). */
+      trainSynchronously?: boolean;
     } = {},
+    trainer: ClassifierTrainer = SHARED_TRAINER,
   ) {
-    const shared = TRAINED.get(examples) ?? new Map<string, TrainedClassifier>();
-    TRAINED.set(examples, shared);
-    this.classifiers = shared;
+    this.trainer = trainer;
+    if (examples && !EXAMPLE_SET_IDS.has(examples)) EXAMPLE_SET_IDS.set(examples, EXAMPLE_SET_IDS_NEXT.value++);
+    this.exampleSet = examples ? `set${EXAMPLE_SET_IDS.get(examples)}` : 'published';
   }
 
-  plan(input: FallbackPlannerInput): FallbackPlanResult {
+  /** The key of the classifier for this input: knowledge, tool set, example set and training options. */
+  private keyOf(input: FallbackPlannerInput): string {
+    const knowledge =
+      input.knowledgeKey ??
+      fingerprint(`${JSON.stringify(input.mappings ?? null)}\n${JSON.stringify(input.catalog.content ?? null)}`);
+    const { mappingWeight, descriptionWeight, l2, epochs } = this.options;
+    const training = { mappingWeight, descriptionWeight, l2, epochs };
+    return `${knowledge}|${input.tools.map(toolSignature).sort().join(',')}|${this.exampleSet}|${JSON.stringify(training)}`;
+  }
+
+  private trainingInput(input: FallbackPlannerInput, mappings: MappingContent | null): TrainingInput {
+    return {
+      tools: input.tools,
+      catalog: input.catalog,
+      mappings,
+      examples: this.examples,
+      signalsOf: (text) => analyseQuestion(text, input.tools, input.catalog, mappings, input.now).features,
+    };
+  }
+
+  /** Trains the classifier for this knowledge and tool set now, off the request path (resolves when ready). */
+  async prepare(input: FallbackPlannerInput): Promise<void> {
+    const key = this.keyOf(input);
+    const mappings = mergedMappings(key, input.tools, input.mappings);
+    await this.trainer.ensure(key, this.trainingInput({ ...input }, mappings), this.options);
+  }
+
+  /** Whether the classifier for this input is trained (else a plan uses the rules alone and says so). */
+  ready(input: FallbackPlannerInput): boolean {
+    return Boolean(this.trainer.get(this.keyOf(input)));
+  }
+
+  plan(request: FallbackPlannerInput): FallbackPlanResult {
+    const key = this.keyOf(request);
+    const input = { ...request, mappings: mergedMappings(key, request.tools, request.mappings) };
     const analysis = analyseQuestion(input.query, input.tools, input.catalog, input.mappings, input.now);
     const { text, signals, facts, identifiers, matchedMappings } = analysis;
     const warnings: string[] = [];
@@ -123,11 +196,13 @@ export class FallbackPlanner {
 
     const passages =
       this.options.documentSignal !== false && Array.isArray(input.documents) ? input.documents : null;
-    const { classifier, counts, vocabulary } = this.classifierFor(input);
+    const trained = this.classifierFor(key, input, warnings);
+    const counts = trained?.counts ?? new Map<string, number>();
+    const vocabulary = this.vocabularyFor(key, input);
     const docEvidence: DocumentEvidence | null = passages
       ? documentEvidence(input.query, passages, vocabulary)
       : null;
-    const probabilities = classifier.predict(input.query, analysis.features);
+    const probabilities = trained?.classifier.predict(input.query, analysis.features) ?? {};
     const documentTool = input.tools.find(isDocumentTool);
     /** Words the structured knowledge does not explain but a passage of the tenant's documents contains. */
     const documentLed = (evidence: DocumentEvidence | null) =>
@@ -149,7 +224,7 @@ export class FallbackPlanner {
           input.now,
         ).features;
         if (passages && documentLed(documentEvidence(clause, passages, vocabulary))) documentClause = true;
-        for (const [tool, p] of Object.entries(classifier.predict(clause, features)))
+        for (const [tool, p] of Object.entries(trained?.classifier.predict(clause, features) ?? {}))
           if (p >= clauseThreshold) probabilities[tool] = Math.max(probabilities[tool] ?? 0, p);
       }
     const scores: Record<string, number> = {};
@@ -170,7 +245,7 @@ export class FallbackPlanner {
       documentLed: documentLed(docEvidence),
       documentClause,
       options: this.options,
-      learned: this.examples.length > 0,
+      learned: [...counts.values()].some((n) => n >= MIN_TOOL_EXAMPLES),
     });
     const intentTool = [...chosen].sort((a, b) => scores[b.name] - scores[a.name])[0];
     const stage = (tool: ToolDefinition) =>
@@ -231,7 +306,9 @@ export class FallbackPlanner {
       : undefined;
     return {
       plan: {
-        intent: primary ? (INTENT_BY_TOOL[primary] ?? `use_${primary}`) : 'general',
+        intent: primary
+          ? (input.tools.find((t) => t.name === primary)?.planning_hints?.intent ?? `use_${primary}`)
+          : 'general',
         steps,
         language: isKorean(input.query) ? 'ko' : 'en',
       },
@@ -241,59 +318,33 @@ export class FallbackPlanner {
   }
 
   /**
-   * The classifier for this tool set and knowledge, trained once: labelled questions whose tools are all
-   * available, each tool's description, and the mapping keywords that point at a tool or at a catalog
-   * column a tool takes.
+   * The classifier for this tool set and knowledge: trained once, in the background (a plan asked before
+   * it is ready goes on from the other signals and says so), or at once when training synchronously.
    */
-  private classifierFor(input: FallbackPlannerInput): TrainedClassifier {
-    const names = input.tools.map((t) => t.name).sort();
-    const key = `${input.tools.map((t) => `${t.name}:${t.description.length}`).join(',')}|${JSON.stringify(input.mappings ?? null)}|${JSON.stringify(input.catalog.content ?? null).length}|${JSON.stringify(this.options)}`;
-    const cached = this.classifiers.get(key);
-    if (cached) return cached;
-    const available = new Set(names);
-    const vocabulary = knowledgeVocabulary(input.tools, input.catalog, input.mappings);
-    const signalsOf = (text: string) =>
-      analyseQuestion(text, input.tools, input.catalog, input.mappings, input.now).features;
-    const examples: IntentExample[] = [];
-    const counts = new Map<string, number>();
-    for (const example of this.examples) {
-      if (!example.tools.every((t) => available.has(t))) continue;
-      for (const t of example.tools) counts.set(t, (counts.get(t) ?? 0) + 1);
-      examples.push({ ...example, signals: signalsOf(example.text) });
+  private classifierFor(
+    key: string,
+    input: FallbackPlannerInput,
+    warnings: string[],
+  ): TrainedClassifier | undefined {
+    const found = this.trainer.get(key);
+    if (found) return found;
+    const training = this.trainingInput(input, input.mappings);
+    if (this.options.trainSynchronously) return this.trainer.trainNow(key, training, this.options);
+    void this.trainer.ensure(key, training, this.options).catch(() => undefined);
+    warnings.push(
+      `${TRAINING_WARNING_PREFIX}: the planner is still learning this tenant's published knowledge (examples, hints); this plan was chosen from the tools' descriptions, keywords and catalog alone`,
+    );
+    return undefined;
+  }
+
+  private vocabularyFor(key: string, input: FallbackPlannerInput): Set<string> {
+    let vocabulary = VOCABULARIES.get(key);
+    if (!vocabulary) {
+      vocabulary = knowledgeVocabulary(input.tools, input.catalog, input.mappings);
+      if (VOCABULARIES.size > 64) VOCABULARIES.delete(VOCABULARIES.keys().next().value!);
+      VOCABULARIES.set(key, vocabulary);
     }
-    for (const tool of input.tools) {
-      examples.push({
-        text: tool.description,
-        tools: [tool.name],
-        weight: this.options.descriptionWeight ?? 0.5,
-        signals: signalsOf(tool.description),
-      });
-      const columns = schemaProperties(tool.input_schema).map((p) =>
-        (p.catalogColumn ?? p.name).split('.').pop()!,
-      );
-      for (const mapping of input.mappings?.mappings ?? []) {
-        const field = mapping.kind === 'metric' ? 'metric_name' : mapping.field;
-        const points =
-          mapping.kind === 'tool' ? mapping.value === tool.name : Boolean(field && columns.includes(field));
-        if (points && field !== 'environment' && field !== 'ci_type' && field !== 'status')
-          examples.push({
-            text: mapping.keyword,
-            tools: [tool.name],
-            weight: this.options.mappingWeight ?? 0.1,
-            signals: signalsOf(mapping.keyword),
-          });
-      }
-    }
-    const entry = {
-      classifier: new IntentClassifier(names, { l2: this.options.l2, epochs: this.options.epochs }).train(
-        examples,
-      ),
-      counts,
-      vocabulary,
-    };
-    if (this.classifiers.size > 16) this.classifiers.clear();
-    this.classifiers.set(key, entry);
-    return entry;
+    return vocabulary;
   }
 
   private stepsFor(
@@ -336,13 +387,13 @@ export class FallbackPlanner {
         }
         if (chosen.length)
           params[name] =
-            property.type === 'array' ? this.expandSeverity(name, chosen, ctx.text, property) : chosen[0];
+            property.type === 'array' ? this.expandOrdered(chosen, ctx.text, property) : chosen[0];
       } else if (property.catalogTable) {
         const allowed = allowedKeys(property.schema);
         const filters = this.filtersFor(property.catalogTable, facts, input.catalog, allowed, ctx.text);
         const nameKey = allowed
-          ? NAME_FILTER_KEYS.find((key) => allowed.has(key))
-          : NAME_COLUMNS.find((c) => input.catalog.column(property.catalogTable!, c));
+          ? [...allowed].find((key) => NAME_LIST_KEY.test(key))
+          : input.catalog.table(property.catalogTable)?.columns.find((c) => NAME_COLUMN.test(c.name))?.name;
         if (nameKey && identifiers.length && !findProperty(tool.input_schema, ['scope', 'item', 'query'])) {
           filters[nameKey] = identifiers.length === 1 ? identifiers[0] : identifiers;
           namesFiltered = true;
@@ -370,13 +421,13 @@ export class FallbackPlanner {
       } else if (['time_range', 'timerange', 'period'].includes(name)) {
         if (signals.timeRange) params[name] = { start: signals.timeRange.start, end: signals.timeRange.end };
         else if (property.required) {
-          const hours = tool.name.includes('history') ? 24 * 7 : 24;
+          const hours = 24;
           params[name] = {
             start: new Date(input.now.getTime() - hours * 3_600_000).toISOString(),
             end: input.now.toISOString(),
           };
           warnings.push(
-            `${tool.name}: no time range in the question, assumed the last ${hours === 24 ? '24 hours' : '7 days'}.`,
+            `${tool.name}: no time range in the question, assumed the last ${hours} hours.`,
           );
         }
       } else if (['limit', 'top_n', 'top_k', 'size'].includes(name)) {
@@ -428,10 +479,10 @@ export class FallbackPlanner {
     return ordered.length ? [ordered[0].value] : [values[0]];
   }
 
-  /** "major+" / "major 이상": that severity and every one above it in the catalog's order. */
-  private expandSeverity(name: string, values: string[], text: string, property: PropertyInfo): string[] {
+  /** "<level>+" / "<level> 이상" / "<level> or above": that value and every one after it in the schema's order. */
+  private expandOrdered(values: string[], text: string, property: PropertyInfo): string[] {
     const order = (property.schema.items as { enum?: string[] } | undefined)?.enum;
-    if (name !== 'severities' || values.length !== 1 || !order) return values;
+    if (values.length !== 1 || !order) return values;
     const escaped = values[0].replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
     if (!new RegExp(`${escaped}\\s*(?:\\+|이상|or (?:above|higher|worse))`).test(text)) return values;
     return order.slice(order.indexOf(values[0]));
@@ -458,7 +509,7 @@ export class FallbackPlanner {
     if (!source) return;
     for (const step of steps.slice(steps.findIndex((s) => s.id === source.id) + 1)) {
       const tool = definition(step.tool_type);
-      const idsProperty = findProperty(tool?.input_schema, ['ci_ids', 'item_ids']);
+      const idsProperty = schemaProperties(tool?.input_schema).find((p) => ID_LIST_KEY.test(p.name));
       if (!idsProperty) continue;
       step.parameters[idsProperty.name] = { $ref: source.id, path: source.path };
       step.depends_on = [source.id];
@@ -468,7 +519,7 @@ export class FallbackPlanner {
       for (const property of schemaProperties(tool?.input_schema).filter((p) => p.catalogTable)) {
         const filters = step.parameters[property.name] as Record<string, unknown> | undefined;
         if (!filters) continue;
-        for (const key of [...NAME_COLUMNS, ...NAME_FILTER_KEYS]) delete filters[key];
+        for (const key of Object.keys(filters)) if (NAME_COLUMN.test(key) || NAME_LIST_KEY.test(key)) delete filters[key];
         if (!Object.keys(filters).length) delete step.parameters[property.name];
       }
       step.depends_on = [source.id];
@@ -521,7 +572,7 @@ export class FallbackPlanner {
     if (fact) return fact.value;
     const literal = values.find((value) => value.length >= 3 && containsTerm(text, value.toLowerCase()));
     if (literal || !property.required) return literal ?? null;
-    // Without mappings, the value whose words the question uses most ("CPU 사용률" -> cpu_usage), if only one.
+    // Without mappings, the value whose words the question uses most ("disk read" -> disk_read_mb), if only one.
     const scored = values.map((value) => ({
       value,
       score: value

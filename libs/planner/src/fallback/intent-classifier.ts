@@ -72,23 +72,37 @@ export class IntentClassifier {
   ) {}
 
   train(examples: IntentExample[]): this {
+    const steps = this.trainSteps(examples);
+    while (!steps.next().done);
+    return this;
+  }
+
+  /**
+   * Training as a sequence of small steps (one epoch of one tool each), so a caller can spread it over
+   * the event loop. An example with `only` trains those tools' models alone (a "not for this tool" hint
+   * says nothing about the other tools).
+   */
+  *trainSteps(examples: Array<IntentExample & { only?: string[] }>): Generator<void, this> {
     const data = examples.map((e) => {
       const x = featurize(e.text, e.signals);
       return {
         indices: Int32Array.from(x.keys()),
         values: Float64Array.from(x.values()),
         tools: new Set(e.tools),
+        only: e.only ? new Set(e.only) : null,
         weight: e.weight ?? 1,
       };
     });
+    yield;
     const epochs = this.options.epochs ?? 60;
     const rate = this.options.rate ?? 0.5;
     const l2 = this.options.l2 ?? 1e-4;
     const touched = Int32Array.from(new Set(data.flatMap((d) => [...d.indices])));
     for (const tool of this.tools) {
       const w = new Float64Array(DIMENSIONS);
+      const own = data.filter((d) => !d.only || d.only.has(tool));
       for (let epoch = 0; epoch < epochs; epoch++) {
-        for (const { indices, values, tools, weight } of data) {
+        for (const { indices, values, tools, weight } of own) {
           let z = 0;
           for (let i = 0; i < indices.length; i++) z += w[indices[i]] * values[i];
           const step = rate * (sigmoid(z) - (tools.has(tool) ? 1 : 0)) * weight;
@@ -96,6 +110,7 @@ export class IntentClassifier {
         }
         const decay = 1 - rate * l2;
         for (let i = 0; i < touched.length; i++) w[touched[i]] *= decay;
+        yield;
       }
       this.weights.set(tool, w);
     }

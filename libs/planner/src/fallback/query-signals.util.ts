@@ -25,10 +25,7 @@ export interface QuerySignals {
 }
 
 const AGGREGATIONS: Array<[RegExp, Aggregation]> = [
-  [
-    /p95\s*(?:기준|로|of\b)|95\s*(?:th)?\s*(?:percentile|퍼센타일|백분위)|\bp95\b(?!\s*(?:latency|응답|지연))(?=.*(?:cpu|memory|메모리|disk|디스크|network|네트워크|connection|커넥션))/,
-    'p95',
-  ],
+  [/p95\s*(?:기준|로|of\b)|95\s*(?:th)?\s*(?:percentile|퍼센타일|백분위)/, 'p95'],
   [/평균|average|\bavg\b|\bmean\b/, 'avg'],
   [/최대|최고치|피크|\bmax(?:imum)?\b|\bpeak\b/, 'max'],
   [/최소|최저|\bmin(?:imum)?\b/, 'min'],
@@ -51,12 +48,22 @@ const LIMIT_PATTERNS: Array<[RegExp, 'desc' | 'asc' | null, boolean]> = [
   [rankedCount('lowest|least|smallest|quietest'), 'asc', true],
   [/\b(?:first|limit|up to)\s+(\d{1,4})/, null, false],
   [/(\d{1,4})\s*(?:개|대|곳|건|명)/, null, false],
-  [
-    /(\d{1,4})\s+(?:servers?|hosts?|items?|results?|databases?|dbs?|services?|machines?|nodes?|events?|documents?|docs?|records?)\b/,
-    null,
-    false,
-  ],
+  [/(\d{1,4})\s+(?:items?|results?|records?|rows?|entries|entry|events?|documents?|docs?)\b/, null, false],
 ];
+
+/** "N <item noun>" ("5 rooms"): a count of the items the tenant's tools look up (nouns from its knowledge). */
+const NOUN_COUNTS = new Map<string, RegExp | null>();
+function nounCount(nouns: readonly string[]): RegExp | null {
+  const key = nouns.join('|');
+  let pattern = NOUN_COUNTS.get(key);
+  if (pattern === undefined) {
+    const english = nouns.filter((noun) => /^[a-z][a-z0-9]*$/.test(noun));
+    pattern = english.length ? new RegExp(`(\\d{1,4})\\s+(?:${english.join('|')})(?:e?s)?\\b`) : null;
+    if (NOUN_COUNTS.size > 256) NOUN_COUNTS.clear();
+    NOUN_COUNTS.set(key, pattern);
+  }
+  return pattern;
+}
 
 const DESC_WORDS =
   /높은|높았던|많은|많이|가장\s*바쁜|최고|제일\s*긴|\bhigh(?:est|er)?\b|\bmost\b|\bbusiest\b|\bheaviest\b|\bworst\b|\btop\b/;
@@ -99,7 +106,7 @@ function bucketOf(text: string): string | null {
 }
 
 /** Extracts limits, order, aggregation, time range, bucketing, depth and item names from a question. */
-export function extractSignals(query: string, now: Date): QuerySignals {
+export function extractSignals(query: string, now: Date, itemNouns: readonly string[] = []): QuerySignals {
   const text = query.normalize('NFC').toLowerCase();
   const timeRange = parseTimeRange(text, now);
   const bucket = bucketOf(text);
@@ -118,7 +125,9 @@ export function extractSignals(query: string, now: Date): QuerySignals {
     );
   const offset = offsetMatch ? Number(offsetMatch[1] ?? offsetMatch[2]) : null;
   if (offsetMatch) rest = rest.replace(offsetMatch[0], ' ');
-  for (const [pattern, direction, ranked] of LIMIT_PATTERNS) {
+  const counted = nounCount(itemNouns);
+  const patterns: typeof LIMIT_PATTERNS = counted ? [...LIMIT_PATTERNS, [counted, null, false]] : LIMIT_PATTERNS;
+  for (const [pattern, direction, ranked] of patterns) {
     const match = pattern.exec(rest);
     if (match) {
       limit = Number(match[1]);

@@ -4,7 +4,7 @@ import { CatalogIndex, type CatalogValueHit } from '../knowledge/catalog-index';
 import { containsTerm, contentTerms, normalizeText, queryHasTerm } from '../knowledge/text-match.util';
 import { schemaProperties } from '../plan/schema-introspection.util';
 import { extractSignals, QuerySignals } from './query-signals.util';
-import { isItemLookup } from './tool-choice';
+import { isItemLookup, itemVocabulary, namesItems, type ItemVocabulary } from '../knowledge/item-vocabulary';
 
 /** A value the question names: a catalog value or a mapped keyword, with the field it belongs to. */
 export interface Fact {
@@ -48,10 +48,10 @@ export interface QuestionAnalysis {
   eventList: boolean;
   /** Named signals for the intent classifier. */
   features: Record<string, number>;
+  /** What the knowledge says about the items the tools look up (see item-vocabulary). */
+  items: ItemVocabulary;
 }
 
-const TYPE_WORDS =
-  /^(?:servers?|services?|dbs?|databases?|boxes|hosts?|apps?|applications?|assets?|machines?|instances?|서버|서비스|db|디비|데이터베이스|애플리케이션|앱|자산|장비|인스턴스)/;
 const RELATED = /^(?:related|관련|계열)$/;
 /** Korean "<topic> 쪽/팀/관련 <type>" ("주문 쪽 서비스", "배송팀 자산", "검색 관련 DB"). */
 const KO_TOPIC_LINK = /^(?:관련|계열|쪽|팀|파트)$/;
@@ -139,11 +139,25 @@ export function schemaEnumValues(tools: ToolDefinition[]): CatalogValueHit[] {
   return hits;
 }
 
+/** The type column of another table's rows (an event's kind), as item-vocabulary reads an item's type. */
+const TYPE_OF_ROW = /(?:^|_)(?:type|kind|category|class)$/;
+
+/** The column a measuring tool's required catalog-column parameter names (what `metric` mappings map to). */
+export function measureColumn(tools: ToolDefinition[]): string | null {
+  for (const tool of tools)
+    for (const property of schemaProperties(tool.input_schema))
+      if (property.catalogColumn && property.required && property.type === 'string')
+        return property.catalogColumn.split('.').pop() ?? null;
+  return null;
+}
+
 export function knowledgeFacts(
   text: string,
   catalog: CatalogIndex,
   mappings: KeywordMapping[],
   schemaValues: CatalogValueHit[] = [],
+  /** The column a `metric` mapping's value belongs to when no catalog lists it (see measureColumn). */
+  measureField: string | null = null,
 ): Fact[] {
   const facts: Fact[] = [];
   const add = (fact: Fact) => {
@@ -174,7 +188,8 @@ export function knowledgeFacts(
           ...(hit.source ? { source: hit.source } : {}),
         });
     } else if (mapping.field) add({ field: mapping.field, value: mapping.value, table: null, at });
-    else if (mapping.kind === 'metric') add({ field: 'metric_name', value: mapping.value, table: null, at });
+    else if (mapping.kind === 'metric' && measureField)
+      add({ field: measureField, value: mapping.value, table: null, at });
   }
   const mapped = new Set(facts.map((f) => f.value));
   for (const hit of enumValues) {
@@ -237,10 +252,10 @@ function knownWords(catalog: CatalogIndex, mappings: KeywordMapping[], content: 
       for (const alias of column.aliases ?? []) addAll(alias);
     }
   addAll(
-    'all every the these those other any some my our which what top bottom most least high low highest lowest busy critical major ' +
-      'warning info and or of in on for with by per last past this each one only just new old list show find get give ' +
+    'all every the these those other any some my our which what top bottom most least high low highest lowest busy ' +
+      'and or of in on for with by per last past this each one only just new old list show find get give ' +
       'display check compare see tell pls please are is were was have has any many much how when where why who whose ' +
-      'running stopped degraded from across among between into over under about up down out off same other more less ' +
+      'from across among between into over under about up down out off same other more less ' +
       'busiest slowest fastest worst best hot cold idle large small big its their them they it those these whatever ' +
       'whichever your our his her all both either neither such',
   );
@@ -312,7 +327,8 @@ export function analyseQuestion(
   now: Date,
 ): QuestionAnalysis {
   const text = normalizeText(query);
-  const signals = extractSignals(query, now);
+  const items = itemVocabulary(tools, catalog, mappingContent);
+  const signals = extractSignals(query, now, items.nouns);
   const mappings = longestFirst(mappingContent);
   // Cloud regions ("ap-northeast-2") are an item attribute, not an item.
   const regions = signals.identifiers.filter((id) => REGION.test(id));
@@ -364,14 +380,14 @@ export function analyseQuestion(
     if (keyword.includes(' ') || /[\uac00-\ud7a3]/.test(keyword))
       unclaimed = unclaimed.split(keyword).join(' '.repeat(keyword.length));
   }
-  const facts = knowledgeFacts(factText, catalog, matchedMappings, schemaEnumValues(tools));
+  const facts = knowledgeFacts(factText, catalog, matchedMappings, schemaEnumValues(tools), measureColumn(tools));
   // A list of events ("어제 장애 목록", "staging alert list") is no list of items: the item lookup's own words
   // ("목록", "list") do not point at it then, unless an item type or a field of the record is named too.
   const lookups = new Set(tools.filter(isItemLookup).map((t) => t.name));
   const lookupWord = (m: KeywordMapping) => m.kind === 'tool' && lookups.has(String(m.value));
   const eventList =
-    facts.some((f) => f.field === 'kind') &&
-    !facts.some((f) => f.field === 'ci_type') &&
+    facts.some((f) => f.table !== null && f.table !== items.table && TYPE_OF_ROW.test(f.field)) &&
+    !facts.some((f) => f.field === items.typeColumn) &&
     !matchedMappings.some((m) => lookupWord(m) && m.description === ITEM_RECORD_FIELD);
   if (eventList)
     for (let i = matchedMappings.length - 1; i >= 0; i--)
@@ -454,7 +470,7 @@ export function analyseQuestion(
   if (identifiers.length) features.item = 1;
   if (identifiers.length > 1) features.items = 1;
   if (tags.length) features.tag = 1;
-  if (facts.some((f) => ['environment', 'ci_type', 'status'].includes(f.field))) features.itemFilter = 1;
+  if (facts.some((f) => items.filterColumns.has(f.field))) features.itemFilter = 1;
   if (signals.timeRange) features.time = 1;
   if (signals.aggregation || matchedMappings.some((m) => m.kind === 'aggregation')) features.aggregate = 1;
   if (signals.limit !== null || signals.superlative) features.ranked = 1;
@@ -464,17 +480,17 @@ export function analyseQuestion(
   const textTopics: string[] = [];
   for (let i = 0; i + 1 < words.length; i++) {
     const [word, next, after] = [words[i], words[i + 1], words[i + 2] ?? ''];
-    if (!/^[a-z]{3,}$/.test(word) || ['prod', 'staging', 'dev', 'the', 'all'].includes(word)) continue;
-    if (RELATED.test(next) && TYPE_WORDS.test(after)) itemTopics.push(word);
-    else if (!known.has(word) && TYPE_WORDS.test(next)) itemTopics.push(word);
-    else if (RELATED.test(next) && !TYPE_WORDS.test(after)) textTopics.push(word);
+    if (!/^[a-z]{3,}$/.test(word) || items.enumValues.has(word) || ['the', 'all'].includes(word)) continue;
+    if (RELATED.test(next) && namesItems(items, after)) itemTopics.push(word);
+    else if (!known.has(word) && namesItems(items, next)) itemTopics.push(word);
+    else if (RELATED.test(next) && !namesItems(items, after)) textTopics.push(word);
   }
   // Korean: a word joined to an item type by 쪽/팀/관련 ("주문 쪽 서비스", "배송팀 자산"): items to look up
   // by keyword (the items' descriptions are Korean too).
   for (let i = 0; i + 1 < words.length; i++) {
     const [word, next, after] = [words[i], words[i + 1], words[i + 2] ?? ''];
     if (!/^[\uac00-\ud7a3]{2,}$/.test(word)) continue;
-    if ((KO_TOPIC_LINK.test(next) && TYPE_WORDS.test(after)) || (KO_TEAM.test(word) && TYPE_WORDS.test(next)))
+    if ((KO_TOPIC_LINK.test(next) && namesItems(items, after)) || (KO_TEAM.test(word) && namesItems(items, next)))
       itemTopics.push(word);
   }
   if (itemTopics.length) features.topic = 1;
@@ -493,6 +509,7 @@ export function analyseQuestion(
     strong,
     weak,
     eventList,
+    items,
     inDomain:
       mappings.length === 0 ||
       facts.length > 0 ||

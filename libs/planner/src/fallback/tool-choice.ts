@@ -1,5 +1,6 @@
 import { ITEM_RECORD_FIELD, TOOL_OUTPUT_NOUN } from '@app/asset-registry';
 import type { ToolDefinition } from '@app/tools';
+import { isItemLookup, measuresValue, type ItemVocabulary } from '../knowledge/item-vocabulary';
 import { findIdPath, findProperty, schemaProperties } from '../plan/schema-introspection.util';
 import type { QuestionAnalysis } from './question-analysis';
 import type { QuerySignals } from './query-signals.util';
@@ -12,7 +13,7 @@ export interface ToolChoiceInput {
   /** The parts of the question (splitClauses). */
   clauses: string[];
   aggregation: QuerySignals['aggregation'];
-  /** The item lookup tool (ci_lookup), if any. */
+  /** The item lookup tool (see isItemLookup), if any. */
   lookup: ToolDefinition | undefined;
   /** The document search tool, if any. */
   documentTool: ToolDefinition | undefined;
@@ -30,15 +31,7 @@ const CONFIDENT = 0.7;
 /** The least probability that still answers a question naming an item when no tool reached its bar. */
 const NAMED_ITEM_FLOOR = 0.05;
 
-/** A tool that finds items by keywords and catalog filters, without a time window (ci_lookup). */
-export function isItemLookup(tool: ToolDefinition): boolean {
-  const properties = schemaProperties(tool.input_schema);
-  return (
-    properties.some((p) => p.name === 'keywords') &&
-    properties.some((p) => p.catalogTable) &&
-    !properties.some((p) => ['time_range', 'kinds', 'scope', 'metric_name'].includes(p.name))
-  );
-}
+export { isItemLookup };
 
 function requiredCount(tool: ToolDefinition): number {
   return schemaProperties(tool.input_schema).filter((p) => p.required).length;
@@ -55,6 +48,7 @@ export function chooseTools(input: ToolChoiceInput): ToolDefinition[] {
     input;
   const { options, learned } = input;
   const { signals, facts, identifiers } = analysis;
+  const items: ItemVocabulary = analysis.items;
   // The question asks about the item record itself (spec, owner): the item lookup's own words.
   const lookupAsked = analysis.matchedMappings.some(
     (m) => m.kind === 'tool' && m.value === lookup?.name && m.description === ITEM_RECORD_FIELD,
@@ -92,7 +86,7 @@ export function chooseTools(input: ToolChoiceInput): ToolDefinition[] {
         (analysis.features[`desc:${tool.name}`] ?? 0) > 0 ||
         (evidence(tool) && scores[tool.name] >= (options.threshold ?? 0.5)),
     );
-  // Items named by a topic ("payment servers") are looked up by keyword first: no filter names them.
+  // Items named by a topic ("payment rooms") are looked up by keyword first: no filter names them.
   const itemTools = chosen.filter(
     (t) => t !== lookup && schemaProperties(t.input_schema).some((p) => p.catalogTable || p.name === 'scope'),
   );
@@ -123,7 +117,7 @@ export function chooseTools(input: ToolChoiceInput): ToolDefinition[] {
     chosen = chosen.filter((t) => t !== lookup);
   // A question about the item records themselves (spec, owner) with no time, aggregate or ranking does not
   // ask for measurements ("사양 (코어 수, 메모리)": memory is a spec here, not a metric).
-  const measures = (t: ToolDefinition) => Boolean(findProperty(t.input_schema, ['metric_name']));
+  const measures = measuresValue;
   if (
     lookup &&
     chosen.includes(lookup) &&
@@ -136,7 +130,7 @@ export function chooseTools(input: ToolChoiceInput): ToolDefinition[] {
     chosen = chosen.filter((t) => !measures(t));
   // A graph question about items only described by filters ("the stopped dev services") looks them up first.
   const graph = chosen.find((t) => findProperty(t.input_schema, ['scope'])?.required);
-  const described = facts.some((f) => ['environment', 'ci_type', 'status'].includes(f.field));
+  const described = facts.some((f) => items.filterColumns.has(f.field));
   const fed = chosen.some(
     (t) =>
       t !== graph &&
@@ -144,7 +138,7 @@ export function chooseTools(input: ToolChoiceInput): ToolDefinition[] {
       schemaProperties(t.input_schema).some((p) => p.catalogTable),
   );
   if (graph && lookup && !identifiers.length && described && !fed) chosen.push(lookup);
-  // A one-part question naming what a tool returns ("the runbook for high CPU") asks for that tool alone.
+  // A one-part question naming what a tool returns ("the manual for X") asks for that tool alone.
   const named = analysis.matchedMappings.find((m) => m.kind === 'tool' && m.description === TOOL_OUTPUT_NOUN);
   const namedTool = named && tools.find((t) => t.name === named.value);
   if (namedTool && clauses.length <= 1) chosen = [namedTool];
@@ -157,19 +151,19 @@ export function chooseTools(input: ToolChoiceInput): ToolDefinition[] {
         (analysis.features[`mapped:${t.name}`] || analysis.features.howTo),
     );
   // Anchors: an item, a time, a ranking, an environment or status; an aggregate; an item type. An item type
-  // or an aggregate word alone ("on a server", "database passwords", "최소 대수") does not anchor a procedure
+  // or an aggregate word alone ("on a machine", "<type> passwords", "최소 대수") does not anchor a procedure
   // question (docTool is only there when the question names the documents or asks how to).
   const pointsAtItems =
     identifiers.length > 0 ||
     Boolean(signals.timeRange) ||
     signals.limit !== null ||
     signals.superlative ||
-    facts.some((f) => ['environment', 'status'].includes(f.field));
+    facts.some((f) => items.filterColumns.has(f.field) && f.field !== items.typeColumn);
   const typeOnly = !pointsAtItems && !aggregation;
-  const unanchored = typeOnly && !facts.some((f) => f.field === 'ci_type');
+  const unanchored = typeOnly && !facts.some((f) => f.field === items.typeColumn);
   if (options.procedureRule !== false && docTool && !pointsAtItems && clauses.length <= 2) chosen = [docTool];
   // Beside the documents, a one-part question with no item, time or ranking needs no item lookup (a topic
-  // word before a type, "rotating database passwords", does not count when the question asks a procedure).
+  // word before a type, "rotating <type> passwords", does not count when the question asks a procedure).
   const procedureAsked = Boolean(
     analysis.features.howTo || (documentTool && analysis.features[`mapped:${documentTool.name}`]),
   );
@@ -189,7 +183,7 @@ export function chooseTools(input: ToolChoiceInput): ToolDefinition[] {
   if (led && documentTool && clauses.length <= 1 && unanchored) chosen = [documentTool];
   if (documentClause && documentTool && !chosen.includes(documentTool)) chosen.push(documentTool);
   // General knowledge, a translation or a piece of writing that names no item, time, filter or ranking:
-  // no tool, even when a word of it is ops vocabulary ("'deployment' in Japanese", "API 뜻").
+  // no tool, even when a word of it is the tenant's vocabulary ("'<word>' in Japanese", "API 뜻").
   // (An aggregate word does not anchor it: "what does X mean" reads "mean" as the average.)
   if (analysis.features.general && !pointsAtItems && !analysis.itemTopics.length && !namedTool && !led)
     chosen = [];

@@ -95,6 +95,17 @@ export const DOCUMENT_SEARCH_TOOL: ToolDefinition = {
   timeout_ms: 15_000,
   source: 'builtin',
   tags: ['documents', 'search'],
+  planning_hints: {
+    intent: 'search_documents',
+    examples: {
+      ko: ['휴가 신청 방법 알려줘', '장애 대응 절차 문서 찾아줘', '인증서 갱신은 어떻게 해?'],
+      en: ['how do I request vacation?', 'find the incident response procedure', 'how do we renew the certificate?'],
+    },
+    keywords: {
+      ko: ['문서', '매뉴얼', '가이드', '절차', '방법', '정책', '런북'],
+      en: ['document', 'documents', 'manual', 'guide', 'procedure', 'policy', 'runbook', 'how to'],
+    },
+  },
 };
 
 /** The document store's search as a tool; the tenant is the caller's, never part of the input. */

@@ -1,4 +1,5 @@
 import type { Role } from '@app/platform';
+import type { PlanningHints } from '@app/asset-registry';
 
 export type JsonSchema = Record<string, unknown>;
 
@@ -25,6 +26,11 @@ export interface ToolDefinition {
    */
   source_ref?: string | null;
   tags?: string[];
+  /**
+   * What the tool's owner tells the planner about when to use it (examples, keywords, not_for per
+   * language): a tool asset's `planning_hints`, or the hints a built-in tool's lib declares with it.
+   */
+  planning_hints?: PlanningHints | null;
 }
 
 /**

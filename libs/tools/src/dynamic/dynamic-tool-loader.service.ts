@@ -119,7 +119,10 @@ export class DynamicToolLoader implements OnApplicationBootstrap {
       return undefined;
     }
     try {
-      return factory.create(asset.content, { version: asset.version });
+      const tool = factory.create(asset.content, { version: asset.version });
+      // What the tenant told the planner about the tool travels with its definition (every kind alike).
+      if (asset.content.planning_hints) tool.definition.planning_hints = asset.content.planning_hints;
+      return tool;
     } catch (error) {
       this.logger.warn({
         msg: 'published tool asset could not be built',

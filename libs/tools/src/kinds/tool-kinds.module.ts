@@ -1,6 +1,7 @@
 import { Module, OnModuleInit } from '@nestjs/common';
 import { AssetRegistryModule, ToolAssetDryRunner, ToolDryRunnerPort } from '@app/asset-registry';
 import { ToolAssetDryRunService } from '../http/tool-asset-dry-run.service';
+import { ToolDataPresence } from './tool-data-presence';
 import { ToolKindRegistry } from './tool-kind.registry';
 
 /**
@@ -12,10 +13,11 @@ import { ToolKindRegistry } from './tool-kind.registry';
   imports: [AssetRegistryModule],
   providers: [
     ToolKindRegistry,
+    ToolDataPresence,
     ToolAssetDryRunService,
     { provide: ToolAssetDryRunner, useExisting: ToolAssetDryRunService },
   ],
-  exports: [ToolKindRegistry, ToolAssetDryRunner],
+  exports: [ToolKindRegistry, ToolDataPresence, ToolAssetDryRunner],
 })
 export class ToolKindsModule implements OnModuleInit {
   constructor(

@@ -1,9 +1,14 @@
+import type { PlanningExample } from '@app/asset-registry';
+
 /**
- * Labelled OPS questions the intent classifier learns from: bench/planner/planner-questions-independent.json
- * -2.json, -3.json and -4.json, all of them (their held-out parts were retired on 2026-11-25 and are tuned on), written
- * from the tool descriptions only. Regenerate with `node dist/bench/planner/export-intent-examples.js`.
+ * The OPS demo's labelled questions, published with the demo in the mapping asset \`ops-keywords\`
+ * (\`content.examples\`): what the planner without a language model learns the OPS tools' use from, as
+ * tenant data (any tenant publishes its own the same way). They are the questions of
+ * bench/planner/planner-questions-independent.json, -2.json, -3.json and -4.json, written from the tool
+ * descriptions only (their held-out parts were retired on 2026-11-25). Regenerate with
+ * \`node dist/bench/planner/export-intent-examples.js\`.
  */
-export const OPS_INTENT_EXAMPLES: ReadonlyArray<{ text: string; tools: string[] }> = [
+export const OPS_PLANNING_EXAMPLES: PlanningExample[] = [
   { text: 'order 관련 서비스 찾아서 p95 latency 어제 기준으로', tools: ['ci_lookup', 'metric_query'] },
   { text: 'which host is staging-payment-api running on', tools: ['graph_analysis'] },
   { text: 'DB 정기 점검 몇 시에 해?', tools: ['document_search'] },
