@@ -6,7 +6,7 @@ const transform = { '^.+\\.ts$': ['@swc/jest', { ...swcOptions(), swcrc: false }
 const moduleNameMapper = {
   '^@app/migrations$': '<rootDir>/migrations',
   '^@app/([a-z-]+)/testing$': '<rootDir>/libs/$1/src/testing',
-  '^@app/(platform|documents|asset-registry|tools|ops|code|planner)$': '<rootDir>/libs/$1/src',
+  '^@app/(platform|documents|asset-registry|tools|ops|code|planner|assistant)$': '<rootDir>/libs/$1/src',
   '^@test/support$': '<rootDir>/test/support',
 };
 const common = { rootDir: __dirname, transform, moduleNameMapper, testEnvironment: 'node' };

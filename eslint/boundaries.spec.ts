@@ -32,6 +32,22 @@ describe('the boundaries/layers lint rule', () => {
     expect(await lint('libs/platform/src/x.ts', "export { Y } from '@app/documents';")).toHaveLength(1);
   });
 
+  it('puts the assistant above the planner: the planner may not import it, the assistant and apps may', async () => {
+    expect(await lint('libs/planner/src/x.ts', "import { ChatService } from '@app/assistant';")).toEqual([
+      expect.stringMatching(/@app\/assistant is not below planner/),
+    ]);
+    expect(
+      await lint(
+        'libs/assistant/src/chat/x.ts',
+        "import { LlmClient } from '@app/planner';\nimport { Y } from '../agent/y';",
+      ),
+    ).toEqual([]);
+    expect(
+      await lint('libs/assistant/src/chat/x.ts', "import { X } from '../../../planner/src/llm/llm-client';"),
+    ).toEqual([expect.stringMatching(/reaches into planner/)]);
+    expect(await lint('apps/api/src/x.ts', "import { AssistantModule } from '@app/assistant';")).toEqual([]);
+  });
+
   it('refuses relative imports into another lib at any depth, and libs reaching into apps/', async () => {
     for (const source of [
       '../../../planner/src/index',

@@ -1,6 +1,6 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { BlogToolsPublisher } from '@app/planner';
+import { BlogToolsPublisher } from '@app/assistant';
 import { ToolRegistry } from '@app/tools';
 import { FakeLlmServer, sleep, startTestApp, TestApp, testBackend } from '@test/support';
 import { sendJson, StandInServer, startStandIn } from '../support/http-stand-in';

@@ -2,6 +2,7 @@ import { DynamicModule, Module } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
 import { AssetRegistryModule } from '@app/asset-registry';
 import { DocumentsModule } from '@app/documents';
+import { AssistantModule } from '@app/assistant';
 import { PlannerModule } from '@app/planner';
 import { OpsModule } from '@app/ops';
 import { getOptionsToken, getStorageToken, type ThrottlerModuleOptions } from '@nestjs/throttler';
@@ -43,6 +44,7 @@ export class AppModule {
         OpsModule,
         CodeModule,
         PlannerModule,
+        AssistantModule,
       ],
       controllers: [
         HealthController,

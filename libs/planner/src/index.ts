@@ -36,7 +36,15 @@ export {
 } from './knowledge/asset-planning-knowledge';
 export { loadSourceCatalogs, type SourceCatalog } from './knowledge/source-catalogs';
 export { CatalogIndex } from './knowledge/catalog-index';
-export { estimateTokens } from './knowledge/text-match.util';
+export {
+  contentTerms,
+  estimateTokens,
+  isKorean,
+  normalizeText,
+  queryHasTerm,
+} from './knowledge/text-match.util';
+export { tracedLlmCall, type LlmCallRecord } from './llm/traced-llm-call';
+export { templateAnswer } from './answer/template-answer.util';
 export { PlanExecutor, type PlanRunOptions } from './execution/plan-executor';
 export { StagePlanExecutor } from './execution/stage-plan.executor';
 export { toStageReferences } from './plan/plan-references';
@@ -54,20 +62,3 @@ export { planJsonSchema } from './plan/plan-json-schema';
 export { CATALOG_COLUMN_KEY, CATALOG_TABLE_KEY } from './plan/schema-introspection.util';
 export { LlmException, PlannerException, PlannerExceptionCode } from './planner.exception';
 export type * from './plan/plan.types';
-export { ToolCallingAgentService, AGENT_SYSTEM_PROMPT } from './agent/tool-calling-agent.service';
-export { AgentOptions } from './agent/agent-options';
-export type { AgentRequest, AgentResult, AgentToolCall, AgentLlmCall } from './agent/agent.types';
-export { BlogToolsPublisher, type BlogToolPublication } from './agent/blog/blog-tools.publisher';
-export {
-  blogToolAssets,
-  toToolAssetSpec,
-  BLOG_BASE_URL_PLACEHOLDER,
-  BLOG_SECRET_REF,
-  BLOG_TENANT_SECRET_REF,
-} from './agent/blog/blog-tool-specs';
-export { ChatService } from './chat/chat.service';
-export { ChatException, ChatExceptionCode } from './chat/chat.exception';
-export { DocumentRetriever } from './chat/search/document-retriever';
-export { WebSearchProvider, SearxngWebSearchProvider } from './chat/search/web-search.provider';
-export type { Passage } from './chat/search/passage';
-export type * from './chat/chat.types';

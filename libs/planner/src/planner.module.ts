@@ -1,5 +1,4 @@
 import { Module, OnModuleInit } from '@nestjs/common';
-import { TypeOrmModule } from '@nestjs/typeorm';
 import { AppConfig, HealthRegistry } from '@app/platform';
 import { PlanningKnowledgeHealth } from './planning-knowledge-health';
 import { DocumentMatcher } from './fallback/document-signal';
@@ -7,30 +6,8 @@ import { DocumentSearchMatcher } from './fallback/document-search.matcher';
 import { AssetRegistryModule } from '@app/asset-registry';
 import { DocumentsModule } from '@app/documents';
 import { OpsModule } from '@app/ops';
-import { ToolRegistry, ToolsModule } from '@app/tools';
-import { AgentController } from './agent/agent.controller';
-import { AgentFallbackService } from './agent/agent-fallback.service';
-import { AgentOptions } from './agent/agent-options';
-import { BlogToolsPublisher } from './agent/blog/blog-tools.publisher';
-import { ToolCallingAgentService } from './agent/tool-calling-agent.service';
+import { ToolsModule } from '@app/tools';
 import { AnswerWriter } from './answer/answer-writer';
-import { ChatController } from './chat/chat.controller';
-import { ChatJudgesService } from './chat/chat-judges.service';
-import { ChatOptions } from './chat/chat-options';
-import { ChatRouterService } from './chat/chat-router.service';
-import { ChatSearchAgentService } from './chat/chat-search-agent.service';
-import { ChatService } from './chat/chat.service';
-import { ChatConversationEntity } from './chat/persistence/chat-conversation.entity';
-import { ChatMessageEntity } from './chat/persistence/chat-message.entity';
-import { ChatRepository } from './chat/persistence/chat.repository';
-import { DocumentRetriever } from './chat/search/document-retriever';
-import { DocumentSearchRetriever } from './chat/search/document-search.retriever';
-import { McpDocumentRetriever, McpWebSearchProvider } from './chat/search/mcp-search';
-import {
-  DisabledWebSearchProvider,
-  SearxngWebSearchProvider,
-  WebSearchProvider,
-} from './chat/search/web-search.provider';
 import { AskService } from './ask.service';
 import { PlanExecutor } from './execution/plan-executor';
 import { StagePlanExecutor } from './execution/stage-plan.executor';
@@ -61,14 +38,8 @@ export function createLlmClient(config: AppConfig): LlmClient {
 }
 
 @Module({
-  imports: [
-    ToolsModule,
-    OpsModule,
-    AssetRegistryModule,
-    DocumentsModule,
-    TypeOrmModule.forFeature([ChatConversationEntity, ChatMessageEntity]),
-  ],
-  controllers: [PlannerController, AgentController, ChatController],
+  imports: [ToolsModule, OpsModule, AssetRegistryModule, DocumentsModule],
+  controllers: [PlannerController],
   providers: [
     PlanningKnowledgeHealth,
     { provide: LlmClient, useFactory: createLlmClient, inject: [AppConfig] },
@@ -85,83 +56,16 @@ export function createLlmClient(config: AppConfig): LlmClient {
       }),
       inject: [AppConfig],
     },
-    {
-      provide: AgentOptions,
-      useFactory: (config: AppConfig): AgentOptions => ({
-        timeoutMs: config.get('AGENT_TIMEOUT_MS'),
-        toolResultChars: config.get('AGENT_TOOL_RESULT_CHARS'),
-      }),
-      inject: [AppConfig],
-    },
     PlannerService,
     AskService,
     AnswerWriter,
-    AgentFallbackService,
-    ToolCallingAgentService,
-    BlogToolsPublisher,
-    {
-      provide: ChatOptions,
-      useFactory: (config: AppConfig): ChatOptions => ({
-        historyTurns: config.get('CHAT_HISTORY_TURNS'),
-        maxToolCalls: config.get('CHAT_MAX_TOOL_CALLS'),
-        topK: config.get('CHAT_TOP_K'),
-        minRelevance: config.get('CHAT_MIN_RELEVANCE'),
-        retryBaseDelayMs: config.get('CHAT_RETRY_BASE_DELAY_MS'),
-        timeoutMs: config.get('AGENT_TIMEOUT_MS'),
-        retries: {
-          router: config.get('CHAT_ROUTER_RETRIES'),
-          grader: config.get('CHAT_GRADER_RETRIES'),
-          rewriter: config.get('CHAT_REWRITER_RETRIES'),
-          answer: config.get('CHAT_ANSWER_RETRIES'),
-          search: config.get('CHAT_SEARCH_RETRIES'),
-        },
-        onSearchError: config.get('CHAT_ON_SEARCH_ERROR'),
-      }),
-      inject: [AppConfig],
-    },
-    {
-      provide: WebSearchProvider,
-      useFactory: (config: AppConfig, registry: ToolRegistry): WebSearchProvider => {
-        const mcpTool = config.get('CHAT_WEB_SEARCH_MCP_TOOL');
-        if (mcpTool) return new McpWebSearchProvider(registry, mcpTool);
-        const url = config.get('WEB_SEARCH_URL');
-        return url ? new SearxngWebSearchProvider(url, 10_000) : new DisabledWebSearchProvider();
-      },
-      inject: [AppConfig, ToolRegistry],
-    },
-    DocumentSearchRetriever,
-    {
-      provide: DocumentRetriever,
-      useFactory: (config: AppConfig, registry: ToolRegistry, local: DocumentSearchRetriever) => {
-        const mcpTool = config.get('CHAT_INTERNAL_SEARCH_MCP_TOOL');
-        return mcpTool ? new McpDocumentRetriever(registry, mcpTool) : local;
-      },
-      inject: [AppConfig, ToolRegistry, DocumentSearchRetriever],
-    },
-    ChatRepository,
-    ChatRouterService,
-    ChatJudgesService,
-    ChatSearchAgentService,
-    ChatService,
   ],
-  exports: [
-    LlmClient,
-    PlanningKnowledge,
-    PlanExecutor,
-    PlannerService,
-    AskService,
-    ToolCallingAgentService,
-    BlogToolsPublisher,
-    ChatService,
-    WebSearchProvider,
-    DocumentRetriever,
-  ],
+  exports: [LlmClient, PlanningKnowledge, PlanExecutor, PlannerService, AskService, PlannerOptions],
 })
 export class PlannerModule implements OnModuleInit {
   constructor(
     private readonly health: HealthRegistry,
     private readonly llm: LlmClient,
-    private readonly web: WebSearchProvider,
     private readonly knowledgeHealth: PlanningKnowledgeHealth,
   ) {}
 
@@ -170,6 +74,5 @@ export class PlannerModule implements OnModuleInit {
     this.health.register('planning_knowledge', (viewer) => this.knowledgeHealth.check(viewer), {
       critical: false,
     });
-    this.health.register('web_search', () => this.web.health(), { critical: false });
   }
 }

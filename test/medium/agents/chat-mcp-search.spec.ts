@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { ChatService, PlannerModule } from '@app/planner';
+import { AssistantModule, ChatService } from '@app/assistant';
 import { AuthService } from '@app/platform';
 import { ToolRegistry } from '@app/tools';
 import { ROOT, sleep, startTestContext, TestContext, testBackend } from '@test/support';
@@ -7,7 +7,7 @@ import { ROOT, sleep, startTestContext, TestContext, testBackend } from '@test/s
 const SEARCH_SERVER = path.join(ROOT, 'test/support/mcp-search-server.cjs');
 
 async function startWith(env: Record<string, string>): Promise<TestContext> {
-  const ctx = await startTestContext([PlannerModule], {
+  const ctx = await startTestContext([AssistantModule], {
     LLM_BASE_URL: '',
     CHAT_RETRY_BASE_DELAY_MS: '0',
     MCP_SERVERS: JSON.stringify([{ name: 'kb', command: process.execPath, args: [SEARCH_SERVER] }]),

@@ -1,5 +1,5 @@
 import { DocumentIngestionService } from '@app/documents';
-import { ChatService, PlannerModule } from '@app/planner';
+import { AssistantModule, ChatService } from '@app/assistant';
 import { AuthService } from '@app/platform';
 import { startTestContext, TestContext, testBackend } from '@test/support';
 
@@ -10,7 +10,7 @@ describe(`agentic RAG chat without a language model (${testBackend()})`, () => {
   const ask = (message: string) => chat.chat({ tenantId, userId: 'alice', message });
 
   beforeAll(async () => {
-    ctx = await startTestContext([PlannerModule], { LLM_BASE_URL: '' });
+    ctx = await startTestContext([AssistantModule], { LLM_BASE_URL: '' });
     chat = ctx.get(ChatService);
     tenantId = (await ctx.get(AuthService).createTenant('chat-rules', 'Rules', undefined)).tenant.id;
     const ingestion = ctx.get(DocumentIngestionService);

@@ -1,5 +1,5 @@
 import { DocumentIngestionService } from '@app/documents';
-import { ChatService, DocumentRetriever, PlannerModule } from '@app/planner';
+import { AssistantModule, ChatService, DocumentRetriever } from '@app/assistant';
 import { AuthService } from '@app/platform';
 import {
   chatScript as script,
@@ -30,7 +30,7 @@ describe(`agentic RAG chat against an OpenAI-compatible server (${testBackend()}
 
   beforeAll(async () => {
     llm = await FakeLlmServer.start();
-    ctx = await startTestContext([PlannerModule], {
+    ctx = await startTestContext([AssistantModule], {
       LLM_BASE_URL: llm.url,
       LLM_MODEL: 'fake-model',
       LLM_TIMEOUT_MS: '2000',

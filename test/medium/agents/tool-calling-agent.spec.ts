@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { AgentRequest, PlannerModule, ToolCallingAgentService } from '@app/planner';
+import { AgentRequest, AssistantModule, ToolCallingAgentService } from '@app/assistant';
 import { AuthService } from '@app/platform';
 import { Tool, ToolContext, ToolRegistry } from '@app/tools';
 import { FakeLlmServer, sleep, startTestContext, TestContext, testBackend } from '@test/support';
@@ -81,7 +81,7 @@ describe(`tool-calling agent against an OpenAI-compatible server (${testBackend(
 
   beforeAll(async () => {
     llm = await FakeLlmServer.start();
-    ctx = await startTestContext([PlannerModule], {
+    ctx = await startTestContext([AssistantModule], {
       LLM_BASE_URL: llm.url,
       LLM_MODEL: 'fake-model',
       LLM_TIMEOUT_MS: '2000',

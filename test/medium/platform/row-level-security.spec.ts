@@ -2,7 +2,7 @@ import { DataSource } from 'typeorm';
 import { APP_ROLE, AuthService, runAsSystem, runAsTenant, SQL_TOOL_ROLE } from '@app/platform';
 import { AssetRegistryModule } from '@app/asset-registry';
 import { DocumentSearchService, DocumentsModule } from '@app/documents';
-import { PlannerModule } from '@app/planner';
+import { AssistantModule } from '@app/assistant';
 import { ToolsModule } from '@app/tools';
 import { DemoDataService } from '@app/ops';
 import { CodeModule, DiffApplicationService } from '@app/code';
@@ -44,7 +44,7 @@ describe(`row-level security (${testBackend()})`, () => {
       DocumentsModule,
       AssetRegistryModule,
       ToolsModule,
-      PlannerModule,
+      AssistantModule,
       CodeModule,
     ]);
     db = ctx.app.get(DataSource); // the raw data source: no test scoping, the scope is set here

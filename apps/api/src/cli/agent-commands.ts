@@ -1,4 +1,4 @@
-import { BlogToolsPublisher } from '@app/planner';
+import { BlogToolsPublisher } from '@app/assistant';
 import { cliTenant, openCliApp } from './cli-app';
 import { ParsedArgs, stringFlag } from './cli-args';
 

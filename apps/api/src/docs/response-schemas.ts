@@ -327,6 +327,12 @@ export const RESPONSE_SCHEMAS: {
     "DemoController_load": {
       "$ref": "#/components/schemas/DemoStatus"
     },
+    "PlannerController_plan": {
+      "$ref": "#/components/schemas/PlanOutcome"
+    },
+    "PlannerController_ask": {
+      "$ref": "#/components/schemas/AskResult"
+    },
     "AgentController_execute": {
       "$ref": "#/components/schemas/AgentResult"
     },
@@ -438,12 +444,6 @@ export const RESPONSE_SCHEMAS: {
       ]
     },
     "ChatController_remove": null,
-    "PlannerController_plan": {
-      "$ref": "#/components/schemas/PlanOutcome"
-    },
-    "PlannerController_ask": {
-      "$ref": "#/components/schemas/AskResult"
-    },
     "CodeController_repositories": {
       "type": "array",
       "items": {
@@ -2243,6 +2243,600 @@ export const RESPONSE_SCHEMAS: {
         "finished_at"
       ]
     },
+    "PlanOutcome": {
+      "type": "object",
+      "properties": {
+        "plan": {
+          "allOf": [
+            {
+              "$ref": "#/components/schemas/Plan"
+            }
+          ],
+          "nullable": true
+        },
+        "valid": {
+          "type": "boolean"
+        },
+        "planner": {
+          "type": "string",
+          "enum": [
+            "llm",
+            "llm_repair",
+            "fallback"
+          ]
+        },
+        "model": {
+          "type": "string",
+          "nullable": true
+        },
+        "errors": {
+          "type": "array",
+          "items": {
+            "$ref": "#/components/schemas/PlanIssue"
+          }
+        },
+        "warnings": {
+          "type": "array",
+          "items": {
+            "type": "string"
+          }
+        },
+        "rejected": {
+          "type": "array",
+          "items": {
+            "$ref": "#/components/schemas/RejectedPlanAttempt"
+          }
+        },
+        "prompt": {
+          "allOf": [
+            {
+              "$ref": "#/components/schemas/PromptReport"
+            }
+          ],
+          "nullable": true
+        },
+        "asset_versions": {
+          "$ref": "#/components/schemas/PlanAssetVersions"
+        },
+        "timings": {
+          "type": "object",
+          "properties": {
+            "planning_ms": {
+              "type": "number"
+            },
+            "llm_ms": {
+              "type": "number"
+            }
+          },
+          "required": [
+            "planning_ms",
+            "llm_ms"
+          ]
+        }
+      },
+      "required": [
+        "plan",
+        "valid",
+        "planner",
+        "model",
+        "errors",
+        "warnings",
+        "rejected",
+        "prompt",
+        "asset_versions",
+        "timings"
+      ]
+    },
+    "Plan": {
+      "type": "object",
+      "properties": {
+        "intent": {
+          "type": "string"
+        },
+        "steps": {
+          "type": "array",
+          "items": {
+            "$ref": "#/components/schemas/PlanStep"
+          }
+        },
+        "language": {
+          "type": "string",
+          "enum": [
+            "ko",
+            "en"
+          ],
+          "description": "The language the answer should be written in."
+        }
+      },
+      "required": [
+        "intent",
+        "steps"
+      ]
+    },
+    "PlanStep": {
+      "type": "object",
+      "properties": {
+        "id": {
+          "type": "string"
+        },
+        "tool_type": {
+          "type": "string"
+        },
+        "source": {
+          "type": "string",
+          "description": "The data source the step runs against: the tool's `source_ref` (`internal` or a published source\nasset). Filled from the tool when the plan leaves it out; a plan naming another source than the\ntool reads is invalid (SOURCE_MISMATCH). Absent for tools that declare no source."
+        },
+        "parameters": {
+          "type": "object",
+          "properties": {},
+          "additionalProperties": {}
+        },
+        "depends_on": {
+          "type": "array",
+          "items": {
+            "type": "string"
+          }
+        },
+        "purpose": {
+          "type": "string"
+        }
+      },
+      "required": [
+        "id",
+        "tool_type",
+        "parameters"
+      ]
+    },
+    "PlanIssue": {
+      "type": "object",
+      "properties": {
+        "code": {
+          "type": "string",
+          "enum": [
+            "MALFORMED_PLAN",
+            "UNKNOWN_TOOL",
+            "SOURCE_MISMATCH",
+            "TOOL_UNAVAILABLE",
+            "INVALID_PARAMETERS",
+            "UNKNOWN_FILTER_FIELD",
+            "INVALID_FILTER_VALUE",
+            "UNKNOWN_CATALOG_VALUE",
+            "DUPLICATE_STEP_ID",
+            "UNKNOWN_DEPENDENCY",
+            "INVALID_REFERENCE",
+            "DEPENDENCY_CYCLE",
+            "TOO_MANY_STEPS"
+          ]
+        },
+        "step_id": {
+          "type": "string",
+          "nullable": true
+        },
+        "path": {
+          "type": "string"
+        },
+        "message": {
+          "type": "string"
+        }
+      },
+      "required": [
+        "code",
+        "step_id",
+        "path",
+        "message"
+      ]
+    },
+    "RejectedPlanAttempt": {
+      "type": "object",
+      "properties": {
+        "source": {
+          "type": "string",
+          "enum": [
+            "llm",
+            "llm_repair",
+            "fallback"
+          ]
+        },
+        "reason": {
+          "type": "string",
+          "enum": [
+            "llm_error",
+            "malformed_output",
+            "invalid_plan"
+          ]
+        },
+        "message": {
+          "type": "string"
+        },
+        "errors": {
+          "type": "array",
+          "items": {
+            "$ref": "#/components/schemas/PlanIssue"
+          }
+        },
+        "raw": {
+          "type": "string",
+          "nullable": true
+        }
+      },
+      "required": [
+        "source",
+        "reason",
+        "message",
+        "errors"
+      ]
+    },
+    "PromptReport": {
+      "type": "object",
+      "properties": {
+        "estimated_tokens": {
+          "type": "number"
+        },
+        "token_budget": {
+          "type": "number"
+        },
+        "included_tables": {
+          "type": "array",
+          "items": {
+            "type": "string"
+          }
+        },
+        "omitted_tables": {
+          "type": "array",
+          "items": {
+            "type": "string"
+          }
+        },
+        "omitted_tool_schemas": {
+          "type": "array",
+          "items": {
+            "type": "string"
+          }
+        },
+        "omitted_mappings": {
+          "type": "number"
+        },
+        "sources": {
+          "type": "array",
+          "items": {
+            "$ref": "#/components/schemas/PromptSourceReport"
+          },
+          "description": "Per data source: its catalog and how much of it the prompt summary holds."
+        }
+      },
+      "required": [
+        "estimated_tokens",
+        "token_budget",
+        "included_tables",
+        "omitted_tables",
+        "omitted_tool_schemas",
+        "omitted_mappings",
+        "sources"
+      ]
+    },
+    "PromptSourceReport": {
+      "type": "object",
+      "properties": {
+        "source": {
+          "type": "string"
+        },
+        "catalog": {
+          "allOf": [
+            {
+              "$ref": "#/components/schemas/AssetVersionRef"
+            }
+          ],
+          "nullable": true
+        },
+        "tools": {
+          "type": "array",
+          "items": {
+            "type": "string"
+          }
+        },
+        "tables": {
+          "type": "number"
+        },
+        "included_tables": {
+          "type": "array",
+          "items": {
+            "type": "string"
+          }
+        },
+        "compact_tables": {
+          "type": "array",
+          "items": {
+            "type": "string"
+          },
+          "description": "Tables shown by name, key and enumerated columns only (the budget had no room for every column)."
+        },
+        "estimated_tokens": {
+          "type": "number"
+        }
+      },
+      "required": [
+        "source",
+        "catalog",
+        "tools",
+        "tables",
+        "included_tables",
+        "compact_tables",
+        "estimated_tokens"
+      ]
+    },
+    "AssetVersionRef": {
+      "type": "object",
+      "properties": {
+        "name": {
+          "type": "string"
+        },
+        "version": {
+          "type": "number"
+        }
+      },
+      "required": [
+        "name",
+        "version"
+      ]
+    },
+    "PlanAssetVersions": {
+      "type": "object",
+      "properties": {
+        "prompt": {
+          "allOf": [
+            {
+              "$ref": "#/components/schemas/AssetVersionRef"
+            }
+          ],
+          "nullable": true
+        },
+        "catalog": {
+          "allOf": [
+            {
+              "$ref": "#/components/schemas/AssetVersionRef"
+            }
+          ],
+          "nullable": true
+        },
+        "mappings": {
+          "allOf": [
+            {
+              "$ref": "#/components/schemas/AssetVersionRef"
+            }
+          ],
+          "nullable": true
+        },
+        "tools": {
+          "type": "array",
+          "items": {
+            "type": "object",
+            "properties": {
+              "name": {
+                "type": "string"
+              },
+              "source": {
+                "type": "string"
+              },
+              "version": {
+                "type": "number",
+                "nullable": true
+              }
+            },
+            "required": [
+              "name",
+              "source",
+              "version"
+            ]
+          }
+        },
+        "catalogs": {
+          "type": "array",
+          "items": {
+            "type": "object",
+            "properties": {
+              "source": {
+                "type": "string"
+              },
+              "catalog": {
+                "allOf": [
+                  {
+                    "$ref": "#/components/schemas/AssetVersionRef"
+                  }
+                ],
+                "nullable": true
+              }
+            },
+            "required": [
+              "source",
+              "catalog"
+            ]
+          },
+          "description": "The catalog of each data source the plan's steps run against (null: none published for it)."
+        }
+      },
+      "required": [
+        "prompt",
+        "catalog",
+        "mappings",
+        "tools",
+        "catalogs"
+      ]
+    },
+    "AskResult": {
+      "type": "object",
+      "properties": {
+        "status": {
+          "type": "string",
+          "enum": [
+            "failed",
+            "partial",
+            "answered",
+            "no_data",
+            "plan_rejected"
+          ],
+          "description": "`no_data`: the steps ran, but this tenant has no OPS data loaded, so they could find nothing."
+        },
+        "query": {
+          "type": "string"
+        },
+        "answer": {
+          "type": "string"
+        },
+        "answer_source": {
+          "type": "string",
+          "enum": [
+            "template",
+            "llm"
+          ]
+        },
+        "model": {
+          "type": "string",
+          "nullable": true
+        },
+        "planning": {
+          "$ref": "#/components/schemas/PlanOutcome"
+        },
+        "execution": {
+          "allOf": [
+            {
+              "$ref": "#/components/schemas/PlanExecutionResult"
+            }
+          ],
+          "nullable": true
+        },
+        "warnings": {
+          "type": "array",
+          "items": {
+            "type": "string"
+          }
+        },
+        "asset_versions": {
+          "$ref": "#/components/schemas/PlanAssetVersions"
+        },
+        "timings": {
+          "type": "object",
+          "properties": {
+            "planning_ms": {
+              "type": "number"
+            },
+            "llm_ms": {
+              "type": "number"
+            },
+            "execution_ms": {
+              "type": "number"
+            },
+            "answer_ms": {
+              "type": "number"
+            },
+            "total_ms": {
+              "type": "number"
+            }
+          },
+          "required": [
+            "planning_ms",
+            "llm_ms",
+            "execution_ms",
+            "answer_ms",
+            "total_ms"
+          ]
+        }
+      },
+      "required": [
+        "status",
+        "query",
+        "answer",
+        "answer_source",
+        "model",
+        "planning",
+        "execution",
+        "warnings",
+        "asset_versions",
+        "timings"
+      ]
+    },
+    "PlanExecutionResult": {
+      "type": "object",
+      "properties": {
+        "status": {
+          "type": "string",
+          "enum": [
+            "failed",
+            "skipped",
+            "partial",
+            "succeeded"
+          ]
+        },
+        "run_id": {
+          "type": "string",
+          "nullable": true,
+          "description": "The stored stage run (`GET /ops/stage/runs/{id}`); null when nothing ran."
+        },
+        "steps": {
+          "type": "array",
+          "items": {
+            "$ref": "#/components/schemas/StepExecution"
+          }
+        },
+        "duration_ms": {
+          "type": "number"
+        }
+      },
+      "required": [
+        "status",
+        "run_id",
+        "steps",
+        "duration_ms"
+      ]
+    },
+    "StepExecution": {
+      "type": "object",
+      "properties": {
+        "step_id": {
+          "type": "string"
+        },
+        "tool_type": {
+          "type": "string"
+        },
+        "source": {
+          "type": "string",
+          "description": "The data source the step's tool reads, when it declares one."
+        },
+        "status": {
+          "type": "string",
+          "enum": [
+            "failed",
+            "skipped",
+            "succeeded",
+            "cancelled"
+          ]
+        },
+        "input": {
+          "type": "object",
+          "properties": {},
+          "additionalProperties": {},
+          "nullable": true
+        },
+        "result": {
+          "$ref": "#/components/schemas/ToolResult_unknown"
+        },
+        "started_at": {
+          "type": "string",
+          "nullable": true
+        },
+        "duration_ms": {
+          "type": "number"
+        }
+      },
+      "required": [
+        "step_id",
+        "tool_type",
+        "status",
+        "input",
+        "result",
+        "started_at",
+        "duration_ms"
+      ]
+    },
     "AgentResult": {
       "type": "object",
       "properties": {
@@ -2749,600 +3343,6 @@ export const RESPONSE_SCHEMAS: {
         "latency_ms",
         "attempts",
         "error"
-      ]
-    },
-    "PlanOutcome": {
-      "type": "object",
-      "properties": {
-        "plan": {
-          "allOf": [
-            {
-              "$ref": "#/components/schemas/Plan"
-            }
-          ],
-          "nullable": true
-        },
-        "valid": {
-          "type": "boolean"
-        },
-        "planner": {
-          "type": "string",
-          "enum": [
-            "llm",
-            "fallback",
-            "llm_repair"
-          ]
-        },
-        "model": {
-          "type": "string",
-          "nullable": true
-        },
-        "errors": {
-          "type": "array",
-          "items": {
-            "$ref": "#/components/schemas/PlanIssue"
-          }
-        },
-        "warnings": {
-          "type": "array",
-          "items": {
-            "type": "string"
-          }
-        },
-        "rejected": {
-          "type": "array",
-          "items": {
-            "$ref": "#/components/schemas/RejectedPlanAttempt"
-          }
-        },
-        "prompt": {
-          "allOf": [
-            {
-              "$ref": "#/components/schemas/PromptReport"
-            }
-          ],
-          "nullable": true
-        },
-        "asset_versions": {
-          "$ref": "#/components/schemas/PlanAssetVersions"
-        },
-        "timings": {
-          "type": "object",
-          "properties": {
-            "planning_ms": {
-              "type": "number"
-            },
-            "llm_ms": {
-              "type": "number"
-            }
-          },
-          "required": [
-            "planning_ms",
-            "llm_ms"
-          ]
-        }
-      },
-      "required": [
-        "plan",
-        "valid",
-        "planner",
-        "model",
-        "errors",
-        "warnings",
-        "rejected",
-        "prompt",
-        "asset_versions",
-        "timings"
-      ]
-    },
-    "Plan": {
-      "type": "object",
-      "properties": {
-        "intent": {
-          "type": "string"
-        },
-        "steps": {
-          "type": "array",
-          "items": {
-            "$ref": "#/components/schemas/PlanStep"
-          }
-        },
-        "language": {
-          "type": "string",
-          "enum": [
-            "ko",
-            "en"
-          ],
-          "description": "The language the answer should be written in."
-        }
-      },
-      "required": [
-        "intent",
-        "steps"
-      ]
-    },
-    "PlanStep": {
-      "type": "object",
-      "properties": {
-        "id": {
-          "type": "string"
-        },
-        "tool_type": {
-          "type": "string"
-        },
-        "source": {
-          "type": "string",
-          "description": "The data source the step runs against: the tool's `source_ref` (`internal` or a published source\nasset). Filled from the tool when the plan leaves it out; a plan naming another source than the\ntool reads is invalid (SOURCE_MISMATCH). Absent for tools that declare no source."
-        },
-        "parameters": {
-          "type": "object",
-          "properties": {},
-          "additionalProperties": {}
-        },
-        "depends_on": {
-          "type": "array",
-          "items": {
-            "type": "string"
-          }
-        },
-        "purpose": {
-          "type": "string"
-        }
-      },
-      "required": [
-        "id",
-        "tool_type",
-        "parameters"
-      ]
-    },
-    "PlanIssue": {
-      "type": "object",
-      "properties": {
-        "code": {
-          "type": "string",
-          "enum": [
-            "MALFORMED_PLAN",
-            "UNKNOWN_TOOL",
-            "SOURCE_MISMATCH",
-            "TOOL_UNAVAILABLE",
-            "INVALID_PARAMETERS",
-            "UNKNOWN_FILTER_FIELD",
-            "INVALID_FILTER_VALUE",
-            "UNKNOWN_CATALOG_VALUE",
-            "DUPLICATE_STEP_ID",
-            "UNKNOWN_DEPENDENCY",
-            "INVALID_REFERENCE",
-            "DEPENDENCY_CYCLE",
-            "TOO_MANY_STEPS"
-          ]
-        },
-        "step_id": {
-          "type": "string",
-          "nullable": true
-        },
-        "path": {
-          "type": "string"
-        },
-        "message": {
-          "type": "string"
-        }
-      },
-      "required": [
-        "code",
-        "step_id",
-        "path",
-        "message"
-      ]
-    },
-    "RejectedPlanAttempt": {
-      "type": "object",
-      "properties": {
-        "source": {
-          "type": "string",
-          "enum": [
-            "llm",
-            "fallback",
-            "llm_repair"
-          ]
-        },
-        "reason": {
-          "type": "string",
-          "enum": [
-            "llm_error",
-            "malformed_output",
-            "invalid_plan"
-          ]
-        },
-        "message": {
-          "type": "string"
-        },
-        "errors": {
-          "type": "array",
-          "items": {
-            "$ref": "#/components/schemas/PlanIssue"
-          }
-        },
-        "raw": {
-          "type": "string",
-          "nullable": true
-        }
-      },
-      "required": [
-        "source",
-        "reason",
-        "message",
-        "errors"
-      ]
-    },
-    "PromptReport": {
-      "type": "object",
-      "properties": {
-        "estimated_tokens": {
-          "type": "number"
-        },
-        "token_budget": {
-          "type": "number"
-        },
-        "included_tables": {
-          "type": "array",
-          "items": {
-            "type": "string"
-          }
-        },
-        "omitted_tables": {
-          "type": "array",
-          "items": {
-            "type": "string"
-          }
-        },
-        "omitted_tool_schemas": {
-          "type": "array",
-          "items": {
-            "type": "string"
-          }
-        },
-        "omitted_mappings": {
-          "type": "number"
-        },
-        "sources": {
-          "type": "array",
-          "items": {
-            "$ref": "#/components/schemas/PromptSourceReport"
-          },
-          "description": "Per data source: its catalog and how much of it the prompt summary holds."
-        }
-      },
-      "required": [
-        "estimated_tokens",
-        "token_budget",
-        "included_tables",
-        "omitted_tables",
-        "omitted_tool_schemas",
-        "omitted_mappings",
-        "sources"
-      ]
-    },
-    "PromptSourceReport": {
-      "type": "object",
-      "properties": {
-        "source": {
-          "type": "string"
-        },
-        "catalog": {
-          "allOf": [
-            {
-              "$ref": "#/components/schemas/AssetVersionRef"
-            }
-          ],
-          "nullable": true
-        },
-        "tools": {
-          "type": "array",
-          "items": {
-            "type": "string"
-          }
-        },
-        "tables": {
-          "type": "number"
-        },
-        "included_tables": {
-          "type": "array",
-          "items": {
-            "type": "string"
-          }
-        },
-        "compact_tables": {
-          "type": "array",
-          "items": {
-            "type": "string"
-          },
-          "description": "Tables shown by name, key and enumerated columns only (the budget had no room for every column)."
-        },
-        "estimated_tokens": {
-          "type": "number"
-        }
-      },
-      "required": [
-        "source",
-        "catalog",
-        "tools",
-        "tables",
-        "included_tables",
-        "compact_tables",
-        "estimated_tokens"
-      ]
-    },
-    "AssetVersionRef": {
-      "type": "object",
-      "properties": {
-        "name": {
-          "type": "string"
-        },
-        "version": {
-          "type": "number"
-        }
-      },
-      "required": [
-        "name",
-        "version"
-      ]
-    },
-    "PlanAssetVersions": {
-      "type": "object",
-      "properties": {
-        "prompt": {
-          "allOf": [
-            {
-              "$ref": "#/components/schemas/AssetVersionRef"
-            }
-          ],
-          "nullable": true
-        },
-        "catalog": {
-          "allOf": [
-            {
-              "$ref": "#/components/schemas/AssetVersionRef"
-            }
-          ],
-          "nullable": true
-        },
-        "mappings": {
-          "allOf": [
-            {
-              "$ref": "#/components/schemas/AssetVersionRef"
-            }
-          ],
-          "nullable": true
-        },
-        "tools": {
-          "type": "array",
-          "items": {
-            "type": "object",
-            "properties": {
-              "name": {
-                "type": "string"
-              },
-              "source": {
-                "type": "string"
-              },
-              "version": {
-                "type": "number",
-                "nullable": true
-              }
-            },
-            "required": [
-              "name",
-              "source",
-              "version"
-            ]
-          }
-        },
-        "catalogs": {
-          "type": "array",
-          "items": {
-            "type": "object",
-            "properties": {
-              "source": {
-                "type": "string"
-              },
-              "catalog": {
-                "allOf": [
-                  {
-                    "$ref": "#/components/schemas/AssetVersionRef"
-                  }
-                ],
-                "nullable": true
-              }
-            },
-            "required": [
-              "source",
-              "catalog"
-            ]
-          },
-          "description": "The catalog of each data source the plan's steps run against (null: none published for it)."
-        }
-      },
-      "required": [
-        "prompt",
-        "catalog",
-        "mappings",
-        "tools",
-        "catalogs"
-      ]
-    },
-    "AskResult": {
-      "type": "object",
-      "properties": {
-        "status": {
-          "type": "string",
-          "enum": [
-            "failed",
-            "partial",
-            "answered",
-            "no_data",
-            "plan_rejected"
-          ],
-          "description": "`no_data`: the steps ran, but this tenant has no OPS data loaded, so they could find nothing."
-        },
-        "query": {
-          "type": "string"
-        },
-        "answer": {
-          "type": "string"
-        },
-        "answer_source": {
-          "type": "string",
-          "enum": [
-            "template",
-            "llm"
-          ]
-        },
-        "model": {
-          "type": "string",
-          "nullable": true
-        },
-        "planning": {
-          "$ref": "#/components/schemas/PlanOutcome"
-        },
-        "execution": {
-          "allOf": [
-            {
-              "$ref": "#/components/schemas/PlanExecutionResult"
-            }
-          ],
-          "nullable": true
-        },
-        "warnings": {
-          "type": "array",
-          "items": {
-            "type": "string"
-          }
-        },
-        "asset_versions": {
-          "$ref": "#/components/schemas/PlanAssetVersions"
-        },
-        "timings": {
-          "type": "object",
-          "properties": {
-            "planning_ms": {
-              "type": "number"
-            },
-            "llm_ms": {
-              "type": "number"
-            },
-            "execution_ms": {
-              "type": "number"
-            },
-            "answer_ms": {
-              "type": "number"
-            },
-            "total_ms": {
-              "type": "number"
-            }
-          },
-          "required": [
-            "planning_ms",
-            "llm_ms",
-            "execution_ms",
-            "answer_ms",
-            "total_ms"
-          ]
-        }
-      },
-      "required": [
-        "status",
-        "query",
-        "answer",
-        "answer_source",
-        "model",
-        "planning",
-        "execution",
-        "warnings",
-        "asset_versions",
-        "timings"
-      ]
-    },
-    "PlanExecutionResult": {
-      "type": "object",
-      "properties": {
-        "status": {
-          "type": "string",
-          "enum": [
-            "failed",
-            "skipped",
-            "partial",
-            "succeeded"
-          ]
-        },
-        "run_id": {
-          "type": "string",
-          "nullable": true,
-          "description": "The stored stage run (`GET /ops/stage/runs/{id}`); null when nothing ran."
-        },
-        "steps": {
-          "type": "array",
-          "items": {
-            "$ref": "#/components/schemas/StepExecution"
-          }
-        },
-        "duration_ms": {
-          "type": "number"
-        }
-      },
-      "required": [
-        "status",
-        "run_id",
-        "steps",
-        "duration_ms"
-      ]
-    },
-    "StepExecution": {
-      "type": "object",
-      "properties": {
-        "step_id": {
-          "type": "string"
-        },
-        "tool_type": {
-          "type": "string"
-        },
-        "source": {
-          "type": "string",
-          "description": "The data source the step's tool reads, when it declares one."
-        },
-        "status": {
-          "type": "string",
-          "enum": [
-            "failed",
-            "skipped",
-            "succeeded",
-            "cancelled"
-          ]
-        },
-        "input": {
-          "type": "object",
-          "properties": {},
-          "additionalProperties": {},
-          "nullable": true
-        },
-        "result": {
-          "$ref": "#/components/schemas/ToolResult_unknown"
-        },
-        "started_at": {
-          "type": "string",
-          "nullable": true
-        },
-        "duration_ms": {
-          "type": "number"
-        }
-      },
-      "required": [
-        "step_id",
-        "tool_type",
-        "status",
-        "input",
-        "result",
-        "started_at",
-        "duration_ms"
       ]
     },
     "RepositoryView": {

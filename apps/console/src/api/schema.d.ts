@@ -1959,7 +1959,7 @@ export interface components {
       model: string | null;
       plan: components['schemas']['Plan'] | null;
       /** @enum {string} */
-      planner: 'llm' | 'fallback' | 'llm_repair';
+      planner: 'llm' | 'llm_repair' | 'fallback';
       prompt: components['schemas']['PromptReport'] | null;
       rejected: components['schemas']['RejectedPlanAttempt'][];
       timings: {
@@ -2075,7 +2075,7 @@ export interface components {
       /** @enum {string} */
       reason: 'llm_error' | 'malformed_output' | 'invalid_plan';
       /** @enum {string} */
-      source: 'llm' | 'fallback' | 'llm_repair';
+      source: 'llm' | 'llm_repair' | 'fallback';
     };
     RelatedSymbol: {
       depth: number;

@@ -1,6 +1,5 @@
 import { Logger } from '@nestjs/common';
-import { LlmChatRequest, LlmChatResponse, LlmClient } from '../llm/llm-client';
-import { tracedLlmCall } from '../llm/traced-llm-call';
+import { LlmChatRequest, LlmChatResponse, LlmClient, tracedLlmCall } from '@app/planner';
 import type { ChatRetries } from './chat-options';
 import type { ChatLlmCall, ChatStep, ChatToolCall } from './chat.types';
 

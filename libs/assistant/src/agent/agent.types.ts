@@ -1,5 +1,5 @@
 import type { PendingAction } from '@app/tools';
-import type { LlmCallRecord } from '../llm/traced-llm-call';
+import type { LlmCallRecord } from '@app/planner';
 
 /** One run of the tool-calling agent (the seed's LLMExecuteRequest), on behalf of `userId`. */
 export interface AgentRequest {

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { contentTerms, normalizeText, queryHasTerm } from '../knowledge/text-match.util';
+import { contentTerms, normalizeText, queryHasTerm } from '@app/planner';
 import { ChatTrace } from './chat-trace';
 import { GRADER_PROMPT, numberedPassages, REWRITER_PROMPT } from './chat-prompts';
 import type { DecisionSource, Grade } from './chat.types';

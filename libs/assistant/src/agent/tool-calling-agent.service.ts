@@ -1,7 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { ToolContext, ToolListing, ToolRegistry } from '@app/tools';
-import { LlmChatResponse, LlmClient, LlmMessage, LlmToolCall } from '../llm/llm-client';
-import { tracedLlmCall } from '../llm/traced-llm-call';
+import { LlmChatResponse, LlmClient, LlmMessage, LlmToolCall, tracedLlmCall } from '@app/planner';
 import { AgentFallbackService } from './agent-fallback.service';
 import { AgentOptions } from './agent-options';
 import { bindUserId, parseArguments, toLlmToolSpec, toolMessageContent } from './agent-tools.util';

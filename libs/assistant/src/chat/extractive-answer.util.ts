@@ -1,4 +1,4 @@
-import { contentTerms, isKorean, normalizeText, queryHasTerm } from '../knowledge/text-match.util';
+import { contentTerms, isKorean, normalizeText, queryHasTerm } from '@app/planner';
 import type { Citation } from './chat.types';
 import type { Passage } from './search/passage';
 import { passageLabel } from './search/passage';

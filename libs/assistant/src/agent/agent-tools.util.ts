@@ -1,5 +1,5 @@
 import type { JsonSchema, ToolDefinition } from '@app/tools';
-import type { LlmToolSpec } from '../llm/llm-client';
+import type { LlmToolSpec } from '@app/planner';
 
 /** The input property through which a tool learns whose data it works on. */
 export const USER_ID_PROPERTY = 'user_id';

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { AppException, ErrorKind, retry } from '@app/platform';
-import type { LlmMessage, LlmToolSpec } from '../llm/llm-client';
+import type { LlmMessage, LlmToolSpec } from '@app/planner';
 import { ChatOptions } from './chat-options';
 import { numberedPassages, SEARCH_AGENT_PROMPT } from './chat-prompts';
 import { ChatTrace } from './chat-trace';

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { LlmClient, LlmMessage } from '../llm/llm-client';
+import { LlmClient, LlmMessage } from '@app/planner';
 import { ChatException } from './chat.exception';
 import { ChatJudgesService, gradeByOverlap } from './chat-judges.service';
 import { ChatOptions } from './chat-options';

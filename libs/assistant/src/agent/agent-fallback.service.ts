@@ -1,12 +1,14 @@
 import { Injectable } from '@nestjs/common';
 import type { ToolContext, ToolListing } from '@app/tools';
-import { templateAnswer } from '../answer/template-answer.util';
-import { PlanExecutor } from '../execution/plan-executor';
-import { FallbackPlanner } from '../fallback/fallback-planner';
-import { loadSourceCatalogs } from '../knowledge/source-catalogs';
-import { PlanningKnowledge } from '../knowledge/planning-knowledge';
-import { isKorean } from '../knowledge/text-match.util';
-import { PlannerOptions } from '../planner-options';
+import {
+  FallbackPlanner,
+  isKorean,
+  loadSourceCatalogs,
+  PlanExecutor,
+  PlannerOptions,
+  PlanningKnowledge,
+  templateAnswer,
+} from '@app/planner';
 import { bindUserId, declaresUserId, withoutUserId } from './agent-tools.util';
 import type { AgentToolCall } from './agent.types';
 

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { LlmMessage } from '../llm/llm-client';
+import type { LlmMessage } from '@app/planner';
 import { ChatTrace } from './chat-trace';
 import { routerPrompt } from './chat-prompts';
 import { CHAT_ROUTES, ChatRoute, DecisionSource } from './chat.types';

@@ -1,5 +1,5 @@
 import type { Passage } from './search/passage';
-import type { LlmCallRecord } from '../llm/traced-llm-call';
+import type { LlmCallRecord } from '@app/planner';
 
 export const CHAT_ROUTES = ['INTERNAL_SEARCH', 'WEB_SEARCH', 'CHITCHAT'] as const;
 export type ChatRoute = (typeof CHAT_ROUTES)[number];

@@ -1,0 +1,113 @@
+import { Module, OnModuleInit } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { AppConfig, HealthRegistry } from '@app/platform';
+import { AssetRegistryModule } from '@app/asset-registry';
+import { DocumentsModule } from '@app/documents';
+import { PlannerModule } from '@app/planner';
+import { ToolRegistry, ToolsModule } from '@app/tools';
+import { AgentController } from './agent/agent.controller';
+import { AgentFallbackService } from './agent/agent-fallback.service';
+import { AgentOptions } from './agent/agent-options';
+import { BlogToolsPublisher } from './agent/blog/blog-tools.publisher';
+import { ToolCallingAgentService } from './agent/tool-calling-agent.service';
+import { ChatController } from './chat/chat.controller';
+import { ChatJudgesService } from './chat/chat-judges.service';
+import { ChatOptions } from './chat/chat-options';
+import { ChatRouterService } from './chat/chat-router.service';
+import { ChatSearchAgentService } from './chat/chat-search-agent.service';
+import { ChatService } from './chat/chat.service';
+import { ChatConversationEntity } from './chat/persistence/chat-conversation.entity';
+import { ChatMessageEntity } from './chat/persistence/chat-message.entity';
+import { ChatRepository } from './chat/persistence/chat.repository';
+import { DocumentRetriever } from './chat/search/document-retriever';
+import { DocumentSearchRetriever } from './chat/search/document-search.retriever';
+import { McpDocumentRetriever, McpWebSearchProvider } from './chat/search/mcp-search';
+import {
+  DisabledWebSearchProvider,
+  SearxngWebSearchProvider,
+  WebSearchProvider,
+} from './chat/search/web-search.provider';
+
+/**
+ * The assistant products on top of the planner: the tool-calling agent (`POST /v1/llm/execute`,
+ * with the planner's deterministic plan as its fallback without a model) and the RAG chat
+ * (`/v1/chat`, which uses only the planner's LLM client). The chat's conversations are its entities.
+ */
+@Module({
+  imports: [
+    PlannerModule,
+    ToolsModule,
+    AssetRegistryModule,
+    DocumentsModule,
+    TypeOrmModule.forFeature([ChatConversationEntity, ChatMessageEntity]),
+  ],
+  controllers: [AgentController, ChatController],
+  providers: [
+    {
+      provide: AgentOptions,
+      useFactory: (config: AppConfig): AgentOptions => ({
+        timeoutMs: config.get('AGENT_TIMEOUT_MS'),
+        toolResultChars: config.get('AGENT_TOOL_RESULT_CHARS'),
+      }),
+      inject: [AppConfig],
+    },
+    AgentFallbackService,
+    ToolCallingAgentService,
+    BlogToolsPublisher,
+    {
+      provide: ChatOptions,
+      useFactory: (config: AppConfig): ChatOptions => ({
+        historyTurns: config.get('CHAT_HISTORY_TURNS'),
+        maxToolCalls: config.get('CHAT_MAX_TOOL_CALLS'),
+        topK: config.get('CHAT_TOP_K'),
+        minRelevance: config.get('CHAT_MIN_RELEVANCE'),
+        retryBaseDelayMs: config.get('CHAT_RETRY_BASE_DELAY_MS'),
+        timeoutMs: config.get('AGENT_TIMEOUT_MS'),
+        retries: {
+          router: config.get('CHAT_ROUTER_RETRIES'),
+          grader: config.get('CHAT_GRADER_RETRIES'),
+          rewriter: config.get('CHAT_REWRITER_RETRIES'),
+          answer: config.get('CHAT_ANSWER_RETRIES'),
+          search: config.get('CHAT_SEARCH_RETRIES'),
+        },
+        onSearchError: config.get('CHAT_ON_SEARCH_ERROR'),
+      }),
+      inject: [AppConfig],
+    },
+    {
+      provide: WebSearchProvider,
+      useFactory: (config: AppConfig, registry: ToolRegistry): WebSearchProvider => {
+        const mcpTool = config.get('CHAT_WEB_SEARCH_MCP_TOOL');
+        if (mcpTool) return new McpWebSearchProvider(registry, mcpTool);
+        const url = config.get('WEB_SEARCH_URL');
+        return url ? new SearxngWebSearchProvider(url, 10_000) : new DisabledWebSearchProvider();
+      },
+      inject: [AppConfig, ToolRegistry],
+    },
+    DocumentSearchRetriever,
+    {
+      provide: DocumentRetriever,
+      useFactory: (config: AppConfig, registry: ToolRegistry, local: DocumentSearchRetriever) => {
+        const mcpTool = config.get('CHAT_INTERNAL_SEARCH_MCP_TOOL');
+        return mcpTool ? new McpDocumentRetriever(registry, mcpTool) : local;
+      },
+      inject: [AppConfig, ToolRegistry, DocumentSearchRetriever],
+    },
+    ChatRepository,
+    ChatRouterService,
+    ChatJudgesService,
+    ChatSearchAgentService,
+    ChatService,
+  ],
+  exports: [ToolCallingAgentService, BlogToolsPublisher, ChatService, WebSearchProvider, DocumentRetriever],
+})
+export class AssistantModule implements OnModuleInit {
+  constructor(
+    private readonly health: HealthRegistry,
+    private readonly web: WebSearchProvider,
+  ) {}
+
+  onModuleInit(): void {
+    this.health.register('web_search', () => this.web.health(), { critical: false });
+  }
+}
