@@ -56,7 +56,7 @@ export class AskService {
     const deadline = Date.now() + this.options.executionTimeoutMs;
     const planning = await this.planner.plan({ ...request, signal: controller.signal });
     const warnings = [...planning.warnings];
-    const toolNames = this.tools.list(request.tenantId).map((t) => t.name);
+    const tools = this.tools.list(request.tenantId);
 
     if (!planning.valid || !planning.plan) {
       const reasons = planning.errors
@@ -104,7 +104,7 @@ export class AskService {
       query: request.query,
       plan: planning.plan,
       execution,
-      toolNames,
+      tools,
       model: request.model,
       useLlm: request.useLlm,
     });

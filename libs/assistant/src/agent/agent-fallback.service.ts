@@ -93,11 +93,7 @@ export class AgentFallbackService {
     }));
     return {
       toolCalls,
-      finalResponse: templateAnswer(
-        plan,
-        execution,
-        tools.map((t) => t.name),
-      ),
+      finalResponse: templateAnswer(plan, execution, tools),
       thought: `Selected without a language model: ${plan.steps.map((s) => s.purpose ?? s.tool_type).join('; ')}.`,
       warnings,
     };

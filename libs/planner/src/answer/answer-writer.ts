@@ -1,4 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
+import type { ToolDefinition } from '@app/tools';
 import { LlmClient } from '../llm/llm-client';
 import type { Plan, PlanExecutionResult } from '../plan/plan.types';
 import { templateAnswer } from './template-answer.util';
@@ -24,13 +25,14 @@ export class AnswerWriter {
     query: string;
     plan: Plan;
     execution: PlanExecutionResult | null;
-    toolNames: string[];
+    /** The tenant's tools (named when nothing was run; read to tell scoping steps from answers). */
+    tools: ToolDefinition[];
     model?: string;
     useLlm?: boolean;
     signal?: AbortSignal;
   }): Promise<WrittenAnswer> {
     const started = performance.now();
-    const template = templateAnswer(input.plan, input.execution, input.toolNames);
+    const template = templateAnswer(input.plan, input.execution, input.tools);
     if (!this.llm.configured || input.useLlm === false) {
       return { answer: template, source: 'template', model: null, latency_ms: 0, warning: null };
     }

@@ -1,4 +1,5 @@
 import type { Plan, PlanExecutionResult } from '../plan/plan.types';
+import { BUILTIN_TOOL_DEFINITIONS } from '@app/ops';
 import { readableNumber, templateAnswer } from './template-answer.util';
 
 describe('templateAnswer', () => {
@@ -65,7 +66,7 @@ describe('templateAnswer', () => {
         },
       ],
     } as unknown as PlanExecutionResult;
-    const answer = templateAnswer(plan, execution, []);
+    const answer = templateAnswer(plan, execution, [...BUILTIN_TOOL_DEFINITIONS]);
     expect(answer).toContain('ci_lookup: scoped to 40 matching item(s).');
     expect(answer).not.toContain('- prod-0');
     expect(answer).toContain('1. prod-7: 91.23');

@@ -19,7 +19,7 @@ const KEYTABS = [
 ];
 const matcher = new InMemoryDocumentMatcher(KEYTABS);
 const plan = (query: string, documents: string[] | null) =>
-  new FallbackPlanner().plan({
+  new FallbackPlanner(null, { trainSynchronously: true }).plan({
     query,
     tools,
     catalog,

@@ -6,7 +6,7 @@ import { stemEnglish } from '../knowledge/text-match.util';
 
 /**
  * The tenant's document store as the planner asks it: a few passages that best match a question (a cheap
- * keyword search, tenant-scoped). Whether a question's words occur in a runbook passage, and in particular
+ * keyword search, tenant-scoped). Whether a question's words occur in a passage of its documents, and in particular
  * words the structured knowledge (tools, catalog, mappings) does not explain, is a signal for the document
  * search tool that needs no phrase list: it reads what the tenant actually wrote down.
  */
@@ -42,7 +42,7 @@ const KOREAN_STOPWORDS = new Set(
 const AUXILIARY_VERB = /^(?:있|없|했|하|해|되|됐|돼)[\uac00-\ud7a3]*$/;
 /** A request verb with its ending ("확인해줘", "조회해", "체크 좀"). */
 const REQUEST_VERB = /^(?:확인|조회|체크|검색|알려|보여|찾아|봐)[\uac00-\ud7a3]*$/;
-/** Item names ("prod-order-api-01"): which item is named says nothing about the documents. */
+/** Item names ("eu-order-api-01"): which item is named says nothing about the documents. */
 const ITEM_NAME = /[a-z][a-z0-9]*(?:-[a-z0-9]+)+/g;
 
 /**
@@ -56,7 +56,7 @@ export function documentTerms(text: string): Set<string> {
   for (const token of tokenize(normalized)) {
     if (token.hangul) {
       if (KOREAN_STOPWORDS.has(token.text)) continue;
-      // The plural "들" is an ending too ("서버들" is "서버").
+      // The plural "들" is an ending too ("객실들" is "객실").
       const stem = stripHangulSuffix(token.text).replace(/(?<=[\uac00-\ud7a3])들$/, '');
       // Forms of 있다/없다/하다/되다 ("있었는지", "하는지", "확인해줘") and stop words with an ending ("최근에").
       if (KOREAN_STOPWORDS.has(stem) || AUXILIARY_VERB.test(stem) || REQUEST_VERB.test(stem)) continue;
@@ -102,7 +102,7 @@ function englishStem(word: string): string {
 /**
  * The words the tenant's structured knowledge explains: tool names and descriptions, input schema
  * property names and enum values, catalog tables, columns and values, mapping keywords and values. A
- * passage matching only these says little (every runbook mentions CPU); a passage matching other words of
+ * passage matching only these says little (every document mentions the item nouns); a passage matching other words of
  * the question ("VACUUM", "오토스케일링", "pool size") points at the documents.
  */
 export function knowledgeVocabulary(
@@ -188,7 +188,7 @@ export function documentEvidence(
 
 /**
  * Passages ranked by the same term overlap, from texts held in memory (the evaluation and tests, with the
- * demo runbooks the labelled questions were written against). A tenant's store is asked through its
+ * demo documents the labelled questions were written against). A tenant's store is asked through its
  * keyword search instead (DocumentSearchMatcher).
  */
 export class InMemoryDocumentMatcher extends DocumentMatcher {

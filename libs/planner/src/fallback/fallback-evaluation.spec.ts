@@ -11,7 +11,7 @@ describe('fallback planner on the labelled OPS questions', () => {
     expect(report.paramAccuracy).toBeGreaterThanOrEqual(80);
     expect(report.invalidPlans).toBe(0);
     expect(report.invalidPlansExecuted).toBe(0);
-  });
+  }, 60_000);
 });
 
 describe('fallback planner on the independent questions (tuning part only; the held-out part is never read in tests)', () => {
@@ -25,5 +25,5 @@ describe('fallback planner on the independent questions (tuning part only; the h
     expect(tune.byGroup.en.toolAccuracy).toBeGreaterThanOrEqual(92);
     expect(tune.paramAccuracy).toBeGreaterThanOrEqual(95);
     expect(tune.invalidPlans).toBe(0);
-  });
+  }, 60_000);
 });

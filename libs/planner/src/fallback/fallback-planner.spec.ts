@@ -10,7 +10,7 @@ const OPS_MAPPINGS = OPS_KEYWORD_MAPPINGS;
 const NOW = new Date('2026-11-22T09:00:00Z');
 const catalog = new CatalogIndex(OPS_CATALOG);
 const plan = (query: string, mappings = OPS_MAPPINGS) =>
-  new FallbackPlanner().plan({
+  new FallbackPlanner(null, { trainSynchronously: true }).plan({
     query,
     tools: OPS_TOOL_DEFINITIONS,
     catalog,

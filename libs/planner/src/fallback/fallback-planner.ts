@@ -7,6 +7,7 @@ import {
   allowedKeys,
   findIdPath,
   findProperty,
+  linkableIdFields,
   PropertyInfo,
   schemaProperties,
 } from '../plan/schema-introspection.util';
@@ -54,7 +55,7 @@ const MIN_TOOL_SCORE = 1;
 const MIN_TOOL_EXAMPLES = 5;
 /** The warning a plan carries while the classifier for its knowledge is still being trained. */
 export const TRAINING_WARNING_PREFIX = 'planner_training';
-/** Words that point back at items found by another part of the question ("their alerts", "걔네 이력"). */
+/** Words that point back at items found by another part of the question ("their bookings", "걔네 이력"). */
 const COREFERENCE =
   /\b(?:their|them|those|these|they|each)\b|걔네|그\s*(?:[\uac00-\ud7a3]+들|의존|대상)|각\s|거기|포함된|그중|들의|대상들/;
 
@@ -259,9 +260,10 @@ export class FallbackPlanner {
     chosen.sort((a, b) => stage(a) - stage(b) || scores[b.name] - scores[a.name]);
     // A graph question about items another step finds ("the stopped ones and what they depend on") runs
     // after that step and starts from its items.
+    const idFields = linkableIdFields(input.tools);
     const feedsItems = (t: ToolDefinition) =>
       !findProperty(t.input_schema, ['scope']) &&
-      Boolean(findIdPath(t.output_schema)) &&
+      Boolean(findIdPath(t.output_schema, idFields)) &&
       schemaProperties(t.input_schema).some((p) => p.catalogTable);
     const feeders = chosen.filter(feedsItems);
     if (!identifiers.length && feeders.length)
@@ -293,7 +295,7 @@ export class FallbackPlanner {
       for (const parameters of built) {
         const id = `s${steps.length + 1}`;
         steps.push({ id, tool_type: tool.name, parameters });
-        const idPath = findIdPath(tool.output_schema);
+        const idPath = findIdPath(tool.output_schema, idFields);
         if (idPath) sources.push({ id, path: idPath, tool: tool.name });
       }
     }
@@ -490,7 +492,7 @@ export class FallbackPlanner {
 
   /**
    * Steps that analyse the items another step finds take that step's item ids: a graph step feeds the
-   * others; else an item lookup feeds them; else an event history feeds metrics.
+   * others; else an item lookup feeds them; else an event history feeds measurements.
    */
   private linkSteps(
     steps: PlanStep[],

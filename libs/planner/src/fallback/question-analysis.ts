@@ -28,13 +28,13 @@ export interface QuestionAnalysis {
   signals: QuerySignals;
   matchedMappings: KeywordMapping[];
   facts: Fact[];
-  /** Item names (prod-payment-db) and tag-like names (tier-1) the question mentions. */
+  /** Item names (eu-payment-api) and tag-like names (tier-1) the question mentions. */
   identifiers: string[];
   tags: string[];
   regions: string[];
-  /** Words to look items up by ("payment" in "payment servers", "order 관련 서비스"). */
+  /** Words to look items up by ("payment" in "payment rooms", "order 관련 서비스"). */
   itemTopics: string[];
-  /** Words to search event texts for ("disk" in "disk 관련 알림"). */
+  /** Words to search event texts for ("disk" in "disk 관련 문의"). */
   textTopics: string[];
   /** Per tool: description-term overlap, mapping and catalog-column evidence. */
   strong: Record<string, number>;
@@ -42,7 +42,7 @@ export interface QuestionAnalysis {
   /** The question touches the operated systems: a catalog value, an item, a tool keyword or a topic. */
   inDomain: boolean;
   /**
-   * A list of events ("어제 장애 목록", "staging alert list"): an event kind and no item type nor field of the item
+   * A list of events ("어제 예약 목록", "cancelled booking list"): an event kind and no item type nor field of the item
    * record is named. It is no list of items: the item lookup's words and columns do not point at it.
    */
   eventList: boolean;
@@ -53,12 +53,12 @@ export interface QuestionAnalysis {
 }
 
 const RELATED = /^(?:related|관련|계열)$/;
-/** Korean "<topic> 쪽/팀/관련 <type>" ("주문 쪽 서비스", "배송팀 자산", "검색 관련 DB"). */
+/** Korean "<topic> 쪽/팀/관련 <type>" ("주문 쪽 서비스", "배송팀 자산", "검색 관련 앱"). */
 const KO_TOPIC_LINK = /^(?:관련|계열|쪽|팀|파트)$/;
 const KO_TEAM = /^[\uac00-\ud7a3]{2,}(?:팀|쪽|파트)$/;
 /** Hyphenated words that are not item names nor tags ("warning-level", "user-related"). */
 const REGION = /^(?:ap|us|eu|sa|ca|me|af|il)-[a-z]+-\d[a-z]?$/;
-/** Teams ("알림팀", "리뷰팀이", "catalog team", "shipping team's"): the items they own are looked up by the team's
+/** Teams ("결제팀", "리뷰팀이", "catalog team", "shipping team's"): the items they own are looked up by the team's
  * name ("리뷰" matches the items described "리뷰 api 서비스", "catalog" the owner catalog-team). */
 const KO_TEAM_WORD = /([\uac00-\ud7a3]+)팀(?=이|은|는|의|에서|이랑|랑|에|꺼|거|들|\s|$|[,.?!])/g;
 /** Not the last part of a hyphenated word ("on-call team" is no team named "call"). */
@@ -66,12 +66,12 @@ const EN_TEAM_WORD = /(?<![\w-])([a-z][a-z0-9]*)\s+team(?:'s|s)?\b/g;
 /** "담당팀" (the owning team), "어느 팀", "our team", "ops team": not a team's name. */
 const NOT_A_TEAM =
   /^(?:담당|어느|무슨|어떤|우리|같은|해당|각|운영|전담|개발|상대|관련|유관|타|다른|모든|전|여러|협력|which|what|whose|my|our|your|the|same|each|that|this|a|an|any|other|every|owning|responsible|oncall|ops|sre|support|on)$/;
-/** English compounds ("highest-latency", "connection-wise", "cpu-heavy"): a ranking or degree word before the
+/** English compounds ("highest-latency", "connection-wise", "io-heavy"): a ranking or degree word before the
  * hyphen, or a suffix-like word after it, makes a two-part hyphenated word an adjective, not an item name. */
 const NOT_A_NAME =
   /^(?:(?:highest|lowest|most|least|high|low|worst|best|busiest|slowest|fastest|non|self|multi|cross|over|under)-[a-z]+|[a-z0-9]+-(?:level|related|based|wide|ish|like|wise|heavy|bound|intensive|hungry|driven|facing|side|free|only|ready|aware|specific|sensitive))$/;
 
-/** An English word without its inflection ("deployed", "deploying", "deploys" -> "deploy"). */
+/** An English word without its inflection ("booked", "booking", "books" -> "book"). */
 export function stemWord(word: string): string {
   if (word.length > 5 && word.endsWith('ing')) return word.slice(0, -3).replace(/(.)\1$/, '$1');
   if (word.length > 4 && word.endsWith('ies')) return `${word.slice(0, -3)}y`;
@@ -213,7 +213,7 @@ export function toolTerms(tool: ToolDefinition): Set<string> {
   const key = `${tool.name}\n${tool.description}`;
   let terms = TOOL_TERMS.get(key);
   if (!terms) {
-    // Names of other tools and values (history_query, cpu_usage) in a description say nothing about this tool.
+    // Names of other tools and values (snake_case: other_tool, some_value) in a description say nothing about this tool.
     const description = tool.description.replace(/\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b/g, ' ');
     terms = contentTerms(`${tool.name.replace(/_/g, ' ')} ${description}`);
     if (TOOL_TERMS.size > 5000) TOOL_TERMS.clear();
@@ -232,7 +232,7 @@ function inverseDocumentFrequency(tools: ToolDefinition[]): Map<string, number> 
 
 /**
  * Words the tenant's knowledge knows (mapping keywords, catalog values and aliases, tool descriptions):
- * a word outside them next to "servers" or "related" is a topic to look items up by ("payment servers").
+ * a word outside them next to an item noun or "related" is a topic to look items up by ("payment rooms").
  */
 const EMPTY_KNOWLEDGE = {};
 const KNOWN_WORDS = new WeakMap<object, Set<string>>();
@@ -349,7 +349,7 @@ export function analyseQuestion(
   const itemNames = names.filter((id) => !tags.includes(id) && !/^(top|bottom)-/.test(id));
   // The words of a compound are read as words ("highest-latency": a ranking and a metric).
   const compounds = signals.identifiers.filter((id) => NOT_A_NAME.test(id));
-  // A team's name is a topic to look its items up by, not vocabulary ("알림팀 서비스": no alerts asked).
+  // A team's name is a topic to look its items up by, not vocabulary ("결제팀 서비스": no payments asked).
   const teams: string[] = [];
   const teamless = text
     .replace(KO_TEAM_WORD, (whole, name: string) => (NOT_A_TEAM.test(name) ? whole : (teams.push(name), ' ')))
@@ -366,7 +366,7 @@ export function analyseQuestion(
     known,
   );
   const terms = contentTerms(factText);
-  // Longest keyword first; a shorter keyword inside a longer one's match is not read again ("배포 롤백" is not "배포").
+  // Longest keyword first; a shorter keyword inside a longer one's match is not read again ("예약 취소" is not "예약").
   let unclaimed = factText;
   const matchedMappings: KeywordMapping[] = [];
   const queryWords = factText.match(/[a-z][a-z0-9]+/g) ?? [];
@@ -381,7 +381,7 @@ export function analyseQuestion(
       unclaimed = unclaimed.split(keyword).join(' '.repeat(keyword.length));
   }
   const facts = knowledgeFacts(factText, catalog, matchedMappings, schemaEnumValues(tools), measureColumn(tools));
-  // A list of events ("어제 장애 목록", "staging alert list") is no list of items: the item lookup's own words
+  // A list of events ("어제 예약 목록", "cancelled booking list") is no list of items: the item lookup's own words
   // ("목록", "list") do not point at it then, unless an item type or a field of the record is named too.
   const lookups = new Set(tools.filter(isItemLookup).map((t) => t.name));
   const lookupWord = (m: KeywordMapping) => m.kind === 'tool' && lookups.has(String(m.value));
@@ -401,7 +401,7 @@ export function analyseQuestion(
         `(?:depend(?:s|ing)?\\s+on|need|needs|rely\\s+on|relies\\s+on)\\s+(?:the\\s+)?${id}|${id}\\s*(?:에|을|를)\\s*(?:의존|필요로|사용)`,
       ).test(text),
     ) || /depends?\s+on\s+(?:it|them)\b/.test(text);
-  // "what does X need", "where does X run", "X 어디서 돌아": X's own dependencies and hosts.
+  // "what does X need", "where does X run", "X 어디서 돌아": X's own dependencies and what it runs on.
   const ownNeeds = identifiers.some((id) =>
     new RegExp(
       `(?:what|which)\\s+(?:\\w+\\s+)?(?:does|do)\\s+${id}\\s+(?:need|require|call|rely on|run on)|where\\s+(?:does|is)\\s+${id}\\s+(?:run|running|hosted|live|lives|living)\\b|${id}\\s*(?:은|는|이|가)?\\s*어디(?:서|에서|에)?\\s*(?:돌|떠|올라|호스팅)`,

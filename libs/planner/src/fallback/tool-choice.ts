@@ -1,7 +1,7 @@
 import { ITEM_RECORD_FIELD, TOOL_OUTPUT_NOUN } from '@app/asset-registry';
 import type { ToolDefinition } from '@app/tools';
 import { isItemLookup, measuresValue, type ItemVocabulary } from '../knowledge/item-vocabulary';
-import { findIdPath, findProperty, schemaProperties } from '../plan/schema-introspection.util';
+import { findIdPath, findProperty, linkableIdFields, schemaProperties } from '../plan/schema-introspection.util';
 import type { QuestionAnalysis } from './question-analysis';
 import type { QuerySignals } from './query-signals.util';
 
@@ -134,7 +134,7 @@ export function chooseTools(input: ToolChoiceInput): ToolDefinition[] {
   const fed = chosen.some(
     (t) =>
       t !== graph &&
-      findIdPath(t.output_schema) &&
+      findIdPath(t.output_schema, linkableIdFields(tools)) &&
       schemaProperties(t.input_schema).some((p) => p.catalogTable),
   );
   if (graph && lookup && !identifiers.length && described && !fed) chosen.push(lookup);

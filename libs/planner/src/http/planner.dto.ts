@@ -2,7 +2,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsBoolean, IsOptional, IsString, Length, Matches } from 'class-validator';
 
 export class PlanRequestDto {
-  @ApiProperty({ example: '지난 주 prod 환경의 서버들 중 CPU 사용률이 높은 top 5개를 보여줘' })
+  @ApiProperty({ example: '지난 주 사용률이 가장 높은 항목 top 5개를 보여줘' })
   @IsString()
   @Length(1, 4000)
   @Matches(/\S/, { message: 'query must not be blank' })

@@ -98,7 +98,7 @@ export function itemVocabulary(
   return vocabulary;
 }
 
-/** Whether a word of a question names items ("payment servers": the second word). */
+/** Whether a word of a question names items ("payment rooms": the second word). */
 export function namesItems(vocabulary: ItemVocabulary, word: string): boolean {
   return vocabulary.nouns.some((noun) => word.startsWith(noun));
 }

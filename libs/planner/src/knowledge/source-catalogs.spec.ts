@@ -98,7 +98,7 @@ describe('planning over the catalog of each source', () => {
 
   it('the fallback planner picks the tool whose source lists the value the question names', async () => {
     const { index: catalog } = await sourced();
-    const planner = new FallbackPlanner();
+    const planner = new FallbackPlanner(null, { trainSynchronously: true });
     // Both tools take accounts.status; only one source's catalog lists the value. (The built-in tools
     // read the internal source; the classifier may add an unfiltered ci_lookup, which is not at issue here.)
     const accountSteps = (query: string) =>

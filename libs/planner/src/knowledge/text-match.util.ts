@@ -20,8 +20,8 @@ function escapeRegExp(text: string): string {
 }
 
 /**
- * Whether `term` occurs in `text` (both lower-cased). ASCII terms need word boundaries (so "prod"
- * does not match "product"), but may be followed by Hangul particles ("prod환경"); Korean terms
+ * Whether `term` occurs in `text` (both lower-cased). ASCII terms need word boundaries (so "pro"
+ * does not match "product"), but may be followed by Hangul particles ("pro환경"); Korean terms
  * match as substrings because particles attach to words.
  */
 export function containsTerm(text: string, term: string): boolean {

@@ -1,8 +1,8 @@
 import type { ToolResult } from '@app/tools';
 
 /**
- * A reference to an earlier step's result: `{ "$ref": "s1.data.items[*].ci_id" }` (the stage syntax;
- * the earlier `{ "$ref": "s1", "path": "items.ci_id" }` is accepted and rewritten by the validator).
+ * A reference to an earlier step's result: `{ "$ref": "s1.data.items[*].item_id" }` (the stage syntax;
+ * the earlier `{ "$ref": "s1", "path": "items.item_id" }` is accepted and rewritten by the validator).
  */
 export interface StepReference {
   $ref: string;

@@ -66,10 +66,24 @@ export function findProperty(
 }
 
 /**
- * A path through an output schema to the ids of the items it returns (`nodes.ci_id`), so that a later
- * step can take them as input. Searches arrays of objects for an id-like field.
+ * The id fields a step's output can feed into other tools: `<x>_id` for every tool input `<x>_ids`, then
+ * `id` (a tool taking `item_ids` is fed the `item_id` of another tool's rows, else their `id`).
  */
-export function findIdPath(schema: JsonSchema | null | undefined, idFields = ['ci_id', 'id']): string | null {
+export function linkableIdFields(tools: ReadonlyArray<{ input_schema: JsonSchema }>): string[] {
+  const fields = new Set<string>();
+  for (const tool of tools)
+    for (const property of schemaProperties(tool.input_schema)) {
+      const match = /^([a-z][a-z0-9]*)_ids$/.exec(property.name);
+      if (match) fields.add(`${match[1]}_id`);
+    }
+  return [...fields, 'id'];
+}
+
+/**
+ * A path through an output schema to the ids of the items it returns (`nodes.<x>_id`), so that a later
+ * step can take them as input. Searches arrays of objects for one of the id fields, in their order.
+ */
+export function findIdPath(schema: JsonSchema | null | undefined, idFields: string[] = ['id']): string | null {
   if (!schema) return null;
   for (const { name, schema: property, type } of schemaProperties(schema)) {
     if (type === 'array') {

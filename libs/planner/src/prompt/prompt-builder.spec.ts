@@ -45,7 +45,7 @@ function build(
   systemPrompt: string | null = null,
 ) {
   const catalog = new CatalogIndex({ source: { kind: 'internal' }, tables });
-  const { scores } = new FallbackPlanner().plan({
+  const { scores } = new FallbackPlanner(null, { trainSynchronously: true }).plan({
     query,
     tools: OPS_TOOL_DEFINITIONS,
     catalog,

@@ -15,9 +15,9 @@ import type { PromptReport, PromptSourceReport } from '../plan/plan.types';
 import { schemaProperties } from '../plan/schema-introspection.util';
 import { summarizeCatalog } from './catalog-summary';
 
-export const DEFAULT_PLANNER_SYSTEM_PROMPT = `You are an infrastructure operations (CI/OPS) query planner.
-Understand the user's question about infrastructure items, metrics, event history, relationships or
-operational documents, choose the tools that answer it, and define each tool's parameters.
+export const DEFAULT_PLANNER_SYSTEM_PROMPT = `You are a query planner for the tools listed below.
+Understand the user's question about the data and documents those tools read, choose the tools that
+answer it, and define each tool's parameters.
 Rules:
 - Use only the tools listed, with parameters that follow each tool's input schema exactly.
 - Each tool reads one data source (the source it is listed under). Its filter fields and values must
