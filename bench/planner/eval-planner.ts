@@ -84,6 +84,8 @@ export interface EvaluationOptions {
   tenantTools?: string[];
   /** false: the tenant's tools carry no planning hints (descriptions and input schemas only). */
   hints?: boolean;
+  /** The question file is tuning data (per-question output allowed); never for a held-out set. */
+  tuningFile?: boolean;
 }
 
 /** Every built-in tool the running service serves to every tenant (OPS, documents, code). */
@@ -262,7 +264,7 @@ export async function evaluatePlanner(
 
   const wanted: Array<SplitReport['split']> =
     set === 'file'
-      ? ['external']
+      ? [options.tuningFile ? 'all' : 'external']
       : set !== 'independent' || split === 'all'
         ? ['all']
         : split === 'both'
@@ -362,9 +364,10 @@ async function main(): Promise<void> {
       arg === '--tenant-tools' && process.argv[i + 1] ? [process.argv[i + 1]] : [],
     ),
     hints: !process.argv.includes('--no-hints'),
+    tuningFile: process.argv.includes('--tuning'),
   };
   // A question file given with --questions is held out: never any per-question output for it.
-  const detail = process.argv.includes('--misses') && set !== 'file';
+  const detail = process.argv.includes('--misses') && (set !== 'file' || process.argv.includes('--tuning'));
   let llm: LlmClient | null = null;
   if (process.argv.includes('--llm')) {
     const env = validateEnvironment(process.env);

@@ -53,6 +53,15 @@ const ID_LIST_KEY = /^(?:[a-z]+_)?ids$/;
 const MIN_TOOL_SCORE = 1;
 /** A tool the classifier has fewer labelled questions for than this is chosen by the rule score alone. */
 const MIN_TOOL_EXAMPLES = 5;
+/** Each tool's evidence score scaled by its share of the best tool's: min(1, strong / 2) x strong / best. */
+function relativeEvidence(strong: Record<string, number>): Record<string, number> {
+  const best = Math.max(0, ...Object.values(strong));
+  const scores: Record<string, number> = {};
+  for (const [tool, value] of Object.entries(strong))
+    scores[tool] = best > 0 ? Math.min(1, value / (2 * MIN_TOOL_SCORE)) * (value / best) : 0;
+  return scores;
+}
+
 /** The warning a plan carries while the classifier for its knowledge is still being trained. */
 export const TRAINING_WARNING_PREFIX = 'planner_training';
 /** Words that point back at items found by another part of the question ("their bookings", "걔네 이력"). */
@@ -215,15 +224,16 @@ export class FallbackPlanner {
     // Each part of a multi-part question is classified on its own too, so one half is not drowned by the other.
     const clauseThreshold = this.options.clauseThreshold ?? 0.7;
     const clauses = splitClauses(input.query);
+    // Tools with too few labelled questions are scored by their own evidence (description, hints, mappings,
+    // catalog columns), relative to the best-supported tool of the question or of one of its parts: a word
+    // shared with some tool's description does not pull that tool into a question another tool fits better.
+    const ruleScores = relativeEvidence(analysis.strong);
     if (clauses.length > 1)
       for (const clause of clauses) {
-        const features = analyseQuestion(
-          clause,
-          input.tools,
-          input.catalog,
-          input.mappings,
-          input.now,
-        ).features;
+        const clauseAnalysis = analyseQuestion(clause, input.tools, input.catalog, input.mappings, input.now);
+        const features = clauseAnalysis.features;
+        for (const [tool, score] of Object.entries(relativeEvidence(clauseAnalysis.strong)))
+          ruleScores[tool] = Math.max(ruleScores[tool] ?? 0, score);
         if (passages && documentLed(documentEvidence(clause, passages, vocabulary))) documentClause = true;
         for (const [tool, p] of Object.entries(trained?.classifier.predict(clause, features) ?? {}))
           if (p >= clauseThreshold) probabilities[tool] = Math.max(probabilities[tool] ?? 0, p);
@@ -233,7 +243,7 @@ export class FallbackPlanner {
       scores[tool.name] =
         (counts.get(tool.name) ?? 0) >= MIN_TOOL_EXAMPLES
           ? Math.round((probabilities[tool.name] ?? 0) * 100) / 100
-          : Math.min(1, analysis.strong[tool.name] / (2 * MIN_TOOL_SCORE));
+          : Math.round((ruleScores[tool.name] ?? 0) * 100) / 100;
     const lookup = input.tools.find(isItemLookup);
     const chosen = chooseTools({
       tools: input.tools,
@@ -292,9 +302,9 @@ export class FallbackPlanner {
         multiple,
         feeder: sources.find((source) => feeders.some((t) => t.name === source.tool)) ?? null,
       });
-      for (const parameters of built) {
+      for (const { parameters, needs } of built) {
         const id = `s${steps.length + 1}`;
-        steps.push({ id, tool_type: tool.name, parameters });
+        steps.push({ id, tool_type: tool.name, parameters, ...(needs.length ? { needs_input: needs } : {}) });
         const idPath = findIdPath(tool.output_schema, idFields);
         if (idPath) sources.push({ id, path: idPath, tool: tool.name });
       }
@@ -366,7 +376,7 @@ export class FallbackPlanner {
       multiple: boolean;
       feeder: { id: string; path: string } | null;
     },
-  ): Array<Record<string, unknown>> {
+  ): Array<{ parameters: Record<string, unknown>; needs: string[] }> {
     const { signals, identifiers, warnings } = ctx;
     // The tool is planned over the catalog of the source it reads, with the values that catalog lists.
     const source = ctx.input.catalog.sourceOf(tool.name);
@@ -420,7 +430,7 @@ export class FallbackPlanner {
         const value = this.enumChoice(ctx.text, facts, property);
         if (value) params[name] = value;
         else if (property.required && !property.hasDefault) params[name] = property.enumValues[0];
-      } else if (['time_range', 'timerange', 'period'].includes(name)) {
+      } else if (['time_range', 'timerange', 'period'].includes(name) && property.type === 'object') {
         if (signals.timeRange) params[name] = { start: signals.timeRange.start, end: signals.timeRange.end };
         else if (property.required) {
           const hours = 24;
@@ -461,14 +471,11 @@ export class FallbackPlanner {
     if (ordered && !params.order && properties.some((p) => p.name === 'order')) params.order = 'desc';
     if (namesFiltered) delete params.keywords;
 
+    // A required input the question does not give is asked for (the step waits for it), not guessed.
     const missing = properties.filter((p) => p.required && params[p.name] === undefined && !p.hasDefault);
-    if (missing.length) {
-      warnings.push(
-        `${tool.name} was considered but the question does not give ${missing.map((p) => p.name).join(', ')}; it was left out.`,
-      );
-      return [];
-    }
-    return [params];
+    if (missing.length)
+      warnings.push(`${tool.name}: the question does not give ${missing.map((p) => p.name).join(', ')}; asked for.`);
+    return [{ parameters: params, needs: missing.map((p) => p.name) }];
   }
 
   /** The one value a single-valued column takes; a metric named as "p95" is latency unless another metric is named. */

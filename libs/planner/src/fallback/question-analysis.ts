@@ -1,4 +1,4 @@
-import { ITEM_RECORD_FIELD, type KeywordMapping, type MappingContent } from '@app/asset-registry';
+import { hintTexts, ITEM_RECORD_FIELD, type KeywordMapping, type MappingContent } from '@app/asset-registry';
 import type { ToolDefinition } from '@app/tools';
 import { CatalogIndex, type CatalogValueHit } from '../knowledge/catalog-index';
 import { containsTerm, contentTerms, normalizeText, queryHasTerm } from '../knowledge/text-match.util';
@@ -52,6 +52,8 @@ export interface QuestionAnalysis {
   items: ItemVocabulary;
 }
 
+/** Description evidence (idf-weighted terms of a tool's description and hints, of 4) that puts a question in domain. */
+const DESCRIBED = 0.5;
 const RELATED = /^(?:related|관련|계열)$/;
 /** Korean "<topic> 쪽/팀/관련 <type>" ("주문 쪽 서비스", "배송팀 자산", "검색 관련 앱"). */
 const KO_TOPIC_LINK = /^(?:관련|계열|쪽|팀|파트)$/;
@@ -210,12 +212,17 @@ export function knowledgeFacts(
 const TOOL_TERMS = new Map<string, Set<string>>();
 
 export function toolTerms(tool: ToolDefinition): Set<string> {
-  const key = `${tool.name}\n${tool.description}`;
+  const key = `${tool.name}\n${tool.description}\n${JSON.stringify(tool.planning_hints ?? null)}`;
   let terms = TOOL_TERMS.get(key);
   if (!terms) {
     // Names of other tools and values (snake_case: other_tool, some_value) in a description say nothing about this tool.
     const description = tool.description.replace(/\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b/g, ' ');
-    terms = contentTerms(`${tool.name.replace(/_/g, ' ')} ${description}`);
+    // What its owner says it answers counts as its description: hint keywords and example questions.
+    const hints = [
+      ...hintTexts(tool.planning_hints?.keywords ?? undefined),
+      ...hintTexts(tool.planning_hints?.examples ?? undefined),
+    ].join(' ');
+    terms = contentTerms(`${tool.name.replace(/_/g, ' ')} ${description} ${hints}`);
     if (TOOL_TERMS.size > 5000) TOOL_TERMS.clear();
     TOOL_TERMS.set(key, terms);
   }
@@ -519,7 +526,9 @@ export function analyseQuestion(
       itemTopics.length > 0 ||
       matchedMappings.some(
         (m) => (m.kind === 'tool' && !howTo.has(keywordText(m.keyword))) || m.kind === 'metric',
-      ),
+      ) ||
+      // Words of a tool's own description or hints (a tenant's tools need no mappings to be asked about).
+      tools.some((tool) => (features[`desc:${tool.name}`] ?? 0) >= DESCRIBED),
     features,
   };
 }

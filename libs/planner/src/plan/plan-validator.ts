@@ -111,6 +111,9 @@ export class PlanValidator {
         parameters: toStageReferences(structuredClone(parameters)) as Record<string, unknown>,
         depends_on: [...new Set(dependsOn as string[])],
         ...(typeof candidate.purpose === 'string' ? { purpose: candidate.purpose } : {}),
+        ...(Array.isArray(candidate.needs_input) && candidate.needs_input.every((n) => typeof n === 'string')
+          ? { needs_input: [...new Set(candidate.needs_input as string[])] }
+          : {}),
       });
     });
 
@@ -211,9 +214,13 @@ export class PlanValidator {
       this.compiled.set(tool.input_schema, schema);
     }
     const refPointers = refs.map((r) => r.pointer);
+    // An input the step asks the caller for is missing on purpose (see PlanStep.needs_input).
+    const asked = (i: { path: string; message: string }) =>
+      i.message.includes('required property') &&
+      (step.needs_input ?? []).some((name) => i.message.includes(`'${name}'`));
     const schemaIssues = schema
       .check(step.parameters)
-      .filter((i) => !refPointers.some((p) => i.path === p || i.path.startsWith(`${p}/`)));
+      .filter((i) => !refPointers.some((p) => i.path === p || i.path.startsWith(`${p}/`)) && !asked(i));
     for (const schemaIssue of schemaIssues) {
       issue(
         'INVALID_PARAMETERS',

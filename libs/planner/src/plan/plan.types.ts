@@ -21,6 +21,11 @@ export interface PlanStep {
   parameters: Record<string, unknown>;
   depends_on?: string[];
   purpose?: string;
+  /**
+   * Required inputs the question does not give: the step is not run until the caller supplies them (the
+   * answer asks for them; `status: "needs_input"`), instead of guessing or failing the step.
+   */
+  needs_input?: string[];
 }
 
 /** What the planner decided: the intent and the tool steps (empty when the question needs no tool). */

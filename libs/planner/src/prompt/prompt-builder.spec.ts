@@ -69,7 +69,7 @@ describe('PromptBuilder', () => {
   it('includes tools with schemas, the catalog and the mappings when they fit', () => {
     const { messages, report } = build('지난 주 prod 서버 CPU top 5', OPS_CATALOG.tables, 20_000);
     const user = messages[1].content as string;
-    expect(messages[0].content).toContain('(CI/OPS) query planner');
+    expect(messages[0].content).toContain('query planner for the tools listed below');
     for (const tool of OPS_TOOL_DEFINITIONS) expect(user).toContain(`schema ${tool.name}:`);
     expect(user).toContain('environment (varchar) values: prod|staging|dev');
     expect(user).toContain('"CPU 사용률" -> metric = cpu_usage');
