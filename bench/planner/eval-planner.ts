@@ -9,6 +9,7 @@ import {
   InMemoryPlanningKnowledge,
   LlmClient,
   PlannerService,
+  runnableSteps,
   StagePlanExecutor,
   UnconfiguredLlmClient,
 } from '@app/planner';
@@ -293,7 +294,7 @@ export async function evaluatePlanner(
           deadline,
           signal: new AbortController().signal,
         };
-        const run = await executor.execute(context, outcome.plan.steps, deadline);
+        const run = await executor.execute(context, runnableSteps(outcome.plan), deadline);
         executed = true;
         inputRejected += run.steps.filter(
           (step) => step.result.error_details?.code === 'INVALID_INPUT',

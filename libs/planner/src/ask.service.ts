@@ -3,6 +3,7 @@ import { ToolDataPresence, ToolRegistry, type ToolDataSource } from '@app/tools'
 import { AnswerWriter } from './answer/answer-writer';
 import { PlanExecutor } from './execution/plan-executor';
 import type { PlanExecutionResult, PlanOutcome } from './plan/plan.types';
+import { inputQuestion, neededInputs, runnableSteps, type NeededInput } from './plan/needs-input';
 import { PlannerOptions } from './planner-options';
 import { KNOWLEDGE_INCOMPLETE_PREFIX, PlannerService } from './planner.service';
 
@@ -19,7 +20,10 @@ export interface AskRequest {
 
 export interface AskResult {
   /** `no_data`: the steps ran, but this tenant has none of the data they read loaded, so they could find nothing. */
-  status: 'answered' | 'no_data' | 'partial' | 'failed' | 'plan_rejected';
+  /** `needs_input`: a step waits for an input the question does not give (`needs_input` lists them). */
+  status: 'answered' | 'no_data' | 'partial' | 'failed' | 'plan_rejected' | 'needs_input';
+  /** The inputs the plan waits for (empty unless `status` is `needs_input`). */
+  needs_input: NeededInput[];
   query: string;
   answer: string;
   answer_source: 'llm' | 'template';
@@ -64,6 +68,7 @@ export class AskService {
         .join('\n');
       return {
         status: 'plan_rejected',
+        needs_input: [],
         query: request.query,
         answer: `The plan was rejected and nothing was run:\n${reasons}`,
         answer_source: 'template',
@@ -82,7 +87,9 @@ export class AskService {
     }
 
     let execution: PlanExecutionResult | null = null;
-    if (planning.plan.steps.length) {
+    const needed = neededInputs(planning.plan, tools);
+    const runnable = runnableSteps(planning.plan);
+    if (runnable.length) {
       execution = await this.executor.execute(
         {
           tenantId: request.tenantId,
@@ -93,7 +100,7 @@ export class AskService {
           signal: controller.signal,
           caller: 'plan',
         },
-        planning.plan.steps,
+        runnable,
         deadline,
         { stageName: 'ops.ask', question: request.query },
       );
@@ -112,7 +119,9 @@ export class AskService {
     const missing = await this.missingData(request.tenantId, execution);
     const noData = missing.length > 0;
     for (const source of missing) warnings.push(source.warning);
-    const status = noData
+    const status = needed.length
+      ? 'needs_input'
+      : noData
       ? 'no_data'
       : !execution || execution.status === 'succeeded'
         ? 'answered'
@@ -127,10 +136,12 @@ export class AskService {
           ? knowledgeHint(planning.plan.language)
           : null,
         ...missing.map((source) => source.hint[planning.plan?.language === 'ko' ? 'ko' : 'en']),
-        written.answer,
+        needed.length ? inputQuestion(needed, planning.plan.language) : null,
+        runnable.length || !needed.length ? written.answer : null,
       ]
         .filter(Boolean)
         .join('\n\n'),
+      needs_input: needed,
       answer_source: written.source,
       model: written.model ?? planning.model,
       planning,

@@ -62,3 +62,5 @@ export { planJsonSchema } from './plan/plan-json-schema';
 export { CATALOG_COLUMN_KEY, CATALOG_TABLE_KEY } from './plan/schema-introspection.util';
 export { LlmException, PlannerException, PlannerExceptionCode } from './planner.exception';
 export type * from './plan/plan.types';
+export { inputQuestion, neededInputs, runnableSteps, type NeededInput } from './plan/needs-input';
+export { TRAINING_WARNING_PREFIX } from './fallback/fallback-planner';
