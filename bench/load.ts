@@ -185,6 +185,7 @@ async function main(): Promise<void> {
     DEMO_DATA: 'off',
     HTTP_TOOL_ALLOWLIST: `127.0.0.1:${toolPort}`,
     RATE_LIMIT_PER_KEY: '0',
+    RATE_LIMIT_PER_TENANT: '0',
   };
   const procs: Proc[] = [];
   const cleanup = async () => {

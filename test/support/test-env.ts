@@ -21,4 +21,7 @@ export const QUIET_TEST_ENV: Record<string, string> = {
   WRITE_ADMIN_KEY_FILE: 'false',
   // Counted (the guard and its storage run), but high enough that no burst of another test trips it.
   RATE_LIMIT_PER_KEY: '100000',
+  RATE_LIMIT_PER_TENANT: '100000',
+  // The tenant's cap (MCP_MAX_SESSIONS_PER_TENANT) still applies; specs about the key's share set it.
+  MCP_MAX_SESSIONS_PER_KEY: '100000',
 };

@@ -1,4 +1,4 @@
-import { DynamicModule, Module } from '@nestjs/common';
+import { DynamicModule, ExecutionContext, Module } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
 import { AssetRegistryModule } from '@app/asset-registry';
 import { DocumentsModule } from '@app/documents';
@@ -17,17 +17,39 @@ import { TenantsController } from './admin/tenants.controller';
 import { HealthController } from './health/health.controller';
 import { DatabaseReadRetryInterceptor } from './http/database-read-retry.interceptor';
 import { HttpExceptionFilter } from './http/http-exception.filter';
-import { ApiKeyThrottlerGuard } from './http/rate-limit/api-key-throttler.guard';
+import {
+  ApiKeyThrottlerGuard,
+  TENANT_THROTTLER,
+  tenantTracker,
+} from './http/rate-limit/api-key-throttler.guard';
 import { RateLimitStorage } from './http/rate-limit/redis-throttler.storage';
 import { createValidationPipe } from './http/validation.pipe';
 
-/** RATE_LIMIT_PER_KEY requests per RATE_LIMIT_WINDOW_SECONDS per API key; health probes are exempt. */
+/**
+ * RATE_LIMIT_PER_KEY requests per RATE_LIMIT_WINDOW_SECONDS per API key, and RATE_LIMIT_PER_TENANT for
+ * all keys of a tenant together (requests without a key count per address only); health probes are exempt.
+ */
 function rateLimitOptions(config: AppConfig): ThrottlerModuleOptions {
-  const limit = config.get('RATE_LIMIT_PER_KEY');
+  const perKey = config.get('RATE_LIMIT_PER_KEY');
+  const perTenant = config.get('RATE_LIMIT_PER_TENANT');
+  const ttl = config.get('RATE_LIMIT_WINDOW_SECONDS') * 1000;
+  const isHealth = (context: ExecutionContext) =>
+    context.switchToHttp().getRequest<Request>().path.startsWith('/health');
   return {
-    throttlers: [{ name: 'default', limit, ttl: config.get('RATE_LIMIT_WINDOW_SECONDS') * 1000 }],
-    skipIf: (context) =>
-      limit === 0 || context.switchToHttp().getRequest<Request>().path.startsWith('/health'),
+    throttlers: [
+      { name: 'default', limit: perKey, ttl, skipIf: (context) => perKey === 0 || isHealth(context) },
+      {
+        name: TENANT_THROTTLER,
+        limit: perTenant,
+        ttl,
+        getTracker: tenantTracker,
+        setHeaders: false,
+        skipIf: (context) =>
+          perTenant === 0 ||
+          isHealth(context) ||
+          tenantTracker(context.switchToHttp().getRequest<Record<string, unknown>>()) === '',
+      },
+    ],
   };
 }
 

@@ -23,7 +23,7 @@ const ERROR_DESCRIPTIONS: Record<number, [string, string]> = {
 
 /** Operations whose state can conflict (publish a published asset, confirm a decided action, ...). */
 const CONFLICTING =
-  /^(AssetController_(create|update|publish|rollback|archive|syncCatalog)|PendingActionController_(confirm|reject)|DocumentsController_(restore|update|retry|remove)|DiffsController_apply|SecretsController_put|TenantsController_create|DemoController_load)$/;
+  /^(AssetController_(create|update|publish|rollback|archive|syncCatalog)|PendingActionController_(confirm|reject)|DocumentsController_(restore|update|retry|remove)|DiffsController_apply|SecretsController_put|TenantsController_(create|createKey)|KeysController_create|DemoController_load)$/;
 /** Not-found answers for ids carried in the body rather than the path. */
 const NOT_FOUND_FROM_BODY = /^(ChatController_ask|AssetController_syncCatalog|StageController_execute)$/;
 const UPLOADS = /^DocumentsController_(create|update)$/;

@@ -68,8 +68,29 @@ export class AuthRepository {
     });
   }
 
-  createKey(key: NewApiKey): Promise<ApiKeyEntity> {
-    return this.insertKey(this.dataSource.manager, key);
+  /**
+   * Inserts the key unless its tenant already holds `maxActive` active (unrevoked, unexpired) keys; then
+   * null and the count. Serialised per tenant, so concurrent creations cannot both take the last place.
+   */
+  createKeyWithin(
+    key: NewApiKey,
+    maxActive: number,
+    now: Date,
+  ): Promise<{ key: ApiKeyEntity } | { key: null; active: number }> {
+    return this.dataSource.transaction(async (manager) => {
+      await manager.query(`SELECT pg_advisory_xact_lock(hashtextextended('api-keys:' || $1, 0))`, [
+        key.tenantId,
+      ]);
+      const active = await manager
+        .getRepository(ApiKeyEntity)
+        .createQueryBuilder('k')
+        .where('k.tenantId = :tenantId', { tenantId: key.tenantId })
+        .andWhere('k.revokedAt IS NULL')
+        .andWhere('(k.expiresAt IS NULL OR k.expiresAt > :now)', { now })
+        .getCount();
+      if (active >= maxActive) return { key: null, active };
+      return { key: await this.insertKey(manager, key) };
+    });
   }
 
   /**

@@ -146,10 +146,21 @@ export class AuthService {
   async createKey(tenantIdOrSlug: string, input: CreateKeyInput, actor: Principal | undefined) {
     const tenant = await this.getTenant(tenantIdOrSlug);
     const secret = generateApiKey();
-    const key = await this.repository.createKey({
-      ...this.newKey(secret, input, actor, false),
-      tenantId: tenant.id,
-    });
+    const limit = this.config.get('API_KEYS_MAX_PER_TENANT');
+    const created = await this.repository.createKeyWithin(
+      { ...this.newKey(secret, input, actor, false), tenantId: tenant.id },
+      limit,
+      new Date(),
+    );
+    if (!created.key) {
+      throw new PlatformException(
+        PlatformExceptionCode.API_KEY_LIMIT_REACHED,
+        ErrorKind.CONFLICT,
+        `Tenant "${tenant.slug}" has ${created.active} active API keys, its limit (${limit}); revoke unused ones first.`,
+        { limit, active: created.active },
+      );
+    }
+    const { key } = created;
     key.tenant = tenant;
     return { key: toApiKeyView(key), secret };
   }

@@ -270,6 +270,13 @@ export class EnvironmentVariables {
   @Max(100_000)
   MCP_MAX_SESSIONS_PER_TENANT = 20;
 
+  /** One API key's share of its tenant's sessions (at most MCP_MAX_SESSIONS_PER_TENANT), so one key cannot lock the others out. */
+  @Transform(toNumber)
+  @IsInt()
+  @Min(1)
+  @Max(100_000)
+  MCP_MAX_SESSIONS_PER_KEY = 5;
+
   /** A session nobody used for this long is closed (its event stream too). */
   @Transform(toNumber)
   @IsInt()
@@ -666,6 +673,19 @@ export class EnvironmentVariables {
   @IsInt()
   @Min(0)
   RATE_LIMIT_PER_KEY = 1200;
+
+  /** Requests all keys of one tenant together may make per RATE_LIMIT_WINDOW_SECONDS, across every replica (0: no limit). */
+  @Transform(toNumber)
+  @IsInt()
+  @Min(0)
+  RATE_LIMIT_PER_TENANT = 6000;
+
+  /** Active (unrevoked, unexpired) API keys one tenant may hold; creating one more is refused (409). */
+  @Transform(toNumber)
+  @IsInt()
+  @Min(1)
+  @Max(100_000)
+  API_KEYS_MAX_PER_TENANT = 100;
 
   @Transform(toNumber)
   @IsInt()

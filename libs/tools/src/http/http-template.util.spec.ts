@@ -42,7 +42,6 @@ describe('http tool templates', () => {
     expect(() => renderUrl('https://x.example/api/{{input.p}}./x', { ...scope, input: { p: '.' } })).toThrow(
       /dot segment/,
     );
-    expect(url('%2e%2e').pathname).toBe('/api/%252e%252e/x');
     for (const p of ['a/../b', 'a/../..', '../x', 'a\\..\\b', 'x/.'])
       expect(() => url(p)).toThrow(/dot segment/);
     expect(url('group/project').pathname).toBe('/api/group%2Fproject/x');
@@ -50,6 +49,54 @@ describe('http tool templates', () => {
     expect(url('..a').pathname).toBe('/api/..a/x');
     expect(renderUrl('https://x.example/api?q={{input.p}}', { ...scope, input: { p: '..' } })).toBe(
       'https://x.example/api?q=..',
+    );
+  });
+
+  it('judges a path value by its most decoded spelling: percent layers, NFKC, path parameters', () => {
+    const render = (p: string, template = 'https://x.example/api/{{input.p}}/x') =>
+      renderUrl(template, { ...scope, input: { p } });
+    const refused: Array<[string, RegExp]> = [
+      ['%2e%2e', /dot segment/],
+      ['%2E%2e', /dot segment/],
+      ['.%2e', /dot segment/],
+      ['%2e', /dot segment/],
+      ['%252e%252e', /dot segment/],
+      ['%25252e%25252e', /dot segment/],
+      ['%u002e%u002e', /dot segment/],
+      ['\uff0e\uff0e', /dot segment/],
+      ['\uff0e', /dot segment/],
+      ['..;', /dot segment/],
+      ['..;jsessionid=1', /dot segment/],
+      ['%2e%2e%3b', /dot segment/],
+      ['.. ', /dot segment/],
+      ['...', /dot segment/],
+      ['..%2f', /dot segment/],
+      ['..%2fetc', /dot segment/],
+      ['a%2f..', /dot segment/],
+      ['..%5c..', /dot segment/],
+      ['\uff0e\uff0e\uff0fadmin', /dot segment/],
+      ['a%2fb', /encoded or look-alike slash/],
+      ['a%5cb', /encoded or look-alike slash/],
+      ['a%252fb', /encoded or look-alike slash/],
+      ['a\uff0fb', /encoded or look-alike slash/],
+      ['a\uff3cb', /encoded or look-alike slash/],
+      ['%c0%ae%c0%ae', /not UTF-8/],
+      ['%e0%80%ae', /not UTF-8/],
+      ['%252525252e', /more than 4 times/],
+    ];
+    for (const [raw, message] of refused) {
+      const p = JSON.parse(`"${raw}"`) as string;
+      expect(() => render(p)).toThrow(message);
+      expect(() => render(p)).toThrow(expect.objectContaining({ code: 'INVALID_INPUT' }));
+    }
+    expect(render('v1.2')).toBe('https://x.example/api/v1.2/x');
+    expect(render('..a')).toBe('https://x.example/api/..a/x');
+    expect(render('50%')).toBe('https://x.example/api/50%25/x');
+    expect(render('café')).toBe('https://x.example/api/caf%C3%A9/x');
+    expect(render('a b')).toBe('https://x.example/api/a%20b/x');
+    // A query value is not a path segment: dots there are data.
+    expect(render('%2e%2e', 'https://x.example/api?q={{input.p}}')).toBe(
+      'https://x.example/api?q=%252e%252e',
     );
   });
 

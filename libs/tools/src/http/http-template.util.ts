@@ -1,4 +1,5 @@
 import { ToolError, ToolErrorCode } from '../core/tool.types';
+import { PATH_VALUE_MESSAGES, pathValueIssue } from './url-path-value.util';
 
 /** What `{{...}}` placeholders of an http tool can reach. */
 export interface TemplateScope {
@@ -69,19 +70,30 @@ const URL_ORIGIN = /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i;
 
 /**
  * Renders a URL template: every value is percent-encoded (so input cannot add path segments, query
- * parameters or change the host), and a placeholder without a value is an input error. A value
- * that makes a path segment `.` or `..` is refused, also between the slashes it encodes: encoding
- * leaves dots alone, and the URL parser would otherwise resolve `/api/../x` to `/x`.
+ * parameters or change the host), and a placeholder without a value is an input error. A path value
+ * is judged in its most decoded spelling (`pathValueIssue`: percent layers, NFKC, `..;`) and refused
+ * when it could be a dot segment there; the rendered path is checked again, also between the slashes
+ * a value encodes: encoding leaves dots alone, and the URL parser would otherwise resolve `/api/../x`
+ * to `/x`.
  */
 export function renderUrl(template: string, scope: TemplateScope): string {
-  const rendered = template.replace(PLACEHOLDER, (_match, expression: string) => {
+  const queryStart = template.search(/[?#]/);
+  const rendered = template.replace(PLACEHOLDER, (_match, expression: string, offset: number) => {
     const value = resolve(expression, scope);
     if (value === undefined || value === null || value === '') {
       throw new ToolError(ToolErrorCode.INVALID_INPUT, `The URL needs a value for {{${expression}}}.`, {
         placeholder: expression,
       });
     }
-    return encodeURIComponent(asText(value));
+    const text = asText(value);
+    const issue = queryStart === -1 || offset < queryStart ? pathValueIssue(text) : null;
+    if (issue) {
+      throw new ToolError(ToolErrorCode.INVALID_INPUT, PATH_VALUE_MESSAGES[issue], {
+        placeholder: expression,
+        reason: issue,
+      });
+    }
+    return encodeURIComponent(text);
   });
   // Encoded values hold no `?` or `#`, so the first one belongs to the template and ends the path.
   const path = rendered.replace(URL_ORIGIN, '').split(/[?#]/, 1)[0];

@@ -1,3 +1,5 @@
+import { base32Decode, BYTE_CODE_RUN, decodeByteCodes, rot13, xorDeltas } from './secret-encodings.util';
+
 export const REDACTED = '[REDACTED]';
 
 /** Characters a tool may put between the characters of a secret (spacing it out, grouping it). */
@@ -11,6 +13,14 @@ const MIN_FUZZY_LENGTH = 6;
 const MAX_PRECISE_CHARS = 64 * 1024;
 /** The same bound for secrets that skip the linear pre-check (non-ASCII): every field goes through the regex. */
 const MAX_UNCHECKED_CHARS = 8 * 1024;
+/** A piece of the secret this long (letters and digits) in a field redacts the field: splits into longer parts are found. */
+const MIN_PIECE_LENGTH = 8;
+/** Pieces checked per secret: a long secret's windows are strided (its parts must then be a little longer). */
+const MAX_PIECES = 64;
+/** Single-byte xor is looked for only in secrets this long (the shortest run of deltas is one byte less). */
+const MIN_XOR_BYTES = 8;
+/** Characters skipped to try each alignment of a base32 run (8 characters make 5 bytes). */
+const BASE32_ALIGNMENTS = [0, 1, 2, 3, 4, 5, 6, 7];
 
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
 
@@ -85,7 +95,11 @@ function base64Cores(secret: string): string[] {
   return cores;
 }
 
-/** Spellings of the secret a response might carry: raw, base64/base64url, hex, each also reversed. */
+/**
+ * Spellings of the secret a response might carry: raw, base64/base64url, hex, each also reversed. They
+ * make one regex, whose compilation grows faster than its size: rot13 and base32 are found by
+ * transforming the text instead (`redactRot13`, `redactEncodedRuns`).
+ */
 function variants(secret: string): string[] {
   const bytes = Buffer.from(secret, 'utf8');
   const list = [
@@ -101,12 +115,30 @@ function variants(secret: string): string[] {
 /** Letters and digits only, lowercased: what is left of a secret after any separators or case games. */
 const skeleton = (text: string) => text.toLowerCase().replace(/[^\p{L}\p{N}]/gu, '');
 
+/**
+ * Every window of MIN_PIECE_LENGTH letters and digits of a secret's skeleton (strided past MAX_PIECES
+ * windows): a secret split into two (or more) fields is found through each part of at least that length.
+ * Only for secrets of at least two pieces' length, so a piece is at most half the secret.
+ */
+function pieces(secretSkeleton: string): string[] {
+  if (secretSkeleton.length < 2 * MIN_PIECE_LENGTH) return [];
+  const windows = secretSkeleton.length - MIN_PIECE_LENGTH + 1;
+  const stride = Math.ceil(windows / MAX_PIECES);
+  const out: string[] = [];
+  for (let start = 0; start < windows; start += stride)
+    out.push(secretSkeleton.slice(start, start + MIN_PIECE_LENGTH));
+  return out;
+}
+
 /** Finds the secret in the usual encodings (case-insensitive, separators allowed between characters). */
 export class SecretRedactor {
   private readonly pattern: RegExp;
   private readonly skeletons: string[];
   /** Non-ASCII secrets skip the cheap pre-check (percent-decoding byte by byte would not match them). */
   private readonly precheck: boolean;
+  /** The secret's xor deltas, to find it xored with any single-byte key in one linear search. */
+  private readonly secretBytes: Buffer;
+  private readonly deltas: Buffer | undefined;
 
   constructor(secret: string) {
     this.precheck = /^[\x20-\x7e]*$/.test(secret) && secret.length >= MIN_FUZZY_LENGTH;
@@ -115,32 +147,98 @@ export class SecretRedactor {
     // Longest first, so a long encoding is replaced whole rather than a part of it.
     alternatives.sort((a, b) => b.length - a.length);
     this.pattern = new RegExp(alternatives.join('|'), 'giu');
+    // A field holding a piece of the secret (a split in two) is redacted whole by the skeleton rule.
     this.skeletons = fuzzy
-      ? [...new Set(variants(secret).map(skeleton))].filter((s) => s.length >= MIN_FUZZY_LENGTH)
+      ? [
+          ...new Set([
+            ...variants(secret).map(skeleton),
+            rot13(skeleton(secret)),
+            reverse(rot13(skeleton(secret))),
+            ...pieces(skeleton(secret)),
+          ]),
+        ].filter((s) => s.length >= MIN_FUZZY_LENGTH)
       : [];
+    this.secretBytes = Buffer.from(secret, 'utf8');
+    this.deltas = this.secretBytes.length >= MIN_XOR_BYTES ? xorDeltas(this.secretBytes) : undefined;
   }
 
   redactText(text: string): string {
     // Most fields hold nothing like the secret: a linear check first; only encoded runs need a look.
-    if (this.precheck && !this.mayContain(text)) return this.redactEncodedRuns(text);
+    if (this.precheck && !this.mayContain(text)) return this.redactDerived(text);
     if (text.length > (this.precheck ? MAX_PRECISE_CHARS : MAX_UNCHECKED_CHARS)) return REDACTED;
-    let out = text.replace(this.pattern, REDACTED);
-    out = this.redactEncodedRuns(out);
+    let out = this.redactRot13(text.replace(this.pattern, REDACTED));
+    out = this.redactDerived(out);
     // If in doubt, the whole field: whatever spacing or punctuation is left, the characters are the secret's.
     const rest = skeleton(out.split(REDACTED).join(' '));
     if (this.skeletons.some((s) => rest.includes(s))) return REDACTED;
     return out;
   }
 
-  /** Replaces base64/base64url/hex runs whose decoded text contains the secret in any of its spellings. */
+  /** rot13 is its own inverse and keeps every offset: the secret's spellings found in rot13(text) are replaced in place. */
+  private redactRot13(text: string): string {
+    const turned = rot13(text);
+    let out = '';
+    let from = 0;
+    for (const match of turned.matchAll(this.pattern)) {
+      // The marker itself turns into '[ERQNPGRQ]': never a match worth replacing.
+      if (match[0].length === 0 || match[0] === rot13(REDACTED)) continue;
+      out += `${text.slice(from, match.index)}${REDACTED}`;
+      from = match.index + match[0].length;
+    }
+    return from === 0 ? text : out + text.slice(from);
+  }
+
+  /** What only decoding shows: encoded runs, byte-code lists, then the secret xored with a one-byte key. */
+  private redactDerived(text: string): string {
+    return this.redactXored(this.redactByteCodes(this.redactEncodedRuns(text)));
+  }
+
+  /** Replaces base64/base64url/base32/hex runs whose decoded bytes hold the secret (any spelling, or xored). */
   private redactEncodedRuns(text: string): string {
-    return text.replace(/[A-Za-z0-9+/_-]{8,}={0,2}/g, (run) => {
+    return text.replace(/[A-Za-z0-9+/_-]{8,}={0,6}/g, (run) => {
       const decoded = [
-        Buffer.from(run.replace(/-/g, '+').replace(/_/g, '/'), 'base64').toString('utf8'),
-        /^[0-9a-fA-F]+$/.test(run) && run.length % 2 === 0 ? Buffer.from(run, 'hex').toString('utf8') : '',
+        Buffer.from(run.replace(/-/g, '+').replace(/_/g, '/'), 'base64'),
+        /^[0-9a-fA-F]+$/.test(run) && run.length % 2 === 0 ? Buffer.from(run, 'hex') : null,
+        // Every alignment of the 5-bit groups: a run cut out of a longer base32 text starts anywhere.
+        ...BASE32_ALIGNMENTS.map((skip) => (run.length - skip >= 8 ? base32Decode(run.slice(skip)) : null)),
       ];
-      return decoded.some((d) => d && this.contains(d)) ? REDACTED : run;
+      return decoded.some((bytes) => bytes && this.holds(bytes)) ? REDACTED : run;
     });
+  }
+
+  /** Replaces lists of byte codes (`115,101,99`, `0x73 0x65`, `\163\145`) that spell the secret. */
+  private redactByteCodes(text: string): string {
+    if (!/\d/.test(text)) return text;
+    return text.replace(BYTE_CODE_RUN, (run) => {
+      const bytes = decodeByteCodes(run);
+      return bytes && this.holds(bytes) ? REDACTED : run;
+    });
+  }
+
+  /** The secret xored with one byte, in the text itself (each character a byte, as JSON's `\u00XX` gives them). */
+  private redactXored(text: string): string {
+    if (!this.deltas || text.length < this.secretBytes.length) return text;
+    // Text with characters past U+00FF: its UTF-8 bytes, and the whole field if they hold it.
+    // eslint-disable-next-line no-control-regex
+    if (/[^\x00-\xff]/.test(text)) return this.xoredAt(Buffer.from(text, 'utf8')) >= 0 ? REDACTED : text;
+    const deltas = xorDeltas(Buffer.from(text, 'latin1'));
+    let out = '';
+    let from = 0;
+    for (let at = deltas.indexOf(this.deltas); at >= 0; at = deltas.indexOf(this.deltas, from)) {
+      out += `${text.slice(from, at)}${REDACTED}`;
+      from = at + this.secretBytes.length;
+    }
+    return from === 0 ? text : out + text.slice(from);
+  }
+
+  /** Where the secret xored with any single-byte key starts in `bytes` (key 0 included), else -1. */
+  private xoredAt(bytes: Buffer): number {
+    if (!this.deltas || bytes.length < this.secretBytes.length) return -1;
+    return xorDeltas(bytes).indexOf(this.deltas);
+  }
+
+  private holds(bytes: Buffer): boolean {
+    return this.contains(bytes.toString('utf8')) || this.xoredAt(bytes) >= 0;
   }
 
   /** Whether the letters and digits of some spelling of the secret appear in the text (after unescaping). */

@@ -35,6 +35,10 @@ function jsonRpcError(
 
 const ALL_SESSIONS_KEY = 'mcp:sessions:all';
 const tenantKey = (tenantId: string) => `mcp:sessions:tenant:${tenantId}`;
+const apiKeyKey = (keyId: string) => `mcp:sessions:key:${keyId}`;
+
+/** Who a session's slots are counted for. */
+type SlotOwner = Pick<Session, 'tenantId' | 'keyId'>;
 const retryAfterSeconds = (ms: number) => Math.max(1, Math.ceil(ms / 1000));
 
 /**
@@ -48,7 +52,8 @@ const retryAfterSeconds = (ms: number) => Math.max(1, Math.ceil(ms / 1000));
  * follows the change bus.
  *
  * The session caps count every replica's sessions when Redis is shared: a session holds a lease,
- * named by its id, in its tenant's semaphore and in the global one. Each request of the session, on
+ * named by its id, in its key's semaphore, its tenant's and the global one (a key's share keeps one
+ * key, say a leaked reader key, from holding all of its tenant's sessions). Each request of the session, on
  * any replica, renews both for MCP_SESSION_IDLE_SECONDS, so a session nobody uses frees its slots after
  * the idle time even if the replica that opened it died; DELETE on any replica frees them at once.
  */
@@ -90,7 +95,7 @@ export class McpHttpSessions implements OnModuleDestroy {
         return;
       }
       this.touch(sessionId, session);
-      await this.renewSlots(session.tenantId, sessionId);
+      await this.renewSlots(session, sessionId);
       await session.transport.handleRequest(req, res, req.body);
       return;
     }
@@ -105,15 +110,34 @@ export class McpHttpSessions implements OnModuleDestroy {
     }
     // The id is chosen before the session exists, so its slots are held while it opens.
     const id = randomUUID();
+    const owner: SlotOwner = { tenantId: principal.tenantId, keyId: principal.keyId };
     const tenantId = principal.tenantId;
     const perTenant = this.config.get('MCP_MAX_SESSIONS_PER_TENANT');
+    const perKey = Math.min(this.config.get('MCP_MAX_SESSIONS_PER_KEY'), perTenant);
     const leaseSeconds = this.config.get('MCP_SESSION_IDLE_SECONDS');
+    const keySlot = await this.limits.acquire(apiKeyKey(principal.keyId), {
+      holder: id,
+      limit: perKey,
+      leaseSeconds,
+    });
+    if (!keySlot.granted) {
+      // Checked before the tenant's cap: one key's sessions never count against its tenant's others.
+      jsonRpcError(
+        res,
+        429,
+        -32000,
+        `This API key has ${perKey} open MCP sessions, its share of the tenant's ${perTenant}; close unused ones (DELETE /mcp) or wait for idle ones to expire.`,
+        retryAfterSeconds(keySlot.retryAfterMs),
+      );
+      return;
+    }
     const tenantSlot = await this.limits.acquire(tenantKey(tenantId), {
       holder: id,
       limit: perTenant,
       leaseSeconds,
     });
     if (!tenantSlot.granted) {
+      await keySlot.slot.release();
       // One tenant's burst is that tenant's problem: the others keep their sessions.
       jsonRpcError(
         res,
@@ -130,7 +154,7 @@ export class McpHttpSessions implements OnModuleDestroy {
       leaseSeconds,
     });
     if (!globalSlot.granted) {
-      await tenantSlot.slot.release();
+      await Promise.all([keySlot.slot.release(), tenantSlot.slot.release()]);
       jsonRpcError(
         res,
         503,
@@ -144,7 +168,7 @@ export class McpHttpSessions implements OnModuleDestroy {
       await this.open(req, res, principal, id);
     } finally {
       // An initialize that did not open a session (refused by the transport, or failed) frees its slots.
-      if (!this.sessions.has(id)) await this.releaseSlots(tenantId, id);
+      if (!this.sessions.has(id)) await this.releaseSlots(owner, id);
     }
   }
 
@@ -163,7 +187,7 @@ export class McpHttpSessions implements OnModuleDestroy {
         // Closed through another replica, or expired: drop this process's copy too.
         this.sessions.delete(sessionId);
         await this.close(local);
-        await this.releaseSlots(local.tenantId, sessionId);
+        await this.releaseSlots(local, sessionId);
       }
       return undefined;
     }
@@ -201,7 +225,7 @@ export class McpHttpSessions implements OnModuleDestroy {
       // header, say): the session is already out of this process's map, nothing else would close it.
       await this.close(session);
       await this.records.remove(sessionId);
-      await this.releaseSlots(session.tenantId, sessionId);
+      await this.releaseSlots(session, sessionId);
       this.closing.delete(sessionId);
     }
   }
@@ -295,22 +319,24 @@ export class McpHttpSessions implements OnModuleDestroy {
       void this.close(session);
       // A shared session may still be in use through another replica: its leases expire on their own
       // (renewed by that use). A session only this process knows ends here.
-      if (!this.records.shared) void this.releaseSlots(session.tenantId, id);
+      if (!this.records.shared) void this.releaseSlots(session, id);
     }, this.idleMs);
     session.idleTimer.unref();
   }
 
-  private async renewSlots(tenantId: string, sessionId: string): Promise<void> {
+  private async renewSlots(owner: SlotOwner, sessionId: string): Promise<void> {
     const leaseSeconds = this.config.get('MCP_SESSION_IDLE_SECONDS');
     await Promise.all([
-      this.limits.renew(tenantKey(tenantId), sessionId, leaseSeconds),
+      this.limits.renew(apiKeyKey(owner.keyId), sessionId, leaseSeconds),
+      this.limits.renew(tenantKey(owner.tenantId), sessionId, leaseSeconds),
       this.limits.renew(ALL_SESSIONS_KEY, sessionId, leaseSeconds),
     ]);
   }
 
-  private async releaseSlots(tenantId: string, sessionId: string): Promise<void> {
+  private async releaseSlots(owner: SlotOwner, sessionId: string): Promise<void> {
     await Promise.all([
-      this.limits.release(tenantKey(tenantId), sessionId),
+      this.limits.release(apiKeyKey(owner.keyId), sessionId),
+      this.limits.release(tenantKey(owner.tenantId), sessionId),
       this.limits.release(ALL_SESSIONS_KEY, sessionId),
     ]);
   }
