@@ -1,6 +1,6 @@
 export { PlatformModule, type PlatformModuleOptions } from './platform.module';
 export { ProcessRole } from './cluster/process-role';
-export { ClusterLock, advisoryKeyOf } from './cluster/cluster-lock';
+export { ClusterLock, advisoryKeyOf, type ClusterRunOptions } from './cluster/cluster-lock';
 export { LeasedJobRunner, type LeasedJob } from './cluster/leased-job-runner';
 export {
   ChangeBus,

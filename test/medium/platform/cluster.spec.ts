@@ -41,6 +41,50 @@ describe(`scheduled jobs run once per cluster (${testBackend()})`, () => {
     });
   });
 
+  it('a job with an interval runs once per cluster per interval, whichever process fires it', async () => {
+    if (!b) return;
+    let runs = 0;
+    const job = () => Promise.resolve(++runs);
+    const every = { onceEverySeconds: 3600 };
+    // Both workers' timers fire, one after the other and both at once: one run in the interval.
+    const outcomes = [
+      await a.get(ClusterLock).runExclusive('interval-job', job, every),
+      await b.get(ClusterLock).runExclusive('interval-job', job, every),
+      await a.get(ClusterLock).runExclusive('interval-job', job, every),
+      ...(await Promise.all(
+        [a, b, a, b].map((ctx) => ctx.get(ClusterLock).runExclusive('interval-job', job, every)),
+      )),
+    ];
+    expect(runs).toBe(1);
+    expect(outcomes.filter((o) => !o.skipped)).toEqual([{ skipped: false, result: 1 }]);
+    // Another job has its own interval.
+    expect(await b.get(ClusterLock).runExclusive('other-interval-job', job, every)).toEqual({
+      skipped: false,
+      result: 2,
+    });
+  });
+
+  it('runs again, in any process, once the interval has passed', async () => {
+    if (!b) return;
+    let runs = 0;
+    const job = () => Promise.resolve(++runs);
+    const every = { onceEverySeconds: 1 };
+    expect(await a.get(ClusterLock).runExclusive('short-interval-job', job, every)).toMatchObject({
+      skipped: false,
+    });
+    expect(await b.get(ClusterLock).runExclusive('short-interval-job', job, every)).toEqual({
+      skipped: true,
+    });
+    // The wait limit only bounds the test; the claim is in database time.
+    let next: { skipped: boolean } = { skipped: true };
+    for (let i = 0; i < 100 && next.skipped; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      next = await b.get(ClusterLock).runExclusive('short-interval-job', job, every);
+    }
+    expect(next).toEqual({ skipped: false, result: 2 });
+    expect(runs).toBe(2);
+  });
+
   it('the worker role claims jobs and runs schedulers without serving the API', () => {
     const role = a.get(ProcessRole);
     expect([role.servesApi, role.runsJobs, role.runsSchedulers]).toEqual([false, true, true]);
