@@ -1,4 +1,4 @@
-import { AuthService, CacheStore } from '@app/platform';
+import { AuthService, CacheStore, ChangePropagation } from '@app/platform';
 import { DocumentIngestionService, DocumentSearchService, DocumentsModule } from '@app/documents';
 import { SearchRepository } from '@app/documents/testing';
 import Redis from 'ioredis';
@@ -191,6 +191,49 @@ describe(`search result cache (${testBackend()})`, () => {
       expect(sent('evalsha') + sent('eval')).toBe(1);
       expect(sent('set') + sent('del')).toBe(0);
       expect(first.results.length).toBeGreaterThan(0);
+    } finally {
+      await withRedis.close();
+      redis.kill('SIGKILL');
+    }
+  });
+
+  nativeOnly('replaces the search version dropped while Redis was skipped, once Redis is back', async () => {
+    // While the circuit is open a document change's new search version is not written; the change
+    // generations poll redoes it once the cache is back, or the old version would serve stale hits.
+    const port = await freePort();
+    const redis = await startRedisServer(port);
+    const withRedis = await startTestContext([DocumentsModule], {
+      REDIS_URL: `redis://127.0.0.1:${port}`,
+      REDIS_COMMAND_TIMEOUT_MS: '200',
+      REDIS_CIRCUIT_COOLDOWN_MS: '300',
+    });
+    try {
+      const { tenantId, ids } = await seedTenant(withRedis, 'cache-redis-skipped');
+      const service = withRedis.get(DocumentSearchService);
+      const propagation = withRedis.get(ChangePropagation);
+      const store = withRedis.get(CacheStore);
+      await propagation.poll();
+      expect((await service.search(tenantId, QUERY)).results.map((r) => r.document_id)).toContain(ids[0]);
+      expect((await service.search(tenantId, QUERY)).cached).toBe(true);
+
+      redis.kill('SIGSTOP');
+      try {
+        // The first cache call pays the timeout and opens the circuit; what follows is skipped.
+        await service.search(tenantId, QUERY);
+        await withRedis.get(DocumentIngestionService).remove(tenantId, ids[0]);
+        await propagation.poll();
+      } finally {
+        redis.kill('SIGCONT');
+      }
+      // A cache call after the cool-down starts the probe that closes the circuit.
+      for (let i = 0; i < 100 && !store.health().available; i++) {
+        await store.get('probe');
+        await sleep(100);
+      }
+      expect(store.health().available).toBe(true);
+      await propagation.poll();
+      const after = await service.search(tenantId, QUERY);
+      expect(after.results.map((r) => r.document_id)).not.toContain(ids[0]);
     } finally {
       await withRedis.close();
       redis.kill('SIGKILL');
