@@ -1,3 +1,5 @@
+import { DocumentMaintenanceService, DocumentsModule } from '@app/documents';
+import { DocumentsScheduler } from '@app/documents/testing';
 import { ClusterLock, ProcessRole } from '@app/platform';
 import { startTestContext, TestContext, testBackend } from '@test/support';
 
@@ -5,9 +7,10 @@ describe(`scheduled jobs run once per cluster (${testBackend()})`, () => {
   let a: TestContext;
   let b: TestContext | undefined;
   beforeAll(async () => {
-    a = await startTestContext([], { APP_ROLE: 'worker' });
+    a = await startTestContext([DocumentsModule], { APP_ROLE: 'worker' });
     // Two processes on one database: only the native backend can share it.
-    if (testBackend() === 'native') b = await startTestContext([], { APP_ROLE: 'worker' }, a.database);
+    if (testBackend() === 'native')
+      b = await startTestContext([DocumentsModule], { APP_ROLE: 'worker' }, a.database);
   });
   afterAll(async () => {
     await b?.close();
@@ -83,6 +86,17 @@ describe(`scheduled jobs run once per cluster (${testBackend()})`, () => {
     }
     expect(next).toEqual({ skipped: false, result: 2 });
     expect(runs).toBe(2);
+  });
+
+  it('the daily document cleanup fired on two workers runs on one', async () => {
+    if (!b) return;
+    const cleanups = jest.spyOn(DocumentMaintenanceService.prototype, 'cleanup');
+    try {
+      for (const ctx of [a, b, a, b]) await ctx.get(DocumentsScheduler).cleanup();
+      expect(cleanups).toHaveBeenCalledTimes(1);
+    } finally {
+      cleanups.mockRestore();
+    }
   });
 
   it('the worker role claims jobs and runs schedulers without serving the API', () => {
