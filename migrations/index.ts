@@ -19,6 +19,7 @@ import { CreateCodeIntelligence1795700000000 } from './1795700000000-CreateCodeI
 import { StageOutputsAndStageAssets1795700000001 } from './1795700000001-StageOutputsAndStageAssets';
 import { AddDocumentFailureHandling1795700100000 } from './1795700100000-AddDocumentFailureHandling';
 import { AddToolSourceRef1795700241917 } from './1795700241917-AddToolSourceRef';
+import { CreateScheduledJobRuns1795710000000 } from './1795710000000-CreateScheduledJobRuns';
 import { AddToolPlanningHints1795800000500 } from './1795800000500-AddToolPlanningHints';
 
 type MigrationClass = new () => MigrationInterface;
@@ -45,6 +46,7 @@ export const MIGRATIONS: MigrationClass[] = [
   StageOutputsAndStageAssets1795700000001,
   AddDocumentFailureHandling1795700100000,
   AddToolSourceRef1795700241917,
+  CreateScheduledJobRuns1795710000000,
   AddToolPlanningHints1795800000500,
 ];
 

@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync, statSync, existsSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { RedisCircuitBreaker } from '@app/platform';
 import {
   buildDist,
   freePort,
@@ -121,6 +122,41 @@ describe(`requests with Redis stopped (${testBackend()})`, () => {
       expect(ready.body.status).toBe('degraded');
       expect(ready.body.checks.cache).toMatchObject({ status: 'degraded', backend: 'redis' });
       expect(ready.body.checks.database.status).toBe('ok');
+    } finally {
+      redis.kill('SIGKILL');
+      await t.close();
+    }
+  });
+});
+
+describe(`requests with Redis frozen (${testBackend()})`, () => {
+  it('pay one Redis command timeout in all (rate limit, auth and search caches share one circuit)', async () => {
+    // SIGSTOP keeps the connections open, so every command sent would wait for its timeout.
+    const port = await freePort();
+    const redis = await startRedisServer(port);
+    const t = await startTestApp({
+      REDIS_URL: `redis://127.0.0.1:${port}`,
+      REDIS_COMMAND_TIMEOUT_MS: '200',
+      REDIS_CIRCUIT_COOLDOWN_MS: '600000',
+    });
+    try {
+      const search = () =>
+        t.request('POST', '/api/documents/search', { body: { query: 'certificate rotation' } });
+      expect((await search()).status).toBe(200);
+      const circuit = t.app.get(RedisCircuitBreaker);
+      expect(circuit.failedCommands).toBe(0);
+
+      redis.kill('SIGSTOP');
+      try {
+        for (let i = 0; i < 3; i++) expect((await search()).status).toBe(200);
+        const ready = await t.request('GET', '/health/ready', { key: null });
+        expect(ready.body.checks.cache).toMatchObject({ status: 'degraded', backend: 'redis' });
+      } finally {
+        redis.kill('SIGCONT');
+      }
+      // One command was sent and timed out; every later one (rate limit, key lookup, search cache) was skipped.
+      expect(circuit.failedCommands).toBe(1);
+      expect(circuit.skippedCommands).toBeGreaterThan(3);
     } finally {
       redis.kill('SIGKILL');
       await t.close();

@@ -1,6 +1,6 @@
 export { PlatformModule, type PlatformModuleOptions } from './platform.module';
 export { ProcessRole } from './cluster/process-role';
-export { ClusterLock, advisoryKeyOf } from './cluster/cluster-lock';
+export { ClusterLock, advisoryKeyOf, type ClusterRunOptions } from './cluster/cluster-lock';
 export { LeasedJobRunner, type LeasedJob } from './cluster/leased-job-runner';
 export {
   ChangeBus,
@@ -33,6 +33,7 @@ export {
 export { ClusterLimits, type HeldSlot, type SlotGrant, type SlotRequest } from './cache/cluster-limits';
 export { MemoryCacheStore } from './cache/memory-cache.store';
 export { RedisCacheStore, type RedisCacheOptions } from './cache/redis-cache.store';
+export { RedisCircuitBreaker, type RedisCircuitState } from './cache/redis-circuit-breaker';
 export { DatabaseInfo } from './database/database.module';
 export { buildDataSourceOptions, type DatabaseBackend } from './database/data-source-options';
 export {

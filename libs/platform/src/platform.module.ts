@@ -79,6 +79,7 @@ export function createChangeBus(config: AppConfig, dataSource: DataSource): Chan
       redisUrl,
       config.get('CACHE_KEY_PREFIX'),
       config.get('REDIS_COMMAND_TIMEOUT_MS'),
+      config.get('CHANGE_BUS_HEARTBEAT_MS'),
     );
   const databaseUrl = config.databaseUrl;
   if (databaseUrl)

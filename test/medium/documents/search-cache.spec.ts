@@ -1,6 +1,7 @@
-import { AuthService, CacheStore } from '@app/platform';
+import { AuthService, CacheStore, ChangePropagation } from '@app/platform';
 import { DocumentIngestionService, DocumentSearchService, DocumentsModule } from '@app/documents';
 import { SearchRepository } from '@app/documents/testing';
+import Redis from 'ioredis';
 import { freePort, sleep, startRedisServer, startTestContext, TestContext, testBackend } from '@test/support';
 
 const DOCS = {
@@ -19,6 +20,24 @@ async function seedTenant(ctx: TestContext, slug: string): Promise<{ tenantId: s
     ids.push((await ingestion.create(tenantId, { filename, content })).id);
   await ingestion.processQueue();
   return { tenantId, ids };
+}
+
+/**
+ * Calls per command a Redis server has run (its command statistics). Commands a script runs count
+ * under their own names (a GET inside EVALSHA adds to `get`), so a client's own calls are the scripts
+ * and the commands no script of the cache uses (SET, DEL).
+ */
+async function commandsRun(port: number): Promise<Record<string, number>> {
+  const client = new Redis(port, '127.0.0.1', { lazyConnect: true, maxRetriesPerRequest: 0 });
+  try {
+    await client.connect();
+    const stats = await client.info('commandstats');
+    return Object.fromEntries(
+      [...stats.matchAll(/^cmdstat_(\w+):calls=(\d+)/gm)].map(([, name, calls]) => [name, Number(calls)]),
+    );
+  } finally {
+    client.disconnect();
+  }
 }
 
 describe(`search result cache (${testBackend()})`, () => {
@@ -135,6 +154,89 @@ describe(`search result cache (${testBackend()})`, () => {
       expect(after.results.map((r) => r.document_id)).not.toContain(ids[0]);
     } finally {
       await other.close();
+    }
+  });
+
+  it('pays one Redis command timeout in all while Redis is frozen, not one per cache call', async () => {
+    const port = await freePort();
+    const redis = await startRedisServer(port);
+    const withRedis = await startTestContext([DocumentsModule], {
+      REDIS_URL: `redis://127.0.0.1:${port}`,
+      REDIS_COMMAND_TIMEOUT_MS: '200',
+      // No probe during the test: what is sent while frozen is the searches' own commands.
+      REDIS_CIRCUIT_COOLDOWN_MS: '600000',
+    });
+    try {
+      const { tenantId } = await seedTenant(withRedis, 'cache-redis-frozen');
+      const service = withRedis.get(DocumentSearchService);
+      const first = await service.search(tenantId, QUERY);
+      expect((await service.search(tenantId, QUERY)).cached).toBe(true);
+      const before = await commandsRun(port);
+
+      redis.kill('SIGSTOP');
+      try {
+        for (const query of [QUERY, { ...QUERY, top_k: 3 }, QUERY]) {
+          const frozen = await service.search(tenantId, query);
+          expect(frozen.cached).toBe(false);
+          expect(frozen.results.length).toBeGreaterThan(0);
+        }
+        expect(withRedis.get(CacheStore).health().available).toBe(false);
+      } finally {
+        redis.kill('SIGCONT');
+      }
+      // The frozen server runs what was sent to it once it resumes: one script call (the first
+      // search's cache read, whose timeout it paid) and no write; the rest was skipped.
+      const after = await commandsRun(port);
+      const sent = (name: string) => (after[name] ?? 0) - (before[name] ?? 0);
+      expect(sent('evalsha') + sent('eval')).toBe(1);
+      expect(sent('set') + sent('del')).toBe(0);
+      expect(first.results.length).toBeGreaterThan(0);
+    } finally {
+      await withRedis.close();
+      redis.kill('SIGKILL');
+    }
+  });
+
+  nativeOnly('replaces the search version dropped while Redis was skipped, once Redis is back', async () => {
+    // While the circuit is open a document change's new search version is not written; the change
+    // generations poll redoes it once the cache is back, or the old version would serve stale hits.
+    const port = await freePort();
+    const redis = await startRedisServer(port);
+    const withRedis = await startTestContext([DocumentsModule], {
+      REDIS_URL: `redis://127.0.0.1:${port}`,
+      REDIS_COMMAND_TIMEOUT_MS: '200',
+      REDIS_CIRCUIT_COOLDOWN_MS: '300',
+    });
+    try {
+      const { tenantId, ids } = await seedTenant(withRedis, 'cache-redis-skipped');
+      const service = withRedis.get(DocumentSearchService);
+      const propagation = withRedis.get(ChangePropagation);
+      const store = withRedis.get(CacheStore);
+      await propagation.poll();
+      expect((await service.search(tenantId, QUERY)).results.map((r) => r.document_id)).toContain(ids[0]);
+      expect((await service.search(tenantId, QUERY)).cached).toBe(true);
+
+      redis.kill('SIGSTOP');
+      try {
+        // The first cache call pays the timeout and opens the circuit; what follows is skipped.
+        await service.search(tenantId, QUERY);
+        await withRedis.get(DocumentIngestionService).remove(tenantId, ids[0]);
+        await propagation.poll();
+      } finally {
+        redis.kill('SIGCONT');
+      }
+      // A cache call after the cool-down starts the probe that closes the circuit.
+      for (let i = 0; i < 100 && !store.health().available; i++) {
+        await store.get('probe');
+        await sleep(100);
+      }
+      expect(store.health().available).toBe(true);
+      await propagation.poll();
+      const after = await service.search(tenantId, QUERY);
+      expect(after.results.map((r) => r.document_id)).not.toContain(ids[0]);
+    } finally {
+      await withRedis.close();
+      redis.kill('SIGKILL');
     }
   });
 

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { CacheStore, MemoryCacheStore, RedisCacheStore } from '@app/platform';
+import { CacheStore, MemoryCacheStore, RedisCacheStore, RedisCircuitBreaker } from '@app/platform';
 import { freePort, sleep, startRedisServer as startRedis, TEST_REDIS_URL } from '@test/support';
 
 /** The contract every cache adapter honours; run against each one. */
@@ -332,6 +332,54 @@ describe('RedisCacheStore when Redis goes away', () => {
       }
       expect(value).toBe('v');
       expect(cache.health()).toEqual({ backend: 'redis', available: true });
+    } finally {
+      await cache.close();
+      redis.kill('SIGKILL');
+    }
+  });
+
+  it('pays one command timeout for a frozen Redis, not one per command, and probes it back', async () => {
+    // SIGSTOP keeps the connection open, so every command sent meanwhile waits for its timeout; the
+    // server runs them once it resumes, so the counter says how many commands were sent while frozen.
+    const port = await freePort();
+    const redis = await startRedis(port);
+    const cache = new RedisCacheStore({
+      url: `redis://127.0.0.1:${port}`,
+      keyPrefix: 'test:',
+      commandTimeoutMs: 200,
+      circuit: new RedisCircuitBreaker(300),
+    });
+    await cache.connect();
+    try {
+      expect(await cache.increment('sent')).toBe(1);
+      await cache.set('k', 'v', 60);
+      redis.kill('SIGSTOP');
+      try {
+        // A request's sequence of cache calls, several times over, spanning several cool-downs.
+        for (let round = 0; round < 4; round++) {
+          expect(await cache.increment('sent')).toBeUndefined();
+          expect(await cache.get('k')).toBeUndefined();
+          expect(await cache.getVersioned('k', { prefix: 'e:', suffix: '' })).toEqual({});
+          await cache.set('k2', 'v', 60);
+          expect(await cache.incrementWindow('w', 60)).toBeUndefined();
+          await sleep(150);
+        }
+        expect(cache.health()).toMatchObject({ available: false });
+        expect(cache.circuit.failedCommands).toBe(1);
+        expect(cache.circuit.skippedCommands).toBe(19);
+      } finally {
+        redis.kill('SIGCONT');
+      }
+      // The background probe closes the circuit; commands reach Redis again.
+      let sent: number | undefined;
+      for (let i = 0; i < 100 && sent === undefined; i++) {
+        sent = await cache.increment('sent');
+        if (sent === undefined) await sleep(100);
+      }
+      // 1 before the freeze, 1 sent when it froze (run on resume), this one.
+      expect(sent).toBe(3);
+      expect(await cache.get('k')).toBe('v');
+      expect(cache.health()).toMatchObject({ available: true });
     } finally {
       await cache.close();
       redis.kill('SIGKILL');

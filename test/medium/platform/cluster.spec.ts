@@ -1,3 +1,5 @@
+import { DocumentMaintenanceService, DocumentsModule } from '@app/documents';
+import { DocumentsScheduler } from '@app/documents/testing';
 import { ClusterLock, ProcessRole } from '@app/platform';
 import { startTestContext, TestContext, testBackend } from '@test/support';
 
@@ -5,9 +7,10 @@ describe(`scheduled jobs run once per cluster (${testBackend()})`, () => {
   let a: TestContext;
   let b: TestContext | undefined;
   beforeAll(async () => {
-    a = await startTestContext([], { APP_ROLE: 'worker' });
+    a = await startTestContext([DocumentsModule], { APP_ROLE: 'worker' });
     // Two processes on one database: only the native backend can share it.
-    if (testBackend() === 'native') b = await startTestContext([], { APP_ROLE: 'worker' }, a.database);
+    if (testBackend() === 'native')
+      b = await startTestContext([DocumentsModule], { APP_ROLE: 'worker' }, a.database);
   });
   afterAll(async () => {
     await b?.close();
@@ -39,6 +42,61 @@ describe(`scheduled jobs run once per cluster (${testBackend()})`, () => {
       skipped: false,
       result: 'second',
     });
+  });
+
+  it('a job with an interval runs once per cluster per interval, whichever process fires it', async () => {
+    if (!b) return;
+    let runs = 0;
+    const job = () => Promise.resolve(++runs);
+    const every = { onceEverySeconds: 3600 };
+    // Both workers' timers fire, one after the other and both at once: one run in the interval.
+    const outcomes = [
+      await a.get(ClusterLock).runExclusive('interval-job', job, every),
+      await b.get(ClusterLock).runExclusive('interval-job', job, every),
+      await a.get(ClusterLock).runExclusive('interval-job', job, every),
+      ...(await Promise.all(
+        [a, b, a, b].map((ctx) => ctx.get(ClusterLock).runExclusive('interval-job', job, every)),
+      )),
+    ];
+    expect(runs).toBe(1);
+    expect(outcomes.filter((o) => !o.skipped)).toEqual([{ skipped: false, result: 1 }]);
+    // Another job has its own interval.
+    expect(await b.get(ClusterLock).runExclusive('other-interval-job', job, every)).toEqual({
+      skipped: false,
+      result: 2,
+    });
+  });
+
+  it('runs again, in any process, once the interval has passed', async () => {
+    if (!b) return;
+    let runs = 0;
+    const job = () => Promise.resolve(++runs);
+    const every = { onceEverySeconds: 1 };
+    expect(await a.get(ClusterLock).runExclusive('short-interval-job', job, every)).toMatchObject({
+      skipped: false,
+    });
+    expect(await b.get(ClusterLock).runExclusive('short-interval-job', job, every)).toEqual({
+      skipped: true,
+    });
+    // The wait limit only bounds the test; the claim is in database time.
+    let next: { skipped: boolean } = { skipped: true };
+    for (let i = 0; i < 100 && next.skipped; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      next = await b.get(ClusterLock).runExclusive('short-interval-job', job, every);
+    }
+    expect(next).toEqual({ skipped: false, result: 2 });
+    expect(runs).toBe(2);
+  });
+
+  it('the daily document cleanup fired on two workers runs on one', async () => {
+    if (!b) return;
+    const cleanups = jest.spyOn(DocumentMaintenanceService.prototype, 'cleanup');
+    try {
+      for (const ctx of [a, b, a, b]) await ctx.get(DocumentsScheduler).cleanup();
+      expect(cleanups).toHaveBeenCalledTimes(1);
+    } finally {
+      cleanups.mockRestore();
+    }
   });
 
   it('the worker role claims jobs and runs schedulers without serving the API', () => {

@@ -111,11 +111,17 @@ export class CodeDiffWorker extends LeasedJobRunner<ClaimedDiff> {
   @Cron(CronExpression.EVERY_DAY_AT_4AM, { name: 'code-diffs-cleanup' })
   async cleanup(): Promise<void> {
     if (!this.role.runsSchedulers) return;
-    // Once per cluster: the process holding the lock runs it, the others skip this round.
-    await this.lock.runExclusive('code-diffs-cleanup', async () => {
-      const cutoff = new Date(Date.now() - this.config.get('CODE_DIFF_RETENTION_DAYS') * 86_400_000);
-      const deleted = await runAsSystem('code diffs: cleanup', () => this.store.deleteFinishedBefore(cutoff));
-      if (deleted) this.logger.log({ msg: 'finished diffs deleted', deleted });
-    });
+    // Once per cluster per day: one worker claims the run, the others skip it.
+    await this.lock.runExclusive(
+      'code-diffs-cleanup',
+      async () => {
+        const cutoff = new Date(Date.now() - this.config.get('CODE_DIFF_RETENTION_DAYS') * 86_400_000);
+        const deleted = await runAsSystem('code diffs: cleanup', () =>
+          this.store.deleteFinishedBefore(cutoff),
+        );
+        if (deleted) this.logger.log({ msg: 'finished diffs deleted', deleted });
+      },
+      { onceEverySeconds: 86_400 },
+    );
   }
 }

@@ -6,9 +6,9 @@ import { DocumentMaintenanceService } from './document-maintenance.service';
 const RECOVERY_INTERVAL = 'documents-recovery';
 
 /**
- * Thin: recovery every DOCUMENTS_RECOVERY_INTERVAL_SECONDS (and once at boot), cleanup daily. Only in
- * processes that run schedulers (APP_ROLE all or worker), and each run under a cluster-wide advisory
- * lock, so several workers never run the same job at once.
+ * Thin: recovery every DOCUMENTS_RECOVERY_INTERVAL_SECONDS (and at boot), cleanup daily. Only in
+ * processes that run schedulers (APP_ROLE all or worker). Every such process's timer fires, and the
+ * cluster lock lets one run per interval across the cluster (ClusterLock `onceEverySeconds`).
  */
 @Injectable()
 export class DocumentsScheduler implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -24,11 +24,12 @@ export class DocumentsScheduler implements OnApplicationBootstrap, OnApplication
 
   onApplicationBootstrap(): void {
     if (!this.registry || !this.role.runsSchedulers) return;
+    const seconds = this.config.get('DOCUMENTS_RECOVERY_INTERVAL_SECONDS');
     const run = () =>
       void this.lock
-        .runExclusive(RECOVERY_INTERVAL, () => this.maintenance.recover())
+        .runExclusive(RECOVERY_INTERVAL, () => this.maintenance.recover(), { onceEverySeconds: seconds })
         .catch((error: Error) => this.logger.warn({ msg: 'recovery failed', error: error.message }));
-    const interval = setInterval(run, this.config.get('DOCUMENTS_RECOVERY_INTERVAL_SECONDS') * 1000);
+    const interval = setInterval(run, seconds * 1000);
     interval.unref();
     this.registry.addInterval(RECOVERY_INTERVAL, interval);
     run();
@@ -42,6 +43,8 @@ export class DocumentsScheduler implements OnApplicationBootstrap, OnApplication
   @Cron(CronExpression.EVERY_DAY_AT_3AM, { name: 'documents-cleanup' })
   async cleanup(): Promise<void> {
     if (!this.role.runsSchedulers) return;
-    await this.lock.runExclusive('documents-cleanup', () => this.maintenance.cleanup());
+    await this.lock.runExclusive('documents-cleanup', () => this.maintenance.cleanup(), {
+      onceEverySeconds: 86_400,
+    });
   }
 }

@@ -4,6 +4,7 @@ import { CacheStore } from './cache-store';
 import { ClusterLimits } from './cluster-limits';
 import { MemoryCacheStore } from './memory-cache.store';
 import { RedisCacheStore } from './redis-cache.store';
+import { RedisCircuitBreaker } from './redis-circuit-breaker';
 
 @Injectable()
 class CacheLifecycle implements OnModuleInit, OnApplicationShutdown {
@@ -18,23 +19,30 @@ class CacheLifecycle implements OnModuleInit, OnApplicationShutdown {
   }
 }
 
-export function createCacheStore(config: AppConfig): CacheStore {
+export function createCacheStore(config: AppConfig, circuit?: RedisCircuitBreaker): CacheStore {
   const url = config.redisUrl;
   if (!url) return new MemoryCacheStore(config.get('CACHE_MAX_ENTRIES'));
   return new RedisCacheStore({
     url,
     keyPrefix: config.get('CACHE_KEY_PREFIX'),
     commandTimeoutMs: config.get('REDIS_COMMAND_TIMEOUT_MS'),
+    circuit,
   });
 }
 
 @Global()
 @Module({
   providers: [
-    { provide: CacheStore, inject: [AppConfig], useFactory: createCacheStore },
+    // One per process, shared by every client of REDIS_URL (cache, rate limits).
+    {
+      provide: RedisCircuitBreaker,
+      inject: [AppConfig],
+      useFactory: (config: AppConfig) => new RedisCircuitBreaker(config.get('REDIS_CIRCUIT_COOLDOWN_MS')),
+    },
+    { provide: CacheStore, inject: [AppConfig, RedisCircuitBreaker], useFactory: createCacheStore },
     ClusterLimits,
     CacheLifecycle,
   ],
-  exports: [CacheStore, ClusterLimits],
+  exports: [CacheStore, ClusterLimits, RedisCircuitBreaker],
 })
 export class CacheModule {}

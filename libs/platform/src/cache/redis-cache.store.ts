@@ -9,11 +9,14 @@ import {
   VersionedRead,
   WindowCount,
 } from './cache-store';
+import { RedisCircuitBreaker } from './redis-circuit-breaker';
 
 export interface RedisCacheOptions {
   url: string;
   keyPrefix: string;
   commandTimeoutMs: number;
+  /** Shared with the other clients of the same Redis; by default one of its own (2 s cool-down). */
+  circuit?: RedisCircuitBreaker;
 }
 
 // The entry key is built inside the script, so it is not declared in KEYS: fine on one Redis, not
@@ -99,14 +102,16 @@ interface ScriptedRedis extends Redis {
 const ttlMs = (ttlSeconds: number) => Math.max(1, Math.round(ttlSeconds * 1000));
 
 /**
- * Redis adapter. No offline queue and a command timeout, so a slow or dead Redis costs a request at
- * most `commandTimeoutMs`; failures degrade to cache misses with one warning per outage.
+ * Redis adapter. No offline queue, a command timeout and a circuit breaker that skips Redis after a
+ * command failed, so a slow or dead Redis costs a request at most one `commandTimeoutMs`, not one per
+ * command; failures degrade to cache misses with one warning per outage.
  */
 export class RedisCacheStore extends CacheStore {
   readonly backend = 'redis' as const;
   private readonly logger = new Logger(RedisCacheStore.name);
   private readonly client: ScriptedRedis;
   private readonly keyPrefix: string;
+  readonly circuit: RedisCircuitBreaker;
   private available = false;
   private outageReported = false;
   private lastError?: string;
@@ -114,6 +119,7 @@ export class RedisCacheStore extends CacheStore {
   constructor(options: RedisCacheOptions) {
     super();
     this.keyPrefix = options.keyPrefix;
+    this.circuit = options.circuit ?? new RedisCircuitBreaker(2000);
     this.client = new Redis(options.url, {
       lazyConnect: true,
       keyPrefix: options.keyPrefix,
@@ -130,7 +136,14 @@ export class RedisCacheStore extends CacheStore {
     this.client.defineCommand('opsAcquireLease', { numberOfKeys: 1, lua: ACQUIRE_LEASE_LUA });
     this.client.defineCommand('opsRenewLease', { numberOfKeys: 1, lua: RENEW_LEASE_LUA });
     this.client.defineCommand('opsCountLeases', { numberOfKeys: 1, lua: COUNT_LEASES_LUA });
-    this.client.on('ready', () => this.markAvailable());
+    this.client.on('ready', () => {
+      this.circuit.close();
+      this.markAvailable();
+    });
+    this.circuit.onChange((state, error) => {
+      if (state === 'open') this.markUnavailable(error ?? new Error('redis is failing'));
+      else if (this.client.status === 'ready') this.markAvailable();
+    });
     this.client.on('error', (error: Error) => this.markUnavailable(error));
     this.client.on('end', () => this.markUnavailable(new Error('connection closed')));
   }
@@ -242,12 +255,14 @@ export class RedisCacheStore extends CacheStore {
       return undefined;
     }
     try {
-      const reply = await command();
+      const outcome = await this.circuit.run(command, () => this.client.ping());
+      if (!outcome.sent) return undefined;
       // Back after a command timed out on a connection that stayed up (no 'ready' event follows).
       if (!this.available) this.markAvailable();
-      return reply;
+      return outcome.reply;
     } catch (error) {
-      this.markUnavailable(error as Error);
+      // An error reply: Redis answers, this one command failed.
+      this.logger.warn({ msg: 'redis command failed', error: (error as Error).message });
       return undefined;
     }
   }

@@ -101,6 +101,16 @@ export class EnvironmentVariables {
   @Min(10)
   REDIS_COMMAND_TIMEOUT_MS = 500;
 
+  /**
+   * After a Redis command timed out or lost its connection, Redis is skipped (reads miss, writes are
+   * dropped) this long, then probed in the background: a request pays at most one command timeout.
+   */
+  @Transform(toNumber)
+  @IsInt()
+  @Min(50)
+  @Max(600_000)
+  REDIS_CIRCUIT_COOLDOWN_MS = 2000;
+
   @IsString()
   CACHE_KEY_PREFIX = 'ops:';
 
@@ -667,6 +677,16 @@ export class EnvironmentVariables {
   @Min(1)
   @Max(300)
   CHANGE_POLL_SECONDS = 5;
+
+  /**
+   * The Redis change bus publishes a heartbeat to itself this often; one not received within the
+   * same time makes `/health/ready` report the bus degraded (a frozen Redis keeps its connections open).
+   */
+  @Transform(toNumber)
+  @IsInt()
+  @Min(100)
+  @Max(60_000)
+  CHANGE_BUS_HEARTBEAT_MS = 2000;
 
   /** Requests one API key may make per RATE_LIMIT_WINDOW_SECONDS, across every replica (0: no limit). */
   @Transform(toNumber)

@@ -71,19 +71,37 @@ export class LocalChangeBus extends ChangeBus {
   }
 }
 
-/** Redis pub/sub on one channel; ioredis reconnects and resubscribes by itself. */
+/**
+ * Redis pub/sub on one channel; ioredis reconnects and resubscribes by itself. A connection that
+ * stays open but delivers nothing (a frozen or overloaded Redis) gives no error, so the bus publishes
+ * a heartbeat to itself every `heartbeatMs` on a channel of its own: one not received within
+ * `heartbeatMs` makes the bus report itself not connected (health: degraded) until one arrives again,
+ * which counts as a reconnect (messages may have been lost meanwhile).
+ */
 export class RedisChangeBus extends ChangeBus {
   readonly backend = 'redis' as const;
   private readonly logger = new Logger('ChangeBus');
   private readonly publisher: Redis;
   private readonly subscriber: Redis;
   private readonly channel: string;
+  private readonly heartbeatChannel: string;
   private started = false;
   private outageReported = false;
+  private heartbeatTimer: NodeJS.Timeout | undefined;
+  /** When the oldest heartbeat not yet received was sent. */
+  private awaitingHeartbeatSince: number | undefined;
+  private stalled = false;
+  private handlers: ChangeBusHandlers | undefined;
 
-  constructor(url: string, keyPrefix: string, commandTimeoutMs: number) {
+  constructor(
+    url: string,
+    keyPrefix: string,
+    commandTimeoutMs: number,
+    private readonly heartbeatMs = 2000,
+  ) {
     super();
     this.channel = `${keyPrefix}changes`;
+    this.heartbeatChannel = `${keyPrefix}changes:heartbeat:${this.origin}`;
     const options = {
       lazyConnect: true,
       enableOfflineQueue: false,
@@ -98,7 +116,9 @@ export class RedisChangeBus extends ChangeBus {
   }
 
   async start(handlers: ChangeBusHandlers): Promise<void> {
+    this.handlers = handlers;
     this.subscriber.on('message', (channel: string, raw: string) => {
+      if (channel === this.heartbeatChannel) return this.heartbeatReceived();
       if (channel !== this.channel) return;
       const message = this.parse(raw);
       if (message) handlers.message(message);
@@ -106,7 +126,9 @@ export class RedisChangeBus extends ChangeBus {
     this.subscriber.on('ready', () => {
       // Subscribing again is a no-op when ioredis already resubscribed; it also covers a Redis that
       // was down at start-up. A 'ready' after start-up is a reconnect: messages may have been lost.
-      this.subscriber.subscribe(this.channel).catch((error: Error) => this.reportOutage(error));
+      this.subscriber
+        .subscribe(this.channel, this.heartbeatChannel)
+        .catch((error: Error) => this.reportOutage(error));
       if (!this.started) return;
       this.outageReported = false;
       this.logger.log({ msg: 'change bus reconnected', backend: 'redis' });
@@ -118,6 +140,33 @@ export class RedisChangeBus extends ChangeBus {
       ),
     );
     this.started = true;
+    this.heartbeatTimer = setInterval(() => this.heartbeat(), this.heartbeatMs);
+    this.heartbeatTimer.unref();
+  }
+
+  private heartbeat(): void {
+    const now = Date.now();
+    this.awaitingHeartbeatSince ??= now;
+    if (!this.stalled && !this.delivering(now)) {
+      this.stalled = true;
+      this.reportOutage(new Error(`no heartbeat delivered within ${this.heartbeatMs} ms`));
+    }
+    if (this.publisher.status !== 'ready') return;
+    this.publisher.publish(this.heartbeatChannel, String(now)).catch(() => undefined);
+  }
+
+  private heartbeatReceived(): void {
+    this.awaitingHeartbeatSince = undefined;
+    if (!this.stalled) return;
+    // Delivering again after a stall that kept the connection open (no 'ready' event follows).
+    this.stalled = false;
+    this.outageReported = false;
+    this.logger.log({ msg: 'change bus delivering again', backend: 'redis' });
+    this.handlers?.reconnected();
+  }
+
+  private delivering(now = Date.now()): boolean {
+    return this.awaitingHeartbeatSince === undefined || now - this.awaitingHeartbeatSince <= this.heartbeatMs;
   }
 
   async publish(message: ChangeMessage): Promise<void> {
@@ -126,6 +175,7 @@ export class RedisChangeBus extends ChangeBus {
   }
 
   async stop(): Promise<void> {
+    clearInterval(this.heartbeatTimer);
     for (const client of [this.publisher, this.subscriber]) {
       client.removeAllListeners('ready');
       client.disconnect();
@@ -134,7 +184,7 @@ export class RedisChangeBus extends ChangeBus {
   }
 
   connected(): boolean {
-    return this.subscriber.status === 'ready' && this.publisher.status === 'ready';
+    return this.subscriber.status === 'ready' && this.publisher.status === 'ready' && this.delivering();
   }
 
   private reportOutage(error: Error): void {

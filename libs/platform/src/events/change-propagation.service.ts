@@ -1,5 +1,6 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown, Optional } from '@nestjs/common';
 import { SchedulerRegistry } from '@nestjs/schedule';
+import { CacheStore } from '../cache/cache-store';
 import { AppConfig } from '../config/app-config';
 import { runAsSystem } from '../database/database-scope';
 import { type ChangeDomain, EventBus } from './app-events';
@@ -24,8 +25,9 @@ export class ChangePropagation implements OnApplicationBootstrap, OnApplicationS
   private readonly logger = new Logger('ChangePropagation');
   private known = new Map<string, TenantGenerations>();
   /**
-   * Tenants resynchronised while the bus was down. When the bus is Redis, the shared cache was most
-   * likely unreachable too, so their invalidations may not have reached it: done again on reconnect.
+   * Tenants resynchronised while the bus was down or the cache unavailable (its circuit open): their
+   * shared-cache invalidations may have been dropped, so they are done again once both are back (on
+   * reconnect, or at the next poll).
    */
   private readonly resyncedWhileDown = new Set<string>();
   private timer: NodeJS.Timeout | undefined;
@@ -37,6 +39,7 @@ export class ChangePropagation implements OnApplicationBootstrap, OnApplicationS
     private readonly events: EventBus,
     private readonly generations: ChangeGenerationsRepository,
     private readonly config: AppConfig,
+    private readonly cache: CacheStore,
     @Optional() private readonly scheduler?: SchedulerRegistry,
   ) {}
 
@@ -52,7 +55,7 @@ export class ChangePropagation implements OnApplicationBootstrap, OnApplicationS
           }),
         );
       },
-      reconnected: () => void this.afterReconnect(),
+      reconnected: () => void this.poll(),
     });
     // Embedded: one process, nothing to converge with.
     this.polls = Boolean(this.config.databaseUrl);
@@ -82,11 +85,18 @@ export class ChangePropagation implements OnApplicationBootstrap, OnApplicationS
   /** Reads the generations now and resynchronises every tenant that moved; the number resynchronised. */
   poll(): Promise<number> {
     if (!this.polls) return Promise.resolve(0);
-    this.polling ??= this.compareAndResync().finally(() => (this.polling = undefined));
+    this.polling ??= this.redoMissedResyncs()
+      .then(() => this.compareAndResync())
+      .finally(() => (this.polling = undefined));
     return this.polling;
   }
 
-  private async afterReconnect(): Promise<void> {
+  private sharedStateReachable(): boolean {
+    return this.bus.connected() && this.cache.health().available;
+  }
+
+  private async redoMissedResyncs(): Promise<void> {
+    if (this.resyncedWhileDown.size === 0 || !this.sharedStateReachable()) return;
     const tenants = [...this.resyncedWhileDown];
     this.resyncedWhileDown.clear();
     for (const tenantId of tenants) {
@@ -96,7 +106,6 @@ export class ChangePropagation implements OnApplicationBootstrap, OnApplicationS
           this.logger.warn({ msg: 'tenant resync after reconnect failed', tenantId, error: error.message }),
         );
     }
-    await this.poll();
   }
 
   private read(): Promise<Map<string, TenantGenerations>> {
@@ -125,7 +134,7 @@ export class ChangePropagation implements OnApplicationBootstrap, OnApplicationS
       try {
         await this.events.emitLocal('tenant.resync', { tenantId, domains });
         this.known.set(tenantId, generations);
-        if (!this.bus.connected()) this.resyncedWhileDown.add(tenantId);
+        if (!this.sharedStateReachable()) this.resyncedWhileDown.add(tenantId);
         resynced++;
       } catch (error) {
         // Left unknown, so the next poll tries again.

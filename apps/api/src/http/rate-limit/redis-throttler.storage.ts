@@ -2,7 +2,7 @@ import { Injectable, Logger, OnApplicationShutdown, OnModuleInit } from '@nestjs
 import { ThrottlerStorage, ThrottlerStorageService } from '@nestjs/throttler';
 import type { ThrottlerStorageRecord } from '@nestjs/throttler/dist/throttler-storage-record.interface';
 import Redis from 'ioredis';
-import { AppConfig } from '@app/platform';
+import { AppConfig, RedisCircuitBreaker } from '@app/platform';
 
 // A fixed window per key: the first hit starts it; the count and the window's remaining time come
 // back in one round trip.
@@ -21,6 +21,8 @@ interface ScriptedRedis extends Redis {
 /**
  * Rate-limit counters for @nestjs/throttler. With Redis the counters are shared, so a key's limit
  * holds across every replica; without it (or while Redis is unreachable) each process counts alone.
+ * It shares the cache's circuit breaker: once a Redis command timed out, neither asks Redis again
+ * until a background probe says it answers, so a frozen Redis costs a request at most one timeout.
  */
 @Injectable()
 export class RateLimitStorage implements ThrottlerStorage, OnModuleInit, OnApplicationShutdown {
@@ -29,7 +31,10 @@ export class RateLimitStorage implements ThrottlerStorage, OnModuleInit, OnAppli
   private readonly redis: ScriptedRedis | undefined;
   private outageReported = false;
 
-  constructor(config: AppConfig) {
+  constructor(
+    config: AppConfig,
+    private readonly circuit: RedisCircuitBreaker,
+  ) {
     const url = config.redisUrl;
     if (!url) return;
     const timeout = config.get('REDIS_COMMAND_TIMEOUT_MS');
@@ -44,7 +49,13 @@ export class RateLimitStorage implements ThrottlerStorage, OnModuleInit, OnAppli
     }) as ScriptedRedis;
     this.redis.defineCommand('opsThrottleHit', { numberOfKeys: 1, lua: HIT_LUA });
     this.redis.on('error', (error: Error) => this.reportOutage(error));
-    this.redis.on('ready', () => (this.outageReported = false));
+    this.circuit.onChange((state) => {
+      if (state === 'closed') this.outageReported = false;
+    });
+    this.redis.on('ready', () => {
+      this.outageReported = false;
+      this.circuit.close();
+    });
   }
 
   get shared(): boolean {
@@ -67,11 +78,19 @@ export class RateLimitStorage implements ThrottlerStorage, OnModuleInit, OnAppli
     blockDuration: number,
     throttlerName: string,
   ): Promise<ThrottlerStorageRecord> {
-    if (this.redis?.status === 'ready') {
+    const redis = this.redis;
+    if (redis?.status === 'ready') {
       try {
-        const [hits, ttlMs] = await this.redis.opsThrottleHit(`${throttlerName}:${key}`, ttl);
-        const timeToExpire = Math.max(1, Math.ceil(ttlMs / 1000));
-        return { totalHits: hits, timeToExpire, isBlocked: hits > limit, timeToBlockExpire: timeToExpire };
+        const outcome = await this.circuit.run(
+          () => redis.opsThrottleHit(`${throttlerName}:${key}`, ttl),
+          () => redis.ping(),
+        );
+        if (outcome.sent) {
+          const [hits, ttlMs] = outcome.reply;
+          const timeToExpire = Math.max(1, Math.ceil(ttlMs / 1000));
+          return { totalHits: hits, timeToExpire, isBlocked: hits > limit, timeToBlockExpire: timeToExpire };
+        }
+        this.reportOutage(new Error('redis is failing (circuit open)'));
       } catch (error) {
         this.reportOutage(error as Error);
       }
