@@ -19,6 +19,7 @@ import { CreateCodeIntelligence1795700000000 } from './1795700000000-CreateCodeI
 import { StageOutputsAndStageAssets1795700000001 } from './1795700000001-StageOutputsAndStageAssets';
 import { AddDocumentFailureHandling1795700100000 } from './1795700100000-AddDocumentFailureHandling';
 import { AddToolSourceRef1795700241917 } from './1795700241917-AddToolSourceRef';
+import { SeparateSystemAndSqlToolRoles1795800000000 } from './1795800000000-SeparateSystemAndSqlToolRoles';
 
 type MigrationClass = new () => MigrationInterface;
 
@@ -44,7 +45,9 @@ export const MIGRATIONS: MigrationClass[] = [
   StageOutputsAndStageAssets1795700000001,
   AddDocumentFailureHandling1795700100000,
   AddToolSourceRef1795700241917,
+  SeparateSystemAndSqlToolRoles1795800000000,
 ];
 
 /** The database roles row-level security is written for (see docs/notes/rls.md). */
 export { APP_ROLE, SQL_TOOL_ROLE } from './1795607000000-EnableRowLevelSecurity';
+export { SYSTEM_ROLE } from './1795800000000-SeparateSystemAndSqlToolRoles';
