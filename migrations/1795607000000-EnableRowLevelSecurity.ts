@@ -2,7 +2,7 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /** The role the application connects as (native) or switches to (embedded). */
 export const APP_ROLE = 'ops_app';
-/** The role an sql tool's transaction switches to: it reads the four OPS tables, nothing else. */
+/** The role the sql tool's connections log in as (native) or switch to (embedded): it reads the four OPS tables, nothing else. */
 export const SQL_TOOL_ROLE = 'ops_sql_tool';
 /** The tables an sql tool's CTEs read (see SQL_TOOL_RELATIONS in the tools lib). */
 export const SQL_TOOL_TABLES = [
@@ -42,8 +42,9 @@ export class EnableRowLevelSecurity1795607000000 implements MigrationInterface {
          END $$`,
       );
     }
-    // ops_app may switch to the sql tool role (SET LOCAL ROLE needs membership on the native server).
-    await queryRunner.query(`GRANT ${SQL_TOOL_ROLE} TO ${APP_ROLE}`);
+    // No role membership is granted here: granting one needs ADMIN OPTION (PG16) or CREATEROLE, which the
+    // owner of a production database does not have (README "Production database roles"). The sql tool
+    // logs in as its own role on the native server (SeparateSystemAndSqlToolRoles1795800000000).
     await queryRunner.query(`GRANT USAGE ON SCHEMA public TO ${APP_ROLE}, ${SQL_TOOL_ROLE}`);
     await queryRunner.query(
       `GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public TO ${APP_ROLE}`,

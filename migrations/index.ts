@@ -20,6 +20,7 @@ import { StageOutputsAndStageAssets1795700000001 } from './1795700000001-StageOu
 import { AddDocumentFailureHandling1795700100000 } from './1795700100000-AddDocumentFailureHandling';
 import { AddToolSourceRef1795700241917 } from './1795700241917-AddToolSourceRef';
 import { CreateScheduledJobRuns1795710000000 } from './1795710000000-CreateScheduledJobRuns';
+import { SeparateSystemAndSqlToolRoles1795800000000 } from './1795800000000-SeparateSystemAndSqlToolRoles';
 import { AddToolPlanningHints1795800000500 } from './1795800000500-AddToolPlanningHints';
 
 type MigrationClass = new () => MigrationInterface;
@@ -47,8 +48,10 @@ export const MIGRATIONS: MigrationClass[] = [
   AddDocumentFailureHandling1795700100000,
   AddToolSourceRef1795700241917,
   CreateScheduledJobRuns1795710000000,
+  SeparateSystemAndSqlToolRoles1795800000000,
   AddToolPlanningHints1795800000500,
 ];
 
 /** The database roles row-level security is written for (see docs/notes/rls.md). */
 export { APP_ROLE, SQL_TOOL_ROLE } from './1795607000000-EnableRowLevelSecurity';
+export { SYSTEM_ROLE } from './1795800000000-SeparateSystemAndSqlToolRoles';

@@ -1,5 +1,5 @@
 import { Client } from 'pg';
-import { startTestApp, TestApp, testBackend } from '@test/support';
+import { NATIVE_ADMIN_URL, startTestApp, TestApp, testBackend, withDatabase } from '@test/support';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -18,7 +18,9 @@ describeNative('database outage (native)', () => {
   afterAll(() => t.close());
 
   it('answers 60 concurrent searches with 200 or 503 while backends are terminated', async () => {
-    const terminator = new Client({ connectionString: t.database.env.DATABASE_URL });
+    // A superuser, as a DBA or a server restart would: the app's pools log in as several roles.
+    const database = new URL(t.database.env.DATABASE_URL).pathname.slice(1);
+    const terminator = new Client({ connectionString: withDatabase(NATIVE_ADMIN_URL, database) });
     await terminator.connect();
     let searching = true;
     const searches = Promise.all(

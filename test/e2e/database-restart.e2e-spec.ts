@@ -2,8 +2,8 @@ import { execFileSync } from 'node:child_process';
 import { chmodSync, chownSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { Client } from 'pg';
 import {
+  applyReadmeRoleRecipe,
   buildDist,
   freePort,
   generateTestApiKey,
@@ -58,15 +58,12 @@ function pgCommand(binary: string, args: string[]): void {
       port = await freePort();
       pgCommand('initdb', ['-D', path.join(dir, 'data'), '-U', 'postgres', '--auth=trust', '-E', 'UTF8']);
       start();
-      const admin = new Client({ connectionString: `postgres://postgres@127.0.0.1:${port}/postgres` });
-      await admin.connect();
-      await admin.query(`CREATE ROLE ops_app LOGIN NOSUPERUSER NOBYPASSRLS`);
-      await admin.query(`CREATE DATABASE ops_test_restart`);
-      await admin.end();
+      // The production roles (README), with trust authentication: the app migrates as the owner.
+      await applyReadmeRoleRecipe(`postgres://postgres@127.0.0.1:${port}/postgres`, 'ops_test_restart');
       const appPort = await freePort();
       proc = runNode(MAIN, {
         DATABASE_URL: `postgres://ops_app@127.0.0.1:${port}/ops_test_restart`,
-        DATABASE_MIGRATION_URL: `postgres://postgres@127.0.0.1:${port}/ops_test_restart`,
+        DATABASE_MIGRATION_URL: `postgres://ops_owner@127.0.0.1:${port}/ops_test_restart`,
         PORT: String(appPort),
         DATA_DIR: path.join(dir, 'app'),
         ADMIN_API_KEY: adminKey,

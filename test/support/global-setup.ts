@@ -2,16 +2,11 @@ import 'reflect-metadata';
 import { Logger } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
-import { Client } from 'pg';
 import { DataSource } from 'typeorm';
+import { buildDataSourceOptions, EmbeddedPostgres, prepareDatabase } from '@app/platform';
+import { applyReadmeRoleRecipe, OWNER_ROLE } from './production-roles';
 import {
-  APP_ROLE,
-  buildDataSourceOptions,
-  EmbeddedPostgres,
-  prepareDatabase,
-  SQL_TOOL_ROLE,
-} from '@app/platform';
-import {
+  asRole,
   assertTestTarget,
   embeddedTemplateDir,
   NATIVE_ADMIN_URL,
@@ -30,45 +25,23 @@ export default async function globalSetup(): Promise<void> {
   else await prepareEmbeddedTemplate();
 }
 
+/**
+ * The template is set up by README "Production database roles", word for word (the roles are
+ * cluster-wide, shared with concurrent runs), and migrated as its owner, not as a superuser.
+ */
 async function prepareNativeTemplate(): Promise<void> {
   const template = templateDatabaseName();
   assertTestTarget(template);
-  const admin = new Client({ connectionString: NATIVE_ADMIN_URL });
-  await admin.connect();
-  try {
-    await ensureRoles(admin);
-    await admin.query(`CREATE DATABASE "${template}"`);
-  } finally {
-    await admin.end();
-  }
+  await applyReadmeRoleRecipe(NATIVE_ADMIN_URL, template);
   const dataSource = new DataSource(
     buildDataSourceOptions({
-      databaseUrl: withDatabase(NATIVE_ADMIN_URL, template),
+      databaseUrl: asRole(withDatabase(NATIVE_ADMIN_URL, template), OWNER_ROLE),
       poolSize: 2,
       statementTimeoutMs: 0,
     }),
   );
   await prepareDatabase(dataSource);
   await dataSource.destroy();
-}
-
-/**
- * The row-level-security roles are cluster-wide: created once (tests connect as ops_app with trust
- * authentication), tolerating a concurrent run creating them at the same moment.
- */
-async function ensureRoles(admin: Client): Promise<void> {
-  for (const statement of [
-    `CREATE ROLE ${APP_ROLE} LOGIN NOSUPERUSER NOBYPASSRLS NOCREATEDB NOCREATEROLE`,
-    `CREATE ROLE ${SQL_TOOL_ROLE} NOLOGIN NOSUPERUSER NOBYPASSRLS`,
-  ]) {
-    try {
-      await admin.query(statement);
-    } catch (error) {
-      const code = (error as { code?: string }).code;
-      if (code !== '42710' && code !== '23505') throw error; // exists already (or created concurrently)
-    }
-  }
-  await admin.query(`ALTER ROLE ${APP_ROLE} LOGIN`);
 }
 
 async function prepareEmbeddedTemplate(): Promise<void> {

@@ -12,3 +12,4 @@ export * from './document-fixtures';
 export * from './chat-script';
 export * from './bomb-fixtures';
 export * from './test-scope';
+export * from './production-roles';

@@ -17,8 +17,13 @@ export const TEST_APP_ROLE = 'ops_app';
 
 /** The native admin URL with the application role as user (trust authentication on the test server). */
 export function asAppRole(url: string): string {
+  return asRole(url, TEST_APP_ROLE);
+}
+
+/** The native admin URL with `role` as user (trust authentication on the test server). */
+export function asRole(url: string, role: string): string {
   const parsed = new URL(url);
-  parsed.username = TEST_APP_ROLE;
+  parsed.username = role;
   parsed.password = '';
   return parsed.toString();
 }

@@ -2,8 +2,10 @@ import { randomBytes } from 'node:crypto';
 import { cpSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { Client } from 'pg';
+import { OWNER_ROLE } from './production-roles';
 import {
   asAppRole,
+  asRole,
   assertTestTarget,
   embeddedTemplateDir,
   NATIVE_ADMIN_URL,
@@ -40,7 +42,9 @@ async function createNative(suffix: string): Promise<TestDatabase> {
   await withAdmin(async (admin) => {
     for (let attempt = 0; ; attempt++) {
       try {
-        await admin.query(`CREATE DATABASE "${name}" TEMPLATE "${templateDatabaseName()}"`);
+        await admin.query(
+          `CREATE DATABASE "${name}" TEMPLATE "${templateDatabaseName()}" OWNER ${OWNER_ROLE}`,
+        );
         return;
       } catch (error) {
         // Two spec files copying the template at the same instant: retry.
@@ -52,9 +56,10 @@ async function createNative(suffix: string): Promise<TestDatabase> {
   return {
     backend: 'native',
     env: {
-      // The application connects as the row-level-security role, migrations run as the owner.
+      // The application connects as the row-level-security role, migrations run as the owner (README
+      // "Production database roles"); the system and sql tool URLs are derived from DATABASE_URL.
       DATABASE_URL: asAppRole(withDatabase(NATIVE_ADMIN_URL, name)),
-      DATABASE_MIGRATION_URL: withDatabase(NATIVE_ADMIN_URL, name),
+      DATABASE_MIGRATION_URL: asRole(withDatabase(NATIVE_ADMIN_URL, name), OWNER_ROLE),
       REDIS_URL: TEST_REDIS_URL,
       CACHE_KEY_PREFIX: `test:${suffix}:`,
       DATA_DIR: path.join(testRunDir(), suffix),

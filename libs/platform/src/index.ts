@@ -49,8 +49,9 @@ export {
   runAsTenant,
   type DatabaseScope,
 } from './database/database-scope';
-export { applyConnectionScope } from './database/connection-scope';
-export { APP_ROLE, SQL_TOOL_ROLE } from '@app/migrations';
+export { applyConnectionScope, type ConnectionScopeOptions } from './database/connection-scope';
+export { SqlToolDatabase } from './database/sql-tool-database';
+export { APP_ROLE, SQL_TOOL_ROLE, SYSTEM_ROLE } from '@app/migrations';
 export { SnakeNamingStrategy } from './database/snake-naming.strategy';
 export {
   AuthService,

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import type { ToolAssetSpec } from '@app/asset-registry';
-import { AppConfig, AuthService, DatabaseInfo } from '@app/platform';
+import { AppConfig, AuthService, DatabaseInfo, SqlToolDatabase } from '@app/platform';
 import { StageExecutorService, ToolContext, ToolRegistry, ToolsModule } from '@app/tools';
 import { DemoDataService, OpsModule, SqlToolFactory } from '@app/ops';
 import { SqlToolRepository, SqlToolSuspendedError } from '@app/ops/testing';
@@ -304,7 +304,7 @@ describe(`OPS tools over the demo dataset (${testBackend()})`, () => {
 
     it('embedded: pauses the sql tools of a tenant whose runaways keep restarting the database, and only its', async () => {
       const config = ctx.get(AppConfig);
-      const limited = new SqlToolRepository(ctx.get(DataSource), ctx.get(DatabaseInfo), {
+      const limited = new SqlToolRepository(ctx.get(SqlToolDatabase), ctx.get(DatabaseInfo), {
         get: (key: string) => (key === 'EMBEDDED_SQL_INTERRUPTS_PER_HOUR' ? 1 : config.get(key as never)),
       } as AppConfig);
       const burn = `SELECT count(*) AS n FROM configuration_items a, configuration_items b, configuration_items c, configuration_items d

@@ -1,12 +1,20 @@
 import { DataSource } from 'typeorm';
-import { APP_ROLE, AuthService, runAsSystem, runAsTenant, SQL_TOOL_ROLE } from '@app/platform';
+import {
+  APP_ROLE,
+  AuthService,
+  runAsSystem,
+  runAsTenant,
+  SQL_TOOL_ROLE,
+  SqlToolDatabase,
+  SYSTEM_ROLE,
+} from '@app/platform';
 import { AssetRegistryModule } from '@app/asset-registry';
 import { DocumentSearchService, DocumentsModule } from '@app/documents';
 import { AssistantModule } from '@app/assistant';
 import { ToolsModule } from '@app/tools';
 import { DemoDataService } from '@app/ops';
 import { CodeModule, DiffApplicationService } from '@app/code';
-import { startTestContext, TestContext, testBackend } from '@test/support';
+import { OWNER_ROLE, startTestContext, TestContext, testBackend } from '@test/support';
 
 const NOW = new Date('2026-03-02T12:00:00Z');
 
@@ -145,15 +153,125 @@ describe(`row-level security (${testBackend()})`, () => {
       expect(row).toMatchObject({ relrowsecurity: true, relforcerowsecurity: true });
       expect(row.qual).toMatch(/current_setting\('app\.tenant_id'::text, true\)/);
     }
-    // The bypass policy exists only for the application role, never for PUBLIC or the sql tool role.
-    const bypass: Array<{ roles: string }> = await db.query(
-      `SELECT DISTINCT roles::text AS roles FROM pg_policies WHERE policyname = 'system_bypass'`,
-    );
-    expect(bypass).toEqual([{ roles: `{${APP_ROLE}}` }]);
+    // No policy trusts a setting other than the tenant: there is no bypass switch a session can set.
     const others: unknown[] = await db.query(
-      `SELECT 1 FROM pg_policies WHERE schemaname = 'public' AND policyname NOT IN ('tenant_isolation', 'system_bypass')`,
+      `SELECT policyname, tablename FROM pg_policies WHERE schemaname = 'public' AND policyname <> 'tenant_isolation'`,
     );
     expect(others).toEqual([]);
+  });
+
+  it('the application role, setting every setting it can, still reads no other tenant', async () => {
+    // In a transaction that is rolled back, so the pooled connection keeps none of it.
+    const seen = await runAsTenant(tenantB, () =>
+      db
+        .transaction(async (em) => {
+          const probe = async (sql: string) => {
+            await em.query('SAVEPOINT probe');
+            const outcome = await em.query(sql).then(
+              () => 'ok',
+              (error: Error) => error.message,
+            );
+            await em.query('ROLLBACK TO SAVEPOINT probe');
+            return outcome;
+          };
+          for (const setting of ['app.rls_bypass', 'app.bypass', 'app.system', 'app.role'])
+            await em.query(`SELECT set_config($1, 'on', false)`, [setting]);
+          // Off for a role under row-level security means "fail rather than filter": nothing leaks.
+          expect(await probe(`SET row_security = off; SELECT count(*) FROM documents`)).toMatch(
+            /row-level security/,
+          );
+          if (testBackend() === 'native') {
+            // The login role cannot become another (embedded: one superuser session, SECURITY.md).
+            for (const role of [SYSTEM_ROLE, OWNER_ROLE, 'postgres'])
+              expect(await probe(`SET ROLE ${role}`)).toMatch(/permission denied/);
+            expect(await probe(`SET SESSION AUTHORIZATION ${SYSTEM_ROLE}`)).toMatch(/permission denied/);
+            expect(await probe(`RESET ROLE; SELECT 1`)).toBe('ok');
+            expect((await em.query(`SELECT current_user AS name`))[0].name).toBe(APP_ROLE);
+          }
+          const counts: Array<[string, number]> = [];
+          for (const table of tables)
+            counts.push([
+              table,
+              Number(
+                (await em.query(`SELECT count(*) AS n FROM "${table}" WHERE tenant_id = $1`, [tenantA]))[0].n,
+              ),
+            ]);
+          throw Object.assign(new Error('rollback'), { counts });
+        })
+        .catch((error: { counts?: Array<[string, number]> }) => {
+          if (!error.counts) throw error;
+          return error.counts;
+        }),
+    );
+    expect(seen).toEqual(tables.map((table) => [table, 0]));
+  });
+
+  it('system work runs as the BYPASSRLS system role, request work never does', async () => {
+    const roleOf = async () => {
+      const [row] = await db.query(
+        `SELECT current_user AS name, r.rolbypassrls AS bypasses FROM pg_roles r WHERE r.rolname = current_user`,
+      );
+      return row as { name: string; bypasses: boolean };
+    };
+    expect(await asSystem(roleOf)).toEqual({ name: SYSTEM_ROLE, bypasses: true });
+    expect(await runAsTenant(tenantB, roleOf)).toEqual({ name: APP_ROLE, bypasses: false });
+    expect(await roleOf()).toEqual({ name: APP_ROLE, bypasses: false });
+    // ... and sees every tenant's rows.
+    expect(await asSystem(() => countOf('documents', tenantA))).toBeGreaterThan(0);
+  });
+
+  it('native: the sql tool logs in as its own role, which cannot become another one', async () => {
+    const sqlTool = ctx.get(SqlToolDatabase);
+    if (testBackend() === 'embedded') {
+      // One superuser session: the sql tool's transaction switches role, its guard is the wall.
+      expect(sqlTool.switchToRole).toBe(SQL_TOOL_ROLE);
+      return;
+    }
+    expect(sqlTool.switchToRole).toBeNull();
+    const runner = sqlTool.dataSource.createQueryRunner();
+    await runner.connect();
+    const probe = async (sql: string) => {
+      await runner.query('SAVEPOINT probe');
+      const outcome = await runner.query(sql).then(
+        () => 'ok',
+        (error: Error) => error.message,
+      );
+      await runner.query('ROLLBACK TO SAVEPOINT probe');
+      return outcome;
+    };
+    try {
+      await runner.startTransaction();
+      await runner.query(
+        `SELECT set_config('app.tenant_id', $1, true), set_config('app.rls_bypass', 'on', true)`,
+        [tenantB],
+      );
+      await runner.query('RESET ROLE');
+      expect(await runner.query(`SELECT session_user AS login, current_user AS name`)).toEqual([
+        { login: SQL_TOOL_ROLE, name: SQL_TOOL_ROLE },
+      ]);
+      for (const role of [APP_ROLE, SYSTEM_ROLE, OWNER_ROLE, 'postgres'])
+        expect(await probe(`SET ROLE ${role}`)).toMatch(/permission denied/);
+      expect(await probe(`SET SESSION AUTHORIZATION ${APP_ROLE}`)).toMatch(/permission denied/);
+      const memberOf: unknown[] = await runner.query(
+        `SELECT roleid::regrole::text FROM pg_auth_members WHERE member = $1::regrole`,
+        [SQL_TOOL_ROLE],
+      );
+      expect(memberOf).toEqual([]);
+      expect(
+        Number(
+          (
+            await runner.query(`SELECT count(*) AS n FROM ops_configuration_items WHERE tenant_id = $1`, [
+              tenantA,
+            ])
+          )[0].n,
+        ),
+      ).toBe(0);
+      for (const table of ['api_keys', 'document_chunks', 'tenants'])
+        expect(await probe(`SELECT * FROM "${table}"`)).toMatch(/permission denied/);
+    } finally {
+      await runner.rollbackTransaction().catch(() => undefined);
+      await runner.release();
+    }
   });
 
   it('as tenant B, raw SQL on every table sees, updates and deletes none of tenant A rows', async () => {
@@ -190,40 +308,10 @@ describe(`row-level security (${testBackend()})`, () => {
     }
   });
 
-  it('without any scope nothing is visible, and a scope cannot be widened by the sql tool role', async () => {
+  it('without any scope nothing is visible', async () => {
     for (const table of ['documents', 'api_keys', 'ops_configuration_items'])
       expect(Number((await db.query(`SELECT count(*) AS n FROM "${table}"`))[0].n)).toBe(0);
     expect(await db.query(`SELECT * FROM tenants`)).toEqual([]);
-    // The sql tool role, even past its guard, reads neither keys nor chunks, and cannot use the bypass.
-    await runAsTenant(tenantA, () =>
-      db.transaction(async (em) => {
-        await em.query(`SET LOCAL ROLE ${SQL_TOOL_ROLE}`);
-        expect(
-          Number((await em.query(`SELECT count(*) AS n FROM ops_configuration_items`))[0].n),
-        ).toBeGreaterThan(0);
-        for (const table of ['api_keys', 'document_chunks', 'tenants']) {
-          await em.query('SAVEPOINT probe');
-          await expect(em.query(`SELECT * FROM "${table}"`)).rejects.toThrow(/permission denied/);
-          await em.query('ROLLBACK TO SAVEPOINT probe');
-        }
-      }),
-    );
-    await runAsTenant(tenantB, () =>
-      db.transaction(async (em) => {
-        await em.query(`SELECT set_config('app.rls_bypass', 'on', true)`);
-        await em.query(`SET LOCAL ROLE ${SQL_TOOL_ROLE}`);
-        // Tenant B's scope with the bypass flag set: the sql tool role still sees none of A's rows.
-        expect(
-          Number(
-            (
-              await em.query(`SELECT count(*) AS n FROM ops_configuration_items WHERE tenant_id = $1`, [
-                tenantA,
-              ])
-            )[0].n,
-          ),
-        ).toBe(0);
-      }),
-    );
   });
 
   it('through the repositories, tenant B finds none of tenant A documents, keys or chats', async () => {

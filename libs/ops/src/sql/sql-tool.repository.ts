@@ -1,8 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
 import type { PoolClient, QueryResult } from 'pg';
-import { DataSource } from 'typeorm';
-import { AppConfig, currentDatabaseScope, DatabaseInfo, SQL_TOOL_ROLE } from '@app/platform';
+import { AppConfig, currentDatabaseScope, DatabaseInfo, SqlToolDatabase } from '@app/platform';
 import { BoundedSemaphore } from '@app/tools';
 
 /**
@@ -92,7 +90,7 @@ export class SqlToolRepository {
   private readonly interruptsPerHour: number;
 
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly sqlTool: SqlToolDatabase,
     private readonly database: DatabaseInfo,
     config: AppConfig,
   ) {
@@ -135,7 +133,7 @@ export class SqlToolRepository {
     if (scope.tenantId && scope.tenantId !== tenantId)
       throw new Error('an sql tool may only run for the tenant of the current request');
     const text = `WITH ${TENANT_SCOPE}\nSELECT * FROM (\n${checkedText}\n) AS sql_tool_result LIMIT ${Math.floor(rowLimit) + 1}`;
-    const runner = this.dataSource.createQueryRunner();
+    const runner = this.sqlTool.dataSource.createQueryRunner();
     const client = (await runner.connect()) as PoolClient;
     try {
       await runner.startTransaction();
@@ -145,12 +143,10 @@ export class SqlToolRepository {
       // The guard parsed the text with standard-conforming strings; the server must read it the same way.
       await runner.query('SET LOCAL standard_conforming_strings = on');
       // Second wall under the guard: a role that can read only the four OPS tables, under row-level
-      // security for exactly this tenant (the role cannot use the system bypass).
-      await runner.query(
-        `SELECT set_config('app.tenant_id', $1, true), set_config('app.rls_bypass', 'off', true)`,
-        [tenantId],
-      );
-      await runner.query(`SET LOCAL ROLE ${SQL_TOOL_ROLE}`);
+      // security for exactly this tenant. Native: the connection logged in as that role, so nothing a
+      // statement does returns it to another; embedded: a SET LOCAL ROLE (SECURITY.md says its limits).
+      await runner.query(`SELECT set_config('app.tenant_id', $1, true)`, [tenantId]);
+      if (this.sqlTool.switchToRole) await runner.query(`SET LOCAL ROLE ${this.sqlTool.switchToRole}`);
       const params = [tenantId, ...values];
       const plan: QueryResult<{ 'QUERY PLAN': Array<{ Plan: { 'Total Cost': number } }> }> =
         await client.query({

@@ -80,6 +80,26 @@ export class EnvironmentVariables {
   @Matches(/^postgres(ql)?:\/\//, { message: 'must be a postgres:// or postgresql:// URL' })
   DATABASE_MIGRATION_URL?: string;
 
+  /**
+   * The BYPASSRLS role cross-tenant system work (`runAsSystem`) logs in as, on a pool of its own that
+   * request work never uses (native). Default: DATABASE_URL with the user ops_system when DATABASE_URL
+   * logs in as ops_app, else DATABASE_URL itself.
+   */
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @Matches(/^postgres(ql)?:\/\//, { message: 'must be a postgres:// or postgresql:// URL' })
+  DATABASE_SYSTEM_URL?: string;
+
+  /**
+   * The role the sql tool's queries log in as (native), on a pool of its own. Default: DATABASE_URL with
+   * the user ops_sql_tool when DATABASE_URL logs in as ops_app, else DATABASE_URL itself (the queries
+   * then switch to ops_sql_tool with SET LOCAL ROLE).
+   */
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @Matches(/^postgres(ql)?:\/\//, { message: 'must be a postgres:// or postgresql:// URL' })
+  DATABASE_SQL_TOOL_URL?: string;
+
   @Transform(toNumber)
   @IsInt()
   @Min(1)

@@ -6,43 +6,64 @@ import { currentDatabaseScope } from './database-scope';
 type ObtainConnection = () => Promise<[PoolClient, (error?: unknown) => void]>;
 
 interface ScopedClient extends PoolClient {
-  opsScope?: { role: string | null; tenant: string; bypass: string };
+  opsTenant?: string;
+}
+
+/** Where each scope's connections come from (see applyConnectionScope). */
+export interface ConnectionScopeOptions {
+  /**
+   * Native: the pool of the BYPASSRLS role (`ops_system`) that `runAsSystem` work runs on; the
+   * application's pool, whose role has no bypass, never serves it. Absent: the application's pool
+   * serves every scope (its role must then bypass row-level security itself, e.g. a superuser).
+   */
+  system?: DataSource | null;
+  /**
+   * Embedded: the role each connection switches to, per scope. PGlite has a single superuser session,
+   * so a role switch is all there is (SECURITY.md says what that does and does not hold).
+   */
+  roles?: { app: string; system: string } | null;
 }
 
 /**
- * Sets the row-level-security scope of the current async context (tenant, bypass) on every
- * connection TypeORM takes from the pool, in one round trip that is skipped when the connection
- * already carries that scope. A query runner keeps its connection, so a transaction keeps the scope
- * it started with.
+ * Routes every connection TypeORM takes from the pool by the row-level-security scope of the current
+ * async context: system work to the system pool, everything else to the application's pool with the
+ * tenant (`app.tenant_id`) set in one round trip, skipped when the connection already carries that
+ * tenant. A query runner keeps its connection, so a transaction keeps the scope it started with.
  *
- * `role`: embedded only. PGlite has a single superuser, so each connection switches to the
- * application role (superusers bypass row-level security). PGlite also has a single session shared
- * by every socket connection (another pool, e.g. the migrations', changes the same settings), so on
- * embedded nothing is cached: role and scope are set on every checkout (in-process, ~0.1 ms).
+ * No setting decides what a connection may see beyond the tenant: the policies trust no bypass flag,
+ * and which role (hence BYPASSRLS or not) a connection has is fixed at login on the native server.
+ * PGlite has one session shared by every socket connection (another pool, e.g. the migrations', can
+ * change its settings), so on embedded nothing is cached: role and tenant are set on every checkout.
  */
-export function applyConnectionScope(dataSource: DataSource, role: string | null = null): void {
+export function applyConnectionScope(dataSource: DataSource, options: ConnectionScopeOptions = {}): void {
+  const obtain = obtainerOf(dataSource);
+  const obtainSystem = options.system ? obtainerOf(options.system) : null;
+  const roles = options.roles ?? null;
   const driver = dataSource.driver as PostgresDriver & { obtainMasterConnection: ObtainConnection };
-  const obtain = driver.obtainMasterConnection.bind(driver) as ObtainConnection;
   driver.obtainMasterConnection = async () => {
-    const [client, release] = (await obtain()) as [ScopedClient, (error?: unknown) => void];
     const scope = currentDatabaseScope();
-    const wanted = { role, tenant: scope.tenantId ?? '', bypass: scope.bypass ? 'on' : 'off' };
-    const cached = role ? undefined : client.opsScope;
-    if (cached?.role === wanted.role && cached.tenant === wanted.tenant && cached.bypass === wanted.bypass)
-      return [client, release];
+    if (scope.bypass && obtainSystem) return obtainSystem();
+    const [client, release] = (await obtain()) as [ScopedClient, (error?: unknown) => void];
+    const tenant = scope.bypass ? '' : (scope.tenantId ?? '');
+    if (!roles && client.opsTenant === tenant) return [client, release];
     try {
-      client.opsScope = undefined;
-      await client.query(
-        role && cached?.role !== role
-          ? `SELECT set_config('role', $3, false), set_config('app.tenant_id', $1, false), set_config('app.rls_bypass', $2, false)`
-          : `SELECT set_config('app.tenant_id', $1, false), set_config('app.rls_bypass', $2, false)`,
-        role && cached?.role !== role ? [wanted.tenant, wanted.bypass, role] : [wanted.tenant, wanted.bypass],
-      );
-      client.opsScope = wanted;
+      client.opsTenant = undefined;
+      if (roles)
+        await client.query(`SELECT set_config('role', $2, false), set_config('app.tenant_id', $1, false)`, [
+          tenant,
+          scope.bypass ? roles.system : roles.app,
+        ]);
+      else await client.query(`SELECT set_config('app.tenant_id', $1, false)`, [tenant]);
+      client.opsTenant = tenant;
     } catch (error) {
       release(error);
       throw error;
     }
     return [client, release];
   };
+}
+
+function obtainerOf(dataSource: DataSource): ObtainConnection {
+  const driver = dataSource.driver as PostgresDriver & { obtainMasterConnection: ObtainConnection };
+  return driver.obtainMasterConnection.bind(driver) as ObtainConnection;
 }

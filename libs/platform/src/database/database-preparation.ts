@@ -67,19 +67,26 @@ export async function runMigrationsLocked(dataSource: DataSource): Promise<strin
 export interface DatabasePreparation {
   /** Options of the owner connection that runs migrations; unset: the application's connection does. */
   migration?: DataSourceOptions;
-  /** Embedded: the role each application connection switches to (PGlite has a single superuser). */
-  appRole?: string | null;
+  /**
+   * Native: options of the system pool (`runAsSystem` work), whose role must bypass row-level security
+   * (boot is refused otherwise); unset: the application's pool serves system work too.
+   */
+  system?: DataSourceOptions;
+  /** Embedded: the roles each connection switches to per scope (PGlite has a single superuser). */
+  roles?: { app: string; system: string } | null;
 }
 
 /**
  * Migrates (as the owner, on a separate short-lived pool when `migration` is given), then opens the
- * application's pool with the row-level-security scope applied to every connection it hands out.
+ * application's pool (and the system pool) with the row-level-security scope applied to every
+ * connection handed out. Destroying the returned data source closes the system pool too.
  */
 export async function prepareDatabase(
   dataSource: DataSource,
   preparation: DatabasePreparation = {},
 ): Promise<DataSource> {
   const migrator = preparation.migration ? new DataSource(preparation.migration) : dataSource;
+  const system = preparation.system ? new DataSource(preparation.system) : null;
   try {
     await runAsSystem('migrations', async () => {
       if (!migrator.isInitialized) await migrator.initialize();
@@ -88,17 +95,49 @@ export async function prepareDatabase(
       await runMigrationsLocked(migrator);
     });
     if (migrator !== dataSource) await migrator.destroy();
+    if (system) {
+      await system.initialize();
+      await refuseSystemRoleWithoutBypass(system);
+    }
     if (!dataSource.isInitialized) {
-      applyConnectionScope(dataSource, preparation.appRole ?? null);
+      applyConnectionScope(dataSource, { system, roles: preparation.roles ?? null });
       await dataSource.initialize();
+      if (system) closeTogether(dataSource, system);
     }
     await warnWhenRowSecurityIsBypassed(dataSource);
     return dataSource;
   } catch (error) {
     if (migrator.isInitialized) await migrator.destroy().catch(() => undefined);
+    if (system?.isInitialized) await system.destroy().catch(() => undefined);
     await dataSource.destroy().catch(() => undefined);
     throw error;
   }
+}
+
+function closeTogether(dataSource: DataSource, system: DataSource): void {
+  const destroy = dataSource.destroy.bind(dataSource);
+  dataSource.destroy = async () => {
+    try {
+      await destroy();
+    } finally {
+      if (system.isInitialized) await system.destroy();
+    }
+  };
+}
+
+/** System work on a role under row-level security would see no tenant's rows: refuse to boot. */
+async function refuseSystemRoleWithoutBypass(system: DataSource): Promise<void> {
+  const [role]: Array<{ name: string; bypasses: boolean }> = await system.query(
+    `SELECT rolname AS name, rolsuper OR rolbypassrls AS bypasses FROM pg_roles WHERE rolname = current_user`,
+  );
+  if (role?.bypasses) return;
+  throw new PlatformException(
+    PlatformExceptionCode.DATABASE_ROLE_MISCONFIGURED,
+    ErrorKind.UNAVAILABLE,
+    `The system connection (DATABASE_SYSTEM_URL) logs in as ${role?.name ?? 'an unknown role'}, which ` +
+      'does not bypass row-level security: cross-tenant system work would see no rows. Connect it as ' +
+      'ops_system (BYPASSRLS), see README "Production database roles".',
+  );
 }
 
 /** Row-level security does not apply to superusers, BYPASSRLS roles or (without FORCE) owners. */

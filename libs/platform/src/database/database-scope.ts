@@ -3,13 +3,14 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { RequestContext } from '../context/request-context';
 
 /**
- * Whose rows a database connection may see, set on every pooled connection at checkout
- * (`app.tenant_id`, `app.rls_bypass`) and enforced by the row-level security policies.
+ * Whose rows a database connection may see: the tenant is set on every pooled connection at checkout
+ * (`app.tenant_id`, enforced by the row-level security policies); system scope takes its connection
+ * from the pool of the BYPASSRLS system role instead (see applyConnectionScope).
  */
 export interface DatabaseScope {
   /** The tenant whose rows are visible; none: no tenant-owned row is visible. */
   tenantId: string | null;
-  /** System-wide access (the `system_bypass` policy), only through `runAsSystem`. */
+  /** System-wide access (a connection of the system role), only through `runAsSystem`. */
   bypass: boolean;
 }
 

@@ -1,11 +1,12 @@
 import { Global, Inject, Injectable, Logger, Module, OnApplicationShutdown, Optional } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { DataSource, DataSourceOptions } from 'typeorm';
-import { APP_ROLE } from '@app/migrations';
+import { APP_ROLE, SQL_TOOL_ROLE, SYSTEM_ROLE } from '@app/migrations';
 import { AppConfig } from '../config/app-config';
 import { buildDataSourceOptions, DatabaseBackend } from './data-source-options';
 import { DatabasePreparation, prepareDatabase } from './database-preparation';
 import { EmbeddedPostgres } from './embedded-postgres';
+import { openSqlToolDatabase, roleUrl, SqlToolDatabase } from './sql-tool-database';
 
 export const EMBEDDED_POSTGRES = Symbol('EMBEDDED_POSTGRES');
 
@@ -43,17 +44,19 @@ export class DatabaseInfo {
   }
 }
 
-/** Closes the pool before the embedded server it talks to goes away. */
+/** Closes the pools before the embedded server they talk to goes away. */
 @Injectable()
 class DatabaseLifecycle implements OnApplicationShutdown {
   private readonly logger = new Logger('Database');
 
   constructor(
     private readonly dataSource: DataSource,
+    private readonly sqlTool: SqlToolDatabase,
     @Optional() @Inject(EMBEDDED_POSTGRES) private readonly embedded: EmbeddedPostgres | null,
   ) {}
 
   async onApplicationShutdown(): Promise<void> {
+    await this.sqlTool.close();
     if (this.dataSource.isInitialized) await this.dataSource.destroy();
     if (this.embedded) {
       await this.embedded.stop();
@@ -102,7 +105,16 @@ class EmbeddedPostgresModule {}
             statementTimeoutMs: 0,
             applicationName: 'ops-api-migrate',
           }),
-          appRole: embedded ? APP_ROLE : null,
+          // Native: system work on a pool of its own, logged in as the BYPASSRLS role.
+          system: embedded
+            ? undefined
+            : buildDataSourceOptions({
+                ...settings,
+                databaseUrl: config.get('DATABASE_SYSTEM_URL') ?? roleUrl(config.databaseUrl, SYSTEM_ROLE),
+                poolSize: Math.max(2, Math.ceil(settings.poolSize / 2)),
+                applicationName: 'ops-api-system',
+              }),
+          roles: embedded ? { app: APP_ROLE, system: SYSTEM_ROLE } : null,
         };
         return { ...buildDataSourceOptions(settings), autoLoadEntities: true, retryAttempts: 0, preparation };
       },
@@ -117,12 +129,26 @@ class EmbeddedPostgresModule {}
   providers: [
     DatabaseLifecycle,
     {
+      provide: SqlToolDatabase,
+      inject: [AppConfig, DataSource],
+      useFactory: (config: AppConfig, dataSource: DataSource) =>
+        openSqlToolDatabase(dataSource, {
+          databaseUrl: config.databaseUrl
+            ? (config.get('DATABASE_SQL_TOOL_URL') ?? roleUrl(config.databaseUrl, SQL_TOOL_ROLE))
+            : undefined,
+          poolSize:
+            config.get('SQL_TOOL_MAX_CONCURRENT') ??
+            Math.max(1, Math.floor(config.get('DATABASE_POOL_SIZE') / 2)),
+          statementTimeoutMs: config.get('DATABASE_STATEMENT_TIMEOUT_MS'),
+        }),
+    },
+    {
       provide: DatabaseInfo,
       inject: [AppConfig, DataSource, EMBEDDED_POSTGRES],
       useFactory: (config: AppConfig, dataSource: DataSource, embedded: EmbeddedPostgres | null) =>
         new DatabaseInfo(config.databaseUrl ? 'native' : 'embedded', dataSource, embedded),
     },
   ],
-  exports: [DatabaseInfo],
+  exports: [DatabaseInfo, SqlToolDatabase],
 })
 export class DatabaseModule {}
