@@ -9,7 +9,7 @@ import { CodeStoreRepository } from './code-store.repository';
 import {
   checkRequestSize,
   DiffLimits,
-  parseUnified,
+  parseUnifiedWithin,
   requestPaths,
   resolveChanges,
   unifiedPaths,
@@ -49,7 +49,7 @@ export class DiffApplicationService {
       throw CodeException.invalid('Send either "files" or "unified" (exactly one of them).');
     const limits = this.limits;
     checkRequestSize(request.files, request.unified, limits);
-    const patches = hasUnified ? parseUnified(request.unified!) : undefined;
+    const patches = hasUnified ? parseUnifiedWithin(request.unified!, limits) : undefined;
     const paths = patches ? unifiedPaths(patches) : requestPaths(request.files!);
     const repository = request.repository?.trim() || DEFAULT_REPOSITORY;
     const requestHash = sha256(
