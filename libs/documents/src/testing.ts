@@ -2,3 +2,4 @@
 // test/ and bench/ may import it (eslint/boundaries.cjs); libraries and apps use `@app/documents`.
 export { ChunksRepository } from './ingestion/chunks.repository';
 export { SearchRepository } from './search/search.repository';
+export { JobsRepository } from './ingestion/jobs.repository';

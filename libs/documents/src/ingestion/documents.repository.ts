@@ -6,6 +6,7 @@ import { DocumentEntity } from '../entities/document.entity';
 import { DocumentJobEntity } from '../entities/document-job.entity';
 import { ChunksRepository } from './chunks.repository';
 import { JobsRepository } from './jobs.repository';
+import { DocumentsException } from '../documents.exception';
 import type {
   DocumentErrorDetails,
   DocumentFormat,
@@ -24,8 +25,15 @@ export interface NewDocumentRow {
   sourceHash: string;
   content: Buffer;
   maxAttempts: number;
+  queueLimits: IngestQueueLimits;
   /** Model a tenant's first corpus row starts on. */
   initialModel: string;
+}
+
+/** What one tenant may have queued or running at once (DOCUMENTS_MAX_QUEUED_*_PER_TENANT). */
+export interface IngestQueueLimits {
+  maxJobs: number;
+  maxBytes: number;
 }
 
 export type ContentReplacement = Omit<NewDocumentRow, 'tenantId' | 'userId' | 'initialModel'>;
@@ -71,7 +79,7 @@ export class DocumentsRepository {
           activeVersion: 0,
         }),
       );
-      await this.insertIngestJob(em, document, row.content, row.maxAttempts);
+      await this.insertIngestJob(em, document, row.content, row.maxAttempts, row.queueLimits);
       return document;
     });
   }
@@ -108,7 +116,13 @@ export class DocumentsRepository {
         [id],
       );
       await this.jobs.resolveFailedOfDocument(em, id, 'replaced');
-      await this.insertIngestJob(em, document, replacement.content, replacement.maxAttempts);
+      await this.insertIngestJob(
+        em,
+        document,
+        replacement.content,
+        replacement.maxAttempts,
+        replacement.queueLimits,
+      );
       return document;
     });
   }
@@ -122,6 +136,7 @@ export class DocumentsRepository {
     tenantId: string,
     id: string,
     maxAttempts: number,
+    queueLimits: IngestQueueLimits,
   ): Promise<
     | { document: DocumentEntity }
     | { refused: 'not_found' | 'not_failed' | 'content_unavailable'; document?: DocumentEntity }
@@ -141,7 +156,7 @@ export class DocumentsRepository {
       });
       await repo.save(document);
       await this.jobs.resolveFailedOfDocument(em, id, 'retried');
-      await this.insertIngestJob(em, document, content, maxAttempts);
+      await this.insertIngestJob(em, document, content, maxAttempts, queueLimits);
       return { document };
     });
   }
@@ -164,12 +179,36 @@ export class DocumentsRepository {
     return rows.map((r) => r.id);
   }
 
+  /**
+   * Queues a document's ingestion unless the tenant's queued work would pass its limits (a 429).
+   * The tenant's advisory lock serialises its enqueues, so concurrent uploads cannot both squeeze in.
+   */
   private async insertIngestJob(
     em: EntityManager,
     document: DocumentEntity,
     content: Buffer,
     maxAttempts: number,
+    limits: IngestQueueLimits,
   ) {
+    await em.query(`SELECT pg_advisory_xact_lock(hashtext('document_jobs:' || $1))`, [document.tenantId]);
+    const [queued]: Array<{ jobs: number; bytes: string }> = await em.query(
+      `SELECT count(*)::int AS jobs, COALESCE(sum(octet_length(content)), 0)::bigint AS bytes
+       FROM document_jobs WHERE tenant_id = $1 AND status IN ('queued', 'running')`,
+      [document.tenantId],
+    );
+    if (queued.jobs + 1 > limits.maxJobs)
+      throw DocumentsException.queueFull({
+        key: 'DOCUMENTS_MAX_QUEUED_JOBS_PER_TENANT',
+        limit: limits.maxJobs,
+        observed: queued.jobs + 1,
+      });
+    const bytes = Number(queued.bytes) + content.length;
+    if (bytes > limits.maxBytes)
+      throw DocumentsException.queueFull({
+        key: 'DOCUMENTS_MAX_QUEUED_BYTES_PER_TENANT',
+        limit: limits.maxBytes,
+        observed: bytes,
+      });
     await em.getRepository(DocumentJobEntity).insert({
       tenantId: document.tenantId,
       documentId: document.id,
