@@ -9,9 +9,26 @@ import { EmbeddedPostgres } from './embedded-postgres';
 
 export const EMBEDDED_POSTGRES = Symbol('EMBEDDED_POSTGRES');
 
+/** How long readiness waits for its probe before answering from the last one that succeeded. */
+export const READY_PROBE_WAIT_MS = 500;
+/** A successful probe older than this no longer vouches for the database. */
+export const READY_PROBE_STALE_MS = 30_000;
+
+export interface DatabaseReadiness {
+  ok: boolean;
+  /** The probe's round trip, or null while it waits behind other work (answered from an earlier one). */
+  latencyMs: number | null;
+  /** Milliseconds since a probe last succeeded, when the answer relies on it. */
+  lastOkMsAgo?: number;
+  error?: string;
+}
+
 /** Which backend this process runs on, and its health. */
 @Injectable()
 export class DatabaseInfo {
+  private lastOkAt: number | undefined;
+  private probing: Promise<{ ok: boolean; latencyMs: number; error?: string }> | undefined;
+
   constructor(
     readonly backend: DatabaseBackend,
     private readonly dataSource: DataSource,
@@ -28,10 +45,34 @@ export class DatabaseInfo {
     return true;
   }
 
+  /**
+   * Readiness that does not queue behind the database's work. The embedded database runs one
+   * statement at a time and holds every other connection while a transaction is open, so a probe
+   * can wait seconds behind a large ingestion's write although the database is fine. One probe runs
+   * at a time (probes arriving meanwhile share it, so a load balancer polling a busy instance does
+   * not pile them into the pool); when it has not answered within `waitMs`, a probe that succeeded
+   * within `staleMs` vouches for the database and the pending one finishes in the background.
+   */
+  async readiness(waitMs = READY_PROBE_WAIT_MS, staleMs = READY_PROBE_STALE_MS): Promise<DatabaseReadiness> {
+    const probe = (this.probing ??= this.ping().finally(() => {
+      this.probing = undefined;
+    }));
+    let timer: NodeJS.Timeout | undefined;
+    const waited = new Promise<undefined>((resolve) => {
+      timer = setTimeout(resolve, waitMs);
+    });
+    const answered = await Promise.race([probe, waited]).finally(() => clearTimeout(timer));
+    if (answered) return answered;
+    const sinceOk = this.lastOkAt === undefined ? Infinity : Date.now() - this.lastOkAt;
+    if (sinceOk <= staleMs) return { ok: true, latencyMs: null, lastOkMsAgo: Math.round(sinceOk) };
+    return probe;
+  }
+
   async ping(): Promise<{ ok: boolean; latencyMs: number; error?: string }> {
     const started = performance.now();
     try {
       await this.dataSource.query('SELECT 1');
+      this.lastOkAt = Date.now();
       return { ok: true, latencyMs: Math.round((performance.now() - started) * 10) / 10 };
     } catch (error) {
       return {
