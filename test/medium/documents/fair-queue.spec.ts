@@ -99,4 +99,15 @@ describe(`document ingestion queue fairness (${testBackend()})`, () => {
     await finishAll();
     await expect(upload(e, 1)).resolves.toHaveLength(1);
   });
+
+  it('leaves a code file’s chunk jobs to the diff queue’s caps: they neither count nor are refused', async () => {
+    const g = await tenant('g');
+    for (let i = 0; i < 5; i++)
+      await ingestion.create(g, {
+        filename: `code-${i}.txt`,
+        content: `export const x${i} = ${i};`,
+        metadata: { source: 'code' },
+      });
+    await expect(upload(g, 3)).resolves.toHaveLength(3);
+  });
 });

@@ -128,7 +128,8 @@ export class DocumentIngestionService {
       sourceHash: sha256(content),
       content,
       maxAttempts: this.config.get('DOCUMENTS_JOB_MAX_ATTEMPTS'),
-      queueLimits: this.queueLimits(),
+      // A code file's chunks are queued by the diff worker, whose own queue caps them (CODE_MAX_QUEUED_*).
+      queueLimits: input.metadata?.source === 'code' ? null : this.queueLimits(),
     };
   }
 

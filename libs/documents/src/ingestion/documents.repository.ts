@@ -25,7 +25,8 @@ export interface NewDocumentRow {
   sourceHash: string;
   content: Buffer;
   maxAttempts: number;
-  queueLimits: IngestQueueLimits;
+  /** Null for a code file's chunks: the diff queue's caps govern them. */
+  queueLimits: IngestQueueLimits | null;
   /** Model a tenant's first corpus row starts on. */
   initialModel: string;
 }
@@ -180,21 +181,23 @@ export class DocumentsRepository {
   }
 
   /**
-   * Queues a document's ingestion unless the tenant's queued work would pass its limits (a 429).
-   * The tenant's advisory lock serialises its enqueues, so concurrent uploads cannot both squeeze in.
+   * Refuses (429) an upload that would take the tenant's queued ingestion past its limits. A code
+   * file's chunk jobs do not count: the diff queue caps them. The tenant's advisory lock (held to
+   * the end of the transaction) serialises its enqueues, so concurrent uploads count each other.
    */
-  private async insertIngestJob(
+  private async checkQueueRoom(
     em: EntityManager,
-    document: DocumentEntity,
-    content: Buffer,
-    maxAttempts: number,
+    tenantId: string,
+    bytes: number,
     limits: IngestQueueLimits,
   ) {
-    await em.query(`SELECT pg_advisory_xact_lock(hashtext('document_jobs:' || $1))`, [document.tenantId]);
+    await em.query(`SELECT pg_advisory_xact_lock(hashtext('document_jobs:' || $1))`, [tenantId]);
     const [queued]: Array<{ jobs: number; bytes: string }> = await em.query(
-      `SELECT count(*)::int AS jobs, COALESCE(sum(octet_length(content)), 0)::bigint AS bytes
-       FROM document_jobs WHERE tenant_id = $1 AND status IN ('queued', 'running')`,
-      [document.tenantId],
+      `SELECT count(*)::int AS jobs, COALESCE(sum(octet_length(j.content)), 0)::bigint AS bytes
+       FROM document_jobs j JOIN documents d ON d.id = j.document_id
+       WHERE j.tenant_id = $1 AND j.status IN ('queued', 'running')
+         AND d.doc_metadata->>'source' IS DISTINCT FROM 'code'`,
+      [tenantId],
     );
     if (queued.jobs + 1 > limits.maxJobs)
       throw DocumentsException.queueFull({
@@ -202,13 +205,24 @@ export class DocumentsRepository {
         limit: limits.maxJobs,
         observed: queued.jobs + 1,
       });
-    const bytes = Number(queued.bytes) + content.length;
-    if (bytes > limits.maxBytes)
+    const total = Number(queued.bytes) + bytes;
+    if (total > limits.maxBytes)
       throw DocumentsException.queueFull({
         key: 'DOCUMENTS_MAX_QUEUED_BYTES_PER_TENANT',
         limit: limits.maxBytes,
-        observed: bytes,
+        observed: total,
       });
+  }
+
+  /** Queues a document's ingestion, unless the tenant's queued uploads are at their limits. */
+  private async insertIngestJob(
+    em: EntityManager,
+    document: DocumentEntity,
+    content: Buffer,
+    maxAttempts: number,
+    limits: IngestQueueLimits | null,
+  ) {
+    if (limits) await this.checkQueueRoom(em, document.tenantId, content.length, limits);
     await em.getRepository(DocumentJobEntity).insert({
       tenantId: document.tenantId,
       documentId: document.id,

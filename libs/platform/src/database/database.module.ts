@@ -59,7 +59,7 @@ export class DatabaseInfo {
     }));
     let timer: NodeJS.Timeout | undefined;
     const waited = new Promise<undefined>((resolve) => {
-      timer = setTimeout(resolve, waitMs);
+      timer = setTimeout(() => resolve(undefined), waitMs);
     });
     const answered = await Promise.race([probe, waited]).finally(() => clearTimeout(timer));
     if (answered) return answered;
