@@ -14,6 +14,18 @@ export const READY_PROBE_WAIT_MS = 500;
 /** A successful probe older than this no longer vouches for the database. */
 export const READY_PROBE_STALE_MS = 30_000;
 
+/** The longest a job's yield between its transactions waits for other requests. */
+const YIELD_MAX_MS = 500;
+/** How long the pool must stay without other clients before the job goes on. */
+const YIELD_QUIET_MS = 8;
+
+/** The counters of node-postgres's pool (TypeORM's `driver.master`). */
+interface PoolCounts {
+  totalCount: number;
+  idleCount: number;
+  waitingCount: number;
+}
+
 export interface DatabaseReadiness {
   ok: boolean;
   /** The probe's round trip, or null while it waits behind other work (answered from an earlier one). */
@@ -66,6 +78,29 @@ export class DatabaseInfo {
     const sinceOk = this.lastOkAt === undefined ? Infinity : Date.now() - this.lastOkAt;
     if (sinceOk <= staleMs) return { ok: true, latencyMs: null, lastOkMsAgo: Math.round(sinceOk) };
     return probe;
+  }
+
+  /**
+   * Lets other requests through between a long job's write transactions. The embedded database runs
+   * one connection's transaction at a time, so a job that commits and begins its next transaction
+   * at once makes every statement of another tenant's request wait for a whole transaction. Here the
+   * job waits (at most `maxMs`, and never over 500 ms) until no other client has held or waited for a pooled connection for
+   * a few milliseconds. The native server interleaves by itself: nothing to wait for.
+   */
+  async yieldToOthers(maxMs = YIELD_MAX_MS): Promise<void> {
+    if (this.backend !== 'embedded') return;
+    maxMs = Math.min(maxMs, YIELD_MAX_MS);
+    const pool = (this.dataSource.driver as unknown as { master?: PoolCounts }).master;
+    if (!pool || typeof pool.totalCount !== 'number') return;
+    const started = performance.now();
+    let quietSince: number | undefined;
+    while (performance.now() - started < maxMs) {
+      const others = pool.totalCount - pool.idleCount + pool.waitingCount;
+      const now = performance.now();
+      if (others > 0) quietSince = undefined;
+      else if (now - (quietSince ??= now) >= YIELD_QUIET_MS) return;
+      await new Promise((resolve) => setTimeout(resolve, 2));
+    }
   }
 
   async ping(): Promise<{ ok: boolean; latencyMs: number; error?: string }> {
