@@ -107,13 +107,18 @@ async function run(
     };
 
     const phases: Phase[] = [];
-    phases.push(await measure('idle', opts.idle));
+    const record = (phase: Phase) => {
+      phases.push(phase);
+      // Each phase as it ends, so a long run that is stopped still reports what it measured.
+      process.stderr.write(`${backend}: ${JSON.stringify(phase)}\n`);
+    };
+    record(await measure('idle', opts.idle));
 
     const big = syntheticChunks(opts.sections, sentences, 11)
       .map((text, s) => `## Part ${s}\n\n${text}`)
       .join('\n\n');
     await runAsTenant(a, () => ingestion.create(a, { filename: 'a-large.md', content: big }));
-    phases.push(
+    record(
       await measure(
         `during A's ingestion (${opts.sections} sections, ${Math.round(big.length / 1024)} KB)`,
         runAsSystem('bench: ingest a', () => ingestion.processQueue()),
@@ -126,7 +131,7 @@ async function run(
       after: codeFile(i),
     }));
     await runAsTenant(a, () => diffs.apply(a, { userId: 'bench', files }));
-    phases.push(
+    record(
       await measure(
         `during A's diff (${opts.files} files)`,
         runAsSystem('bench: index the diff', () => diffs.processQueue()),
