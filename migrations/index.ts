@@ -19,6 +19,7 @@ import { CreateCodeIntelligence1795700000000 } from './1795700000000-CreateCodeI
 import { StageOutputsAndStageAssets1795700000001 } from './1795700000001-StageOutputsAndStageAssets';
 import { AddDocumentFailureHandling1795700100000 } from './1795700100000-AddDocumentFailureHandling';
 import { AddToolSourceRef1795700241917 } from './1795700241917-AddToolSourceRef';
+import { AddJobClaimedAt1795700300000 } from './1795700300000-AddJobClaimedAt';
 import { CreateScheduledJobRuns1795710000000 } from './1795710000000-CreateScheduledJobRuns';
 import { SeparateSystemAndSqlToolRoles1795800000000 } from './1795800000000-SeparateSystemAndSqlToolRoles';
 import { AddToolPlanningHints1795800000500 } from './1795800000500-AddToolPlanningHints';
@@ -47,6 +48,7 @@ export const MIGRATIONS: MigrationClass[] = [
   StageOutputsAndStageAssets1795700000001,
   AddDocumentFailureHandling1795700100000,
   AddToolSourceRef1795700241917,
+  AddJobClaimedAt1795700300000,
   CreateScheduledJobRuns1795710000000,
   SeparateSystemAndSqlToolRoles1795800000000,
   AddToolPlanningHints1795800000500,

@@ -14,6 +14,8 @@ export enum DocumentsExceptionCode {
   DOCUMENT_JOB_NOT_FOUND = 'DOCUMENT_JOB_NOT_FOUND',
   /** A change asked through /api/documents for a code document, which only diff application changes. */
   DOCUMENT_MANAGED_BY_CODE = 'DOCUMENT_MANAGED_BY_CODE',
+  /** The tenant has as much ingestion queued as DOCUMENTS_MAX_QUEUED_*_PER_TENANT allows (429). */
+  DOCUMENTS_QUEUE_FULL = 'DOCUMENTS_QUEUE_FULL',
   /** Failures recorded on a document (error_details.code), never thrown to a client. */
   DOCUMENT_ENCRYPTED = 'DOCUMENT_ENCRYPTED',
   DOCUMENT_CORRUPT = 'DOCUMENT_CORRUPT',
@@ -23,6 +25,9 @@ export enum DocumentsExceptionCode {
   INGESTION_FAILED = 'INGESTION_FAILED',
   LEASE_LOST = 'LEASE_LOST',
 }
+
+/** What a 429 for a full ingestion queue tells the client to wait (an upload takes about this long). */
+export const QUEUE_FULL_RETRY_AFTER_SECONDS = 30;
 
 export class DocumentsException extends AppException {
   constructor(code: DocumentsExceptionCode, kind: ErrorKind, message: string, details?: unknown) {
@@ -45,6 +50,18 @@ export class DocumentsException extends AppException {
       ErrorKind.CONFLICT,
       `Document ${id} is a code file indexed from a repository; change it through POST /internal/v1/diffs/apply, not /api/documents.`,
       { document_id: id },
+    );
+  }
+
+  /** The tenant's queued ingestion is at its cap: a 429 the client retries once some of it is done. */
+  static queueFull(limit: { key: string; limit: number; observed: number }): DocumentsException {
+    const what =
+      limit.key === 'DOCUMENTS_MAX_QUEUED_BYTES_PER_TENANT' ? 'bytes of uploads' : 'ingestion jobs';
+    return new DocumentsException(
+      DocumentsExceptionCode.DOCUMENTS_QUEUE_FULL,
+      ErrorKind.RATE_LIMITED,
+      `This tenant would have ${limit.observed} ${what} queued or running; the limit is ${limit.limit} (${limit.key}). Retry once some of them are done.`,
+      { limit, retry_after_seconds: QUEUE_FULL_RETRY_AFTER_SECONDS },
     );
   }
 

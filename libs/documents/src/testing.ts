@@ -3,3 +3,4 @@
 export { ChunksRepository } from './ingestion/chunks.repository';
 export { SearchRepository } from './search/search.repository';
 export { DocumentsScheduler } from './ingestion/documents.scheduler';
+export { JobsRepository } from './ingestion/jobs.repository';

@@ -37,12 +37,13 @@ class PlatformHealthChecks implements OnModuleInit {
     this.registry.register(
       'database',
       async () => {
-        const ping = await this.database.ping();
+        const probe = await this.database.readiness();
         return {
-          status: ping.ok ? 'ok' : 'down',
+          status: probe.ok ? 'ok' : 'down',
           backend: this.database.backend,
-          latency_ms: ping.latencyMs,
-          error: ping.error,
+          latency_ms: probe.latencyMs,
+          ...(probe.lastOkMsAgo !== undefined ? { busy: true, last_ok_ms_ago: probe.lastOkMsAgo } : {}),
+          error: probe.error,
         };
       },
       { critical: true },

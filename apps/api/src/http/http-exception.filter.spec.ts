@@ -45,6 +45,19 @@ describe('HttpExceptionFilter', () => {
     expect(respond(new AppException('MEDIA', ErrorKind.UNSUPPORTED_MEDIA_TYPE, 'type')).status).toBe(415);
   });
 
+  it('sends the wait a coded 429 names as Retry-After, with the JSON error body', () => {
+    const full = new AppException('DIFF_QUEUE_FULL', ErrorKind.RATE_LIMITED, 'Queue full', {
+      limit: { key: 'CODE_MAX_QUEUED_DIFFS_PER_TENANT', limit: 2, observed: 3 },
+      retry_after_seconds: 30,
+    });
+    expect(respond(full)).toMatchObject({
+      status: 429,
+      headers: { 'retry-after': '30' },
+      body: { error: 'DIFF_QUEUE_FULL', message: 'Queue full', requestId: 'req-1' },
+    });
+    expect(respond(new AppException('BUSY', ErrorKind.RATE_LIMITED, 'busy')).headers).toEqual({});
+  });
+
   it('keeps framework HTTP errors as JSON with a code', () => {
     expect(respond(new NotFoundException('Cannot GET /nope'))).toMatchObject({
       status: 404,

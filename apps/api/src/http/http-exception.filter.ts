@@ -61,6 +61,13 @@ function isBodyParserError(error: unknown): error is BodyParserError {
   );
 }
 
+/** The wait a coded 429 names in its details (`retry_after_seconds`), sent as `Retry-After`. */
+function retryAfterOf(exception: unknown): number | undefined {
+  if (!(exception instanceof AppException)) return undefined;
+  const seconds = (exception.details as { retry_after_seconds?: unknown } | undefined)?.retry_after_seconds;
+  return typeof seconds === 'number' && seconds > 0 ? Math.ceil(seconds) : undefined;
+}
+
 /** Seconds a client should wait before retrying a 503 (sent as `Retry-After`). */
 export const RETRY_AFTER_SECONDS = 2;
 
@@ -91,6 +98,14 @@ export class HttpExceptionFilter implements ExceptionFilter {
     if (response.headersSent) return;
     if (unavailable && !response.getHeader('retry-after')) {
       response.setHeader('Retry-After', String(RETRY_AFTER_SECONDS));
+    }
+    const retryAfter = retryAfterOf(exception);
+    if (
+      status === (HttpStatus.TOO_MANY_REQUESTS as number) &&
+      retryAfter &&
+      !response.getHeader('retry-after')
+    ) {
+      response.setHeader('Retry-After', String(retryAfter));
     }
     response.status(status).json(body);
   }

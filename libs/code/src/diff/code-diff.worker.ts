@@ -65,7 +65,11 @@ export class CodeDiffWorker extends LeasedJobRunner<ClaimedDiff> {
   }
 
   protected claimJob(): Promise<ClaimedDiff | null> {
-    return this.store.claim(this.workerId, this.leaseSeconds);
+    return this.store.claim(
+      this.workerId,
+      this.leaseSeconds,
+      this.config.get('CODE_DIFF_MAX_RUNNING_PER_TENANT'),
+    );
   }
 
   protected renewLease(diff: ClaimedDiff): Promise<boolean> {

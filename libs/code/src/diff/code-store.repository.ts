@@ -156,6 +156,20 @@ export class CodeStoreRepository {
     return rows[0].id;
   }
 
+  /**
+   * The tenant's diffs queued or running and the files they change, under the tenant's advisory lock
+   * (held to the end of the transaction) so that concurrent requests count each other.
+   */
+  async lockQueuedWork(em: EntityManager, tenantId: string): Promise<{ diffs: number; files: number }> {
+    await em.query(`SELECT pg_advisory_xact_lock(hashtext('code_diffs:' || $1))`, [tenantId]);
+    const [row]: Array<{ diffs: number; files: number }> = await em.query(
+      `SELECT count(*)::int AS diffs, COALESCE(sum(jsonb_array_length(changes)), 0)::int AS files
+       FROM code_diffs WHERE tenant_id = $1 AND status IN ('queued', 'running')`,
+      [tenantId],
+    );
+    return row;
+  }
+
   async findDiff(id: string): Promise<DiffView | null> {
     const rows: DiffRow[] = await this.dataSource.query(
       `SELECT d.id, d.status, d.repository_id, r.name AS repository, d.user_id, d."commit", d.changes, d.result,
@@ -166,7 +180,13 @@ export class CodeStoreRepository {
     return rows[0] ? toDiffView(rows[0]) : null;
   }
 
-  async claim(workerId: string, leaseSeconds: number): Promise<ClaimedDiff | null> {
+  /**
+   * Claims the next due diff (or one whose lease expired). Fair across tenants: the diff goes to the
+   * tenant with the fewest running diffs, then the one claimed from longest ago (round-robin), then
+   * its oldest claimable diff; a tenant holding `maxRunningPerTenant` running diffs (0: no cap) gets
+   * none until one ends, so one tenant's large diffs cannot hold every worker slot.
+   */
+  async claim(workerId: string, leaseSeconds: number, maxRunningPerTenant = 0): Promise<ClaimedDiff | null> {
     const [rows]: [
       Array<{
         id: string;
@@ -179,20 +199,28 @@ export class CodeStoreRepository {
       }>,
       number,
     ] = await this.dataSource.query(
-      `UPDATE code_diffs d
+      `WITH turns AS (
+         SELECT t.tenant_id,
+                (SELECT count(*) FROM code_diffs r
+                 WHERE r.tenant_id = t.tenant_id AND r.status = 'running' AND r.lease_expires_at >= now()) AS running,
+                (SELECT max(s.claimed_at) FROM code_diffs s WHERE s.tenant_id = t.tenant_id) AS served
+         FROM (SELECT DISTINCT tenant_id FROM code_diffs
+               WHERE (status = 'queued' AND run_after <= now()) OR (status = 'running' AND lease_expires_at < now())) t)
+       UPDATE code_diffs d
        SET status = 'running', attempts = d.attempts + 1, locked_by = $1,
-           lease_expires_at = now() + make_interval(secs => $2)
+           lease_expires_at = now() + make_interval(secs => $2), claimed_at = now()
        WHERE d.id = (
-         SELECT c.id FROM code_diffs c
+         SELECT c.id FROM code_diffs c JOIN turns ON turns.tenant_id = c.tenant_id
          WHERE ((c.status = 'queued' AND c.run_after <= now()) OR (c.status = 'running' AND c.lease_expires_at < now()))
+           AND ($3::int = 0 OR turns.running < $3::int)
            AND NOT EXISTS (SELECT 1 FROM code_diffs p
                            WHERE p.repository_id = c.repository_id AND p.seq < c.seq
                              AND p.status IN ('queued', 'running'))
-         ORDER BY c.seq
-         FOR UPDATE SKIP LOCKED
+         ORDER BY turns.running, turns.served NULLS FIRST, c.seq
+         FOR UPDATE OF c SKIP LOCKED
          LIMIT 1)
        RETURNING d.id, d.tenant_id, d.repository_id, d.user_id, d.changes, d.attempts, d.max_attempts`,
-      [workerId, leaseSeconds],
+      [workerId, leaseSeconds, maxRunningPerTenant],
     );
     const row = rows[0];
     if (!row) return null;

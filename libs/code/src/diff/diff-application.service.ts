@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
 import { AppConfig } from '@app/platform';
 import { CodeException, CodeExceptionCode } from '../code.exception';
 import type { DiffApplyRequest, DiffView } from '../code.types';
@@ -9,7 +10,7 @@ import { CodeStoreRepository } from './code-store.repository';
 import {
   checkRequestSize,
   DiffLimits,
-  parseUnified,
+  parseUnifiedWithin,
   requestPaths,
   resolveChanges,
   unifiedPaths,
@@ -49,7 +50,7 @@ export class DiffApplicationService {
       throw CodeException.invalid('Send either "files" or "unified" (exactly one of them).');
     const limits = this.limits;
     checkRequestSize(request.files, request.unified, limits);
-    const patches = hasUnified ? parseUnified(request.unified!) : undefined;
+    const patches = hasUnified ? parseUnifiedWithin(request.unified!, limits) : undefined;
     const paths = patches ? unifiedPaths(patches) : requestPaths(request.files!);
     const repository = request.repository?.trim() || DEFAULT_REPOSITORY;
     const requestHash = sha256(
@@ -59,6 +60,7 @@ export class DiffApplicationService {
       const repositoryId = await this.store.lockRepository(em, tenantId, request.userId, repository);
       const stored = await this.store.loadTexts(em, repositoryId, paths);
       const resolved = resolveChanges({ files: request.files, patches }, stored, limits);
+      if (resolved.length > 0) await this.checkQueueRoom(em, tenantId, resolved.length);
       await this.store.writeFiles(
         em,
         tenantId,
@@ -85,6 +87,25 @@ export class DiffApplicationService {
     const stored = (await this.store.findDiff(diffId))!;
     this.worker.wake();
     return stored;
+  }
+
+  /** Refuses (429) a diff that would take the tenant's queued work past its limits. */
+  private async checkQueueRoom(em: EntityManager, tenantId: string, files: number): Promise<void> {
+    const queued = await this.store.lockQueuedWork(em, tenantId);
+    const maxDiffs = this.config.get('CODE_MAX_QUEUED_DIFFS_PER_TENANT');
+    if (queued.diffs + 1 > maxDiffs)
+      throw CodeException.queueFull({
+        key: 'CODE_MAX_QUEUED_DIFFS_PER_TENANT',
+        limit: maxDiffs,
+        observed: queued.diffs + 1,
+      });
+    const maxFiles = this.config.get('CODE_MAX_QUEUED_FILES_PER_TENANT');
+    if (queued.files + files > maxFiles)
+      throw CodeException.queueFull({
+        key: 'CODE_MAX_QUEUED_FILES_PER_TENANT',
+        limit: maxFiles,
+        observed: queued.files + files,
+      });
   }
 
   async get(tenantId: string, id: string): Promise<DiffView> {

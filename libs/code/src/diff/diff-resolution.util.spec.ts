@@ -1,6 +1,12 @@
 import { createTwoFilesPatch } from 'diff';
 import { CodeException } from '../code.exception';
-import { checkRequestSize, normalizePath, parseUnified, resolveChanges } from './diff-resolution.util';
+import {
+  checkRequestSize,
+  normalizePath,
+  parseUnified,
+  parseUnifiedWithin,
+  resolveChanges,
+} from './diff-resolution.util';
 
 const LIMITS = { maxFileBytes: 100, maxRequestBytes: 150, maxFiles: 3 };
 const stored = new Map([
@@ -79,5 +85,21 @@ describe('resolveChanges', () => {
       details: { limit: { key: 'CODE_MAX_FILES_PER_DIFF' } },
     });
     expect(() => parseUnified('not a diff')).toThrow(CodeException);
+  });
+
+  it('applies the file cap to a unified diff too, naming the count and the limit', () => {
+    const unified = Array.from({ length: 4 }, (_, i) =>
+      createTwoFilesPatch('/dev/null', `b/${i}.ts`, '', `${i}\n`),
+    ).join('');
+    const error = fail(() => resolveChanges({ unified }, stored, LIMITS));
+    expect(error).toMatchObject({
+      code: 'DIFF_TOO_LARGE',
+      details: { limit: { key: 'CODE_MAX_FILES_PER_DIFF', limit: 3, observed: 4 } },
+    });
+    expect(error.message).toBe('The diff has 4 files; the limit is 3 (CODE_MAX_FILES_PER_DIFF).');
+    const three = Array.from({ length: 3 }, (_, i) =>
+      createTwoFilesPatch('/dev/null', `b/${i}.ts`, '', `${i}\n`),
+    ).join('');
+    expect(parseUnifiedWithin(three, LIMITS)).toHaveLength(3);
   });
 });

@@ -43,16 +43,7 @@ export function checkRequestSize(
   unified: string | undefined,
   limits: DiffLimits,
 ): void {
-  if (files && files.length > limits.maxFiles) {
-    throw tooLarge(
-      `The diff has ${files.length} files; the limit is ${limits.maxFiles} (CODE_MAX_FILES_PER_DIFF).`,
-      {
-        key: 'CODE_MAX_FILES_PER_DIFF',
-        limit: limits.maxFiles,
-        observed: files.length,
-      },
-    );
-  }
+  if (files) checkFileCount(files.length, limits);
   let total = byteLength(unified);
   for (const file of files ?? []) {
     const size = byteLength(file.after);
@@ -65,6 +56,16 @@ export function checkRequestSize(
       { key: 'CODE_MAX_REQUEST_BYTES', limit: limits.maxRequestBytes, observed: total },
     );
   }
+}
+
+/** The file cap, for either form: `files` entries, or the file sections of a unified diff. */
+export function checkFileCount(count: number, limits: DiffLimits): void {
+  if (count <= limits.maxFiles) return;
+  throw tooLarge(`The diff has ${count} files; the limit is ${limits.maxFiles} (CODE_MAX_FILES_PER_DIFF).`, {
+    key: 'CODE_MAX_FILES_PER_DIFF',
+    limit: limits.maxFiles,
+    observed: count,
+  });
 }
 
 export function fileTooLarge(path: string, size: number, limits: DiffLimits): CodeException {
@@ -91,6 +92,13 @@ export function parseUnified(unified: string): StructuredPatch[] {
   const real = patches.filter((p) => p.oldFileName || p.newFileName);
   if (real.length === 0) throw CodeException.invalid('The unified diff names no file.');
   return real;
+}
+
+/** Parses a unified diff and applies the file cap to its file sections (the same cap as `files`). */
+export function parseUnifiedWithin(unified: string, limits: DiffLimits): StructuredPatch[] {
+  const patches = parseUnified(unified);
+  checkFileCount(patches.length, limits);
+  return patches;
 }
 
 export function unifiedPaths(patches: StructuredPatch[]): string[] {
@@ -213,7 +221,9 @@ export function resolveChanges(
   limits: DiffLimits,
 ): ResolvedFile[] {
   const working = new Map<string, string | null>(stored);
-  const patches = request.files ? undefined : (request.patches ?? parseUnified(request.unified ?? ''));
+  const patches = request.files
+    ? undefined
+    : (request.patches ?? parseUnifiedWithin(request.unified ?? '', limits));
   if (request.files) applyFiles(request.files, working);
   else applyUnified(patches!, working);
   const requestOrder = request.files ? requestPaths(request.files) : unifiedPaths(patches!);

@@ -29,6 +29,7 @@ export type DocumentJobStatus = 'queued' | 'running' | 'done' | 'failed' | 'supe
 @Index(['documentId'])
 @Index('UQ_document_jobs_pending_reembed', { synchronize: false })
 @Index('IDX_document_jobs_dead_letter', { synchronize: false })
+@Index('IDX_document_jobs_tenant_claimed', { synchronize: false })
 export class DocumentJobEntity {
   @PrimaryGeneratedColumn('uuid')
   id!: string;
@@ -82,6 +83,10 @@ export class DocumentJobEntity {
 
   @Column({ type: 'timestamptz', nullable: true })
   heartbeatAt!: Date | null;
+
+  /** When a worker last claimed it: the claim serves the tenant claimed longest ago first. */
+  @Column({ type: 'timestamptz', nullable: true })
+  claimedAt!: Date | null;
 
   @Column({ type: 'jsonb', nullable: true })
   errorDetails!: Record<string, unknown> | null;

@@ -18,7 +18,7 @@ import { CANONICAL_CONTENT_TYPE, detectFormat } from '../parsing/document-format
 import { ChunksRepository } from './chunks.repository';
 import { DocumentWorker } from './document-worker.service';
 import { IngestionStageClock, type IngestionStageTimings } from './ingestion-stage-clock.service';
-import { ContentReplacement, DocumentsRepository } from './documents.repository';
+import { ContentReplacement, DocumentsRepository, IngestQueueLimits } from './documents.repository';
 import { DeadLetterRow, JobsRepository } from './jobs.repository';
 
 const BULK_RETRY_BATCH = 500;
@@ -128,6 +128,15 @@ export class DocumentIngestionService {
       sourceHash: sha256(content),
       content,
       maxAttempts: this.config.get('DOCUMENTS_JOB_MAX_ATTEMPTS'),
+      // A code file's chunks are queued by the diff worker, whose own queue caps them (CODE_MAX_QUEUED_*).
+      queueLimits: input.metadata?.source === 'code' ? null : this.queueLimits(),
+    };
+  }
+
+  private queueLimits(): IngestQueueLimits {
+    return {
+      maxJobs: this.config.get('DOCUMENTS_MAX_QUEUED_JOBS_PER_TENANT'),
+      maxBytes: this.config.get('DOCUMENTS_MAX_QUEUED_BYTES_PER_TENANT'),
     };
   }
 
@@ -264,6 +273,7 @@ export class DocumentIngestionService {
       tenantId,
       id,
       this.config.get('DOCUMENTS_JOB_MAX_ATTEMPTS'),
+      this.queueLimits(),
     );
     if ('refused' in result) throw this.retryRefusal(id, result.refused, result.document);
     this.worker.wake();

@@ -1,7 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
-import { AppConfig, EventBus } from '@app/platform';
+import { AppConfig, DatabaseInfo, EventBus } from '@app/platform';
 import { ChunkDraft, chunkBlocks } from '../chunking/chunker.util';
 import { EmbeddingProvider, EmbeddingProviders } from '../embedding/embedding-provider';
 import { DocumentProcessingError, DocumentsExceptionCode } from '../documents.exception';
@@ -33,6 +33,12 @@ export class JobCancelledError extends Error {
     this.name = 'JobCancelledError';
   }
 }
+
+/**
+ * Chunks one write transaction inserts on the embedded database (with their vectors and HNSW
+ * updates): short enough that another tenant's statement waits a fraction of a second behind it.
+ */
+const EMBEDDED_WRITE_CHUNKS = 16;
 
 /** What every batch of one ingestion job needs to know. */
 interface IngestPlan {
@@ -79,6 +85,7 @@ export class DocumentProcessor {
     private readonly events: EventBus,
     private readonly termStats: TermStatsRepository,
     private readonly clock: IngestionStageClock,
+    private readonly database: DatabaseInfo,
   ) {}
 
   async run(job: ClaimedJob, lease: JobLease): Promise<void> {
@@ -162,24 +169,40 @@ export class DocumentProcessor {
       batches.push(needEmbedding.slice(start, start + batchSize));
     let completed = drafts.length - needEmbedding.length;
     // Pipelined: the next batch is embedded while the current one is written. The last batch is
-    // written inside the version-switch transaction.
+    // written inside the version-switch transaction (on the native server).
     let next = batches.length > 0 ? this.embedBatch(plan, batches[0]) : undefined;
+    // Short transactions with a yield between them: on the embedded database a transaction holds
+    // every other tenant's statements, so a batch is written in slices and others go in between.
+    const write = async (batch: EmbeddedBatch) => {
+      for (const slice of this.writeSlices(batch)) {
+        completed += slice.drafts.length;
+        const progress = Math.min(99, Math.floor((completed / drafts.length) * 100));
+        const started = performance.now();
+        await this.transaction(async (em) => {
+          if (!(await this.documents.lockLive(em, document.id))) throw new JobCancelledError(job.id);
+          await this.writeBatch(em, plan, slice);
+          await this.documents.setProgress(em, document.id, document.revision, progress);
+        });
+        // At most as long as the transaction held the database: others get half of it, the job the rest.
+        await this.database.yieldToOthers(performance.now() - started);
+      }
+    };
     for (let i = 0; i < batches.length - 1; i++) {
       lease.assertHeld();
       const prepared = await next!;
       next = this.embedBatch(plan, batches[i + 1]);
       // Awaited on the next turn; a write failing first must not leave it unhandled.
       next.catch(() => undefined);
-      completed += prepared.drafts.length;
-      const progress = Math.min(99, Math.floor((completed / drafts.length) * 100));
-      await this.transaction(async (em) => {
-        if (!(await this.documents.lockLive(em, document.id))) throw new JobCancelledError(job.id);
-        await this.writeBatch(em, plan, prepared);
-        await this.documents.setProgress(em, document.id, document.revision, progress);
-      });
+      await write(prepared);
     }
-    const last = await next;
+    let last = await next;
     lease.assertHeld();
+    if (last && this.database.backend === 'embedded') {
+      // The version switch below stays one transaction; on the embedded database it carries no chunk writes.
+      await write(last);
+      last = undefined;
+      lease.assertHeld();
+    }
 
     const switched = await this.transaction(async (em) => {
       const switchStarted = performance.now();
@@ -223,6 +246,18 @@ export class DocumentProcessor {
         reason: document.activeVersion > 0 ? 'updated' : 'ingested',
       });
     }
+  }
+
+  /** A batch as written: whole on the native server, in slices of EMBEDDED_WRITE_CHUNKS on the embedded one. */
+  private writeSlices(batch: EmbeddedBatch): EmbeddedBatch[] {
+    if (this.database.backend !== 'embedded' || batch.drafts.length <= EMBEDDED_WRITE_CHUNKS) return [batch];
+    const slices: EmbeddedBatch[] = [];
+    for (let start = 0; start < batch.drafts.length; start += EMBEDDED_WRITE_CHUNKS)
+      slices.push({
+        drafts: batch.drafts.slice(start, start + EMBEDDED_WRITE_CHUNKS),
+        vectors: batch.vectors,
+      });
+    return slices;
   }
 
   private parseBudget(): ParseBudget {

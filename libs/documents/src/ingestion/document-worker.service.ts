@@ -75,7 +75,11 @@ export class DocumentWorker extends LeasedJobRunner<ClaimedJob> {
 
   /** The queue is shared by all tenants: claiming reads across them; the job then runs as its tenant. */
   protected claimJob(): Promise<ClaimedJob | null> {
-    return this.jobs.claim(this.workerId, this.leaseSeconds);
+    return this.jobs.claim(
+      this.workerId,
+      this.leaseSeconds,
+      this.config.get('DOCUMENTS_JOB_MAX_RUNNING_PER_TENANT'),
+    );
   }
 
   protected renewLease(job: ClaimedJob): Promise<boolean> {

@@ -6,6 +6,7 @@ import { DocumentEntity } from '../entities/document.entity';
 import { DocumentJobEntity } from '../entities/document-job.entity';
 import { ChunksRepository } from './chunks.repository';
 import { JobsRepository } from './jobs.repository';
+import { DocumentsException } from '../documents.exception';
 import type {
   DocumentErrorDetails,
   DocumentFormat,
@@ -24,8 +25,16 @@ export interface NewDocumentRow {
   sourceHash: string;
   content: Buffer;
   maxAttempts: number;
+  /** Null for a code file's chunks: the diff queue's caps govern them. */
+  queueLimits: IngestQueueLimits | null;
   /** Model a tenant's first corpus row starts on. */
   initialModel: string;
+}
+
+/** What one tenant may have queued or running at once (DOCUMENTS_MAX_QUEUED_*_PER_TENANT). */
+export interface IngestQueueLimits {
+  maxJobs: number;
+  maxBytes: number;
 }
 
 export type ContentReplacement = Omit<NewDocumentRow, 'tenantId' | 'userId' | 'initialModel'>;
@@ -71,7 +80,7 @@ export class DocumentsRepository {
           activeVersion: 0,
         }),
       );
-      await this.insertIngestJob(em, document, row.content, row.maxAttempts);
+      await this.insertIngestJob(em, document, row.content, row.maxAttempts, row.queueLimits);
       return document;
     });
   }
@@ -108,7 +117,13 @@ export class DocumentsRepository {
         [id],
       );
       await this.jobs.resolveFailedOfDocument(em, id, 'replaced');
-      await this.insertIngestJob(em, document, replacement.content, replacement.maxAttempts);
+      await this.insertIngestJob(
+        em,
+        document,
+        replacement.content,
+        replacement.maxAttempts,
+        replacement.queueLimits,
+      );
       return document;
     });
   }
@@ -122,6 +137,7 @@ export class DocumentsRepository {
     tenantId: string,
     id: string,
     maxAttempts: number,
+    queueLimits: IngestQueueLimits,
   ): Promise<
     | { document: DocumentEntity }
     | { refused: 'not_found' | 'not_failed' | 'content_unavailable'; document?: DocumentEntity }
@@ -141,7 +157,7 @@ export class DocumentsRepository {
       });
       await repo.save(document);
       await this.jobs.resolveFailedOfDocument(em, id, 'retried');
-      await this.insertIngestJob(em, document, content, maxAttempts);
+      await this.insertIngestJob(em, document, content, maxAttempts, queueLimits);
       return { document };
     });
   }
@@ -164,12 +180,49 @@ export class DocumentsRepository {
     return rows.map((r) => r.id);
   }
 
+  /**
+   * Refuses (429) an upload that would take the tenant's queued ingestion past its limits. A code
+   * file's chunk jobs do not count: the diff queue caps them. The tenant's advisory lock (held to
+   * the end of the transaction) serialises its enqueues, so concurrent uploads count each other.
+   */
+  private async checkQueueRoom(
+    em: EntityManager,
+    tenantId: string,
+    bytes: number,
+    limits: IngestQueueLimits,
+  ) {
+    await em.query(`SELECT pg_advisory_xact_lock(hashtext('document_jobs:' || $1))`, [tenantId]);
+    const [queued]: Array<{ jobs: number; bytes: string }> = await em.query(
+      `SELECT count(*)::int AS jobs, COALESCE(sum(octet_length(j.content)), 0)::bigint AS bytes
+       FROM document_jobs j JOIN documents d ON d.id = j.document_id
+       WHERE j.tenant_id = $1 AND j.status IN ('queued', 'running')
+         AND d.doc_metadata->>'source' IS DISTINCT FROM 'code'`,
+      [tenantId],
+    );
+    if (queued.jobs + 1 > limits.maxJobs)
+      throw DocumentsException.queueFull({
+        key: 'DOCUMENTS_MAX_QUEUED_JOBS_PER_TENANT',
+        limit: limits.maxJobs,
+        observed: queued.jobs + 1,
+      });
+    const total = Number(queued.bytes) + bytes;
+    if (total > limits.maxBytes)
+      throw DocumentsException.queueFull({
+        key: 'DOCUMENTS_MAX_QUEUED_BYTES_PER_TENANT',
+        limit: limits.maxBytes,
+        observed: total,
+      });
+  }
+
+  /** Queues a document's ingestion, unless the tenant's queued uploads are at their limits. */
   private async insertIngestJob(
     em: EntityManager,
     document: DocumentEntity,
     content: Buffer,
     maxAttempts: number,
+    limits: IngestQueueLimits | null,
   ) {
+    if (limits) await this.checkQueueRoom(em, document.tenantId, content.length, limits);
     await em.getRepository(DocumentJobEntity).insert({
       tenantId: document.tenantId,
       documentId: document.id,

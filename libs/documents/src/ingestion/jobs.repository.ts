@@ -52,20 +52,33 @@ export class JobsRepository {
   /**
    * Claims the next due job, or one whose lease expired (its worker died), and counts the attempt.
    * SKIP LOCKED lets any number of workers and processes poll the same table without blocking.
+   * Fair across tenants: the job goes to the tenant with the fewest running jobs, then the one
+   * claimed from longest ago (round-robin), then the oldest job of that tenant; a tenant holding
+   * `maxRunningPerTenant` running jobs (0: no cap) gets none until one ends, so its burst cannot
+   * hold every worker slot.
    */
-  async claim(workerId: string, leaseSeconds: number): Promise<ClaimedJob | null> {
+  async claim(workerId: string, leaseSeconds: number, maxRunningPerTenant = 0): Promise<ClaimedJob | null> {
     const [rows]: [ClaimedRow[], number] = await this.dataSource.query(
-      `UPDATE document_jobs j
+      `WITH turns AS (
+         SELECT t.tenant_id,
+                (SELECT count(*) FROM document_jobs r
+                 WHERE r.tenant_id = t.tenant_id AND r.status = 'running' AND r.lease_expires_at >= now()) AS running,
+                (SELECT max(s.claimed_at) FROM document_jobs s WHERE s.tenant_id = t.tenant_id) AS served
+         FROM (SELECT DISTINCT tenant_id FROM document_jobs
+               WHERE (status = 'queued' AND run_after <= now()) OR (status = 'running' AND lease_expires_at < now())) t)
+       UPDATE document_jobs j
        SET status = 'running', attempts = j.attempts + 1, locked_by = $1,
-           lease_expires_at = now() + make_interval(secs => $2), heartbeat_at = now(), updated_at = now()
+           lease_expires_at = now() + make_interval(secs => $2), heartbeat_at = now(), claimed_at = now(),
+           updated_at = now()
        WHERE j.id = (
-         SELECT id FROM document_jobs
-         WHERE (status = 'queued' AND run_after <= now()) OR (status = 'running' AND lease_expires_at < now())
-         ORDER BY run_after, created_at
-         FOR UPDATE SKIP LOCKED
+         SELECT c.id FROM document_jobs c JOIN turns ON turns.tenant_id = c.tenant_id
+         WHERE ((c.status = 'queued' AND c.run_after <= now()) OR (c.status = 'running' AND c.lease_expires_at < now()))
+           AND ($3::int = 0 OR turns.running < $3::int)
+         ORDER BY turns.running, turns.served NULLS FIRST, c.run_after, c.created_at
+         FOR UPDATE OF c SKIP LOCKED
          LIMIT 1)
        RETURNING j.id, j.tenant_id, j.document_id, j.kind, j.revision, j.content, j.target_model, j.attempts, j.max_attempts`,
-      [workerId, leaseSeconds],
+      [workerId, leaseSeconds, maxRunningPerTenant],
     );
     const row = rows[0];
     if (!row) return null;

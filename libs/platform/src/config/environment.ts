@@ -424,6 +424,27 @@ export class EnvironmentVariables {
   @Max(16)
   DOCUMENTS_WORKER_CONCURRENCY = 2;
 
+  /**
+   * Ingestion jobs one tenant may run at once across the cluster (0: no cap). With the default, a
+   * tenant's burst of uploads takes one worker slot and leaves the others to other tenants.
+   */
+  @Transform(toNumber)
+  @IsInt()
+  @Min(0)
+  DOCUMENTS_JOB_MAX_RUNNING_PER_TENANT = 1;
+
+  /** Ingestion jobs one tenant may have queued or running; one more is refused with 429. */
+  @Transform(toNumber)
+  @IsInt()
+  @Min(1)
+  DOCUMENTS_MAX_QUEUED_JOBS_PER_TENANT = 100;
+
+  /** Bytes of uploads one tenant may have queued or running; an upload past it is refused with 429. */
+  @Transform(toNumber)
+  @IsInt()
+  @Min(1024)
+  DOCUMENTS_MAX_QUEUED_BYTES_PER_TENANT = 200 * 1024 * 1024;
+
   @Transform(toNumber)
   @IsInt()
   @Min(2)
@@ -589,12 +610,33 @@ export class EnvironmentVariables {
   @Max(100_000)
   CODE_MAX_FILES_PER_DIFF = 2000;
 
-  /** Diff requests the server's worker indexes at once (0: none; one-shot contexts drain explicitly). */
+  /**
+   * Diff requests the server's worker indexes at once (0: none; one-shot contexts drain explicitly).
+   * Two, so that with CODE_DIFF_MAX_RUNNING_PER_TENANT=1 one tenant's large diff leaves a slot to the others.
+   */
   @Transform(toNumber)
   @IsInt()
   @Min(0)
   @Max(16)
-  CODE_WORKER_CONCURRENCY = 1;
+  CODE_WORKER_CONCURRENCY = 2;
+
+  /** Diffs one tenant may have indexing at once across the cluster (0: no cap). */
+  @Transform(toNumber)
+  @IsInt()
+  @Min(0)
+  CODE_DIFF_MAX_RUNNING_PER_TENANT = 1;
+
+  /** Diffs one tenant may have queued or running; one more is refused with 429. */
+  @Transform(toNumber)
+  @IsInt()
+  @Min(1)
+  CODE_MAX_QUEUED_DIFFS_PER_TENANT = 50;
+
+  /** Changed files one tenant may have queued or running (summed over its diffs); past it, 429. */
+  @Transform(toNumber)
+  @IsInt()
+  @Min(1)
+  CODE_MAX_QUEUED_FILES_PER_TENANT = 10_000;
 
   @Transform(toNumber)
   @IsInt()

@@ -10,9 +10,38 @@ import { openSqlToolDatabase, roleUrl, SqlToolDatabase } from './sql-tool-databa
 
 export const EMBEDDED_POSTGRES = Symbol('EMBEDDED_POSTGRES');
 
+/** How long readiness waits for its probe before answering from the last one that succeeded. */
+export const READY_PROBE_WAIT_MS = 500;
+/** A successful probe older than this no longer vouches for the database. */
+export const READY_PROBE_STALE_MS = 30_000;
+
+/** The longest a job's yield between its transactions waits for other requests. */
+const YIELD_MAX_MS = 500;
+/** How long the pool must stay without other clients before the job goes on. */
+const YIELD_QUIET_MS = 8;
+
+/** The counters of node-postgres's pool (TypeORM's `driver.master`). */
+interface PoolCounts {
+  totalCount: number;
+  idleCount: number;
+  waitingCount: number;
+}
+
+export interface DatabaseReadiness {
+  ok: boolean;
+  /** The probe's round trip, or null while it waits behind other work (answered from an earlier one). */
+  latencyMs: number | null;
+  /** Milliseconds since a probe last succeeded, when the answer relies on it. */
+  lastOkMsAgo?: number;
+  error?: string;
+}
+
 /** Which backend this process runs on, and its health. */
 @Injectable()
 export class DatabaseInfo {
+  private lastOkAt: number | undefined;
+  private probing: Promise<{ ok: boolean; latencyMs: number; error?: string }> | undefined;
+
   constructor(
     readonly backend: DatabaseBackend,
     private readonly dataSource: DataSource,
@@ -29,10 +58,57 @@ export class DatabaseInfo {
     return true;
   }
 
+  /**
+   * Readiness that does not queue behind the database's work. The embedded database runs one
+   * statement at a time and holds every other connection while a transaction is open, so a probe
+   * can wait seconds behind a large ingestion's write although the database is fine. One probe runs
+   * at a time (probes arriving meanwhile share it, so a load balancer polling a busy instance does
+   * not pile them into the pool); when it has not answered within `waitMs`, a probe that succeeded
+   * within `staleMs` vouches for the database and the pending one finishes in the background.
+   */
+  async readiness(waitMs = READY_PROBE_WAIT_MS, staleMs = READY_PROBE_STALE_MS): Promise<DatabaseReadiness> {
+    const probe = (this.probing ??= this.ping().finally(() => {
+      this.probing = undefined;
+    }));
+    let timer: NodeJS.Timeout | undefined;
+    const waited = new Promise<undefined>((resolve) => {
+      timer = setTimeout(() => resolve(undefined), waitMs);
+    });
+    const answered = await Promise.race([probe, waited]).finally(() => clearTimeout(timer));
+    if (answered) return answered;
+    const sinceOk = this.lastOkAt === undefined ? Infinity : Date.now() - this.lastOkAt;
+    if (sinceOk <= staleMs) return { ok: true, latencyMs: null, lastOkMsAgo: Math.round(sinceOk) };
+    return probe;
+  }
+
+  /**
+   * Lets other requests through between a long job's write transactions. The embedded database runs
+   * one connection's transaction at a time, so a job that commits and begins its next transaction
+   * at once makes every statement of another tenant's request wait for a whole transaction. Here the
+   * job waits (at most `maxMs`, and never over 500 ms) until no other client has held or waited for a pooled connection for
+   * a few milliseconds. The native server interleaves by itself: nothing to wait for.
+   */
+  async yieldToOthers(maxMs = YIELD_MAX_MS): Promise<void> {
+    if (this.backend !== 'embedded') return;
+    maxMs = Math.min(maxMs, YIELD_MAX_MS);
+    const pool = (this.dataSource.driver as unknown as { master?: PoolCounts }).master;
+    if (!pool || typeof pool.totalCount !== 'number') return;
+    const started = performance.now();
+    let quietSince: number | undefined;
+    while (performance.now() - started < maxMs) {
+      const others = pool.totalCount - pool.idleCount + pool.waitingCount;
+      const now = performance.now();
+      if (others > 0) quietSince = undefined;
+      else if (now - (quietSince ??= now) >= YIELD_QUIET_MS) return;
+      await new Promise((resolve) => setTimeout(resolve, 2));
+    }
+  }
+
   async ping(): Promise<{ ok: boolean; latencyMs: number; error?: string }> {
     const started = performance.now();
     try {
       await this.dataSource.query('SELECT 1');
+      this.lastOkAt = Date.now();
       return { ok: true, latencyMs: Math.round((performance.now() - started) * 10) / 10 };
     } catch (error) {
       return {

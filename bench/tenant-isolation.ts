@@ -1,0 +1,181 @@
+/**
+ * Another tenant's search while one tenant loads the instance (issue 27): the p50/p95 of tenant B's
+ * hybrid document searches idle, during tenant A's heavy ingestion (one large markdown document) and
+ * during tenant A's large code diff, with /health/ready probed every 250 ms throughout. One process
+ * per backend, as the embedded deployment runs: the searches, the document worker and the diff worker
+ * share the event loop and the database.
+ *
+ *   npm run bench:isolation -- [--backend both|native|embedded] [--sections 1500] [--files 800] [--idle 60]
+ */
+import { DiffApplicationService } from '@app/code';
+import { DocumentIngestionService, DocumentSearchService } from '@app/documents';
+import { AuthService, HealthRegistry, runAsSystem, runAsTenant } from '@app/platform';
+import { Backend, flag, loadAverage, startBenchApp } from './support/bench-app';
+import { sentencePool, syntheticChunks } from './support/synthetic-corpus';
+
+interface Phase {
+  phase: string;
+  searches: number;
+  p50: number;
+  p95: number;
+  max: number;
+  ready: string;
+  ms: number;
+}
+
+const percentile = (sorted: number[], p: number) =>
+  sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+const round = (n: number) => Math.round(n * 10) / 10;
+
+/** A TypeScript file with a few functions, so the diff worker parses and embeds real code. */
+const codeFile = (i: number) =>
+  Array.from(
+    { length: 6 },
+    (_, f) =>
+      `/** Computes part ${f} of module ${i}. */\nexport function part${i}_${f}(value: number): number {\n  return helper${f}(value) + ${i};\n}\n\nfunction helper${f}(value: number): number {\n  return value * ${f + 1};\n}\n`,
+  ).join('\n');
+
+async function run(
+  backend: Backend,
+  opts: { sections: number; files: number; idle: number },
+): Promise<Phase[]> {
+  process.env.DOCUMENTS_SEARCH_CACHE_TTL_SECONDS = '0';
+  const bench = await startBenchApp(backend, 'isolation');
+  try {
+    const { app } = bench;
+    const b = bench.tenantId;
+    const auth = app.get(AuthService);
+    const slug = `isolation-a-${Date.now().toString(36)}`;
+    const a = (await runAsSystem('bench: tenant a', () => auth.createTenant(slug, slug, undefined))).tenant
+      .id;
+    const ingestion = app.get(DocumentIngestionService);
+    const search = app.get(DocumentSearchService);
+    const diffs = app.get(DiffApplicationService);
+    const health = app.get(HealthRegistry);
+    const { sentences, queries } = sentencePool();
+
+    // Tenant B: 20 documents of 10 sections, ingested before any measurement.
+    const small = syntheticChunks(200, sentences, 7);
+    for (let d = 0; d < 20; d++) {
+      const content = small
+        .slice(d * 10, d * 10 + 10)
+        .map((text, s) => `## Section ${s}\n\n${text}`)
+        .join('\n\n');
+      await runAsTenant(b, () => ingestion.create(b, { filename: `b-${d}.md`, content }));
+    }
+    await runAsSystem('bench: ingest b', () => ingestion.processQueue());
+
+    let q = 0;
+    const searchOnce = async () => {
+      const query = `${queries[q++ % queries.length]}`;
+      const started = performance.now();
+      await runAsTenant(b, () => search.search(b, { query, search_type: 'hybrid', top_k: 5 }));
+      return performance.now() - started;
+    };
+    for (let i = 0; i < 10; i++) await searchOnce(); // warm-up
+
+    /** B searches one after another, and readiness is probed every 250 ms, until `until` settles. */
+    const measure = async (phase: string, until: Promise<unknown> | number): Promise<Phase> => {
+      const started = performance.now();
+      const latencies: number[] = [];
+      const ready = new Map<number, number>();
+      let done = false;
+      const finished = typeof until === 'number' ? Promise.resolve() : until.finally(() => (done = true));
+      const probe = setInterval(() => {
+        void health.report(3000).then((r) => {
+          const status = r.status === 'down' ? 503 : 200;
+          ready.set(status, (ready.get(status) ?? 0) + 1);
+        });
+      }, 250);
+      try {
+        if (typeof until === 'number') for (let i = 0; i < until; i++) latencies.push(await searchOnce());
+        else while (!done) latencies.push(await searchOnce());
+        await finished;
+      } finally {
+        clearInterval(probe);
+      }
+      const sorted = [...latencies].sort((x, y) => x - y);
+      return {
+        phase,
+        searches: sorted.length,
+        p50: round(percentile(sorted, 50)),
+        p95: round(percentile(sorted, 95)),
+        max: round(sorted[sorted.length - 1] ?? NaN),
+        ready: [...ready].map(([status, n]) => `${n}x${status}`).join(' ') || '-',
+        ms: Math.round(performance.now() - started),
+      };
+    };
+
+    const phases: Phase[] = [];
+    const record = (phase: Phase) => {
+      phases.push(phase);
+      // Each phase as it ends, so a long run that is stopped still reports what it measured.
+      process.stderr.write(`${backend}: ${JSON.stringify(phase)}\n`);
+    };
+    record(await measure('idle', opts.idle));
+
+    const big = syntheticChunks(opts.sections, sentences, 11)
+      .map((text, s) => `## Part ${s}\n\n${text}`)
+      .join('\n\n');
+    await runAsTenant(a, () => ingestion.create(a, { filename: 'a-large.md', content: big }));
+    record(
+      await measure(
+        `during A's ingestion (${opts.sections} sections, ${Math.round(big.length / 1024)} KB)`,
+        runAsSystem('bench: ingest a', () => ingestion.processQueue()),
+      ),
+    );
+
+    const files = Array.from({ length: opts.files }, (_, i) => ({
+      path: `src/module${i}.ts`,
+      status: 'added' as const,
+      after: codeFile(i),
+    }));
+    await runAsTenant(a, () => diffs.apply(a, { userId: 'bench', files }));
+    record(
+      await measure(
+        `during A's diff (${opts.files} files)`,
+        runAsSystem('bench: index the diff', () => diffs.processQueue()),
+      ),
+    );
+    return phases;
+  } finally {
+    await bench.close();
+  }
+}
+
+async function main() {
+  const argv = process.argv.slice(2);
+  const which = flag(argv, 'backend') ?? 'both';
+  const backends: Backend[] = which === 'both' ? ['native', 'embedded'] : [which as Backend];
+  const opts = {
+    sections: Number(flag(argv, 'sections') ?? 1500),
+    files: Number(flag(argv, 'files') ?? 800),
+    idle: Number(flag(argv, 'idle') ?? 60),
+  };
+  const started = new Date().toISOString();
+  const rows: Array<Phase & { backend: Backend }> = [];
+  for (const backend of backends) {
+    for (const phase of await run(backend, opts)) rows.push({ backend, ...phase });
+  }
+  console.log(
+    `tenant isolation bench, ${started}, load average ${loadAverage()}, options ${JSON.stringify(opts)}`,
+  );
+  console.log(
+    '| backend | tenant B searches | n | p50 ms | p95 ms | max ms | p95 / idle | /health/ready | phase s |',
+  );
+  console.log('|---|---|---|---|---|---|---|---|---|');
+  for (const row of rows) {
+    const idle = rows.find((r) => r.backend === row.backend && r.phase === 'idle')!;
+    console.log(
+      `| ${row.backend} | ${row.phase} | ${row.searches} | ${row.p50} | ${row.p95} | ${row.max} | ${(row.p95 / idle.p95).toFixed(1)}x | ${row.ready} | ${(row.ms / 1000).toFixed(1)} |`,
+    );
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (error: unknown) => {
+    console.error(error);
+    process.exit(1);
+  },
+);
