@@ -136,9 +136,15 @@ describe('checkSqlQuery', () => {
 
     it.each([
       [ATTACK, 'unnest'],
-      ['SELECT count(*) FROM (SELECT unnest(array_agg(id)) AS i FROM configuration_items) a, metrics', 'unnest'],
+      [
+        'SELECT count(*) FROM (SELECT unnest(array_agg(id)) AS i FROM configuration_items) a, metrics',
+        'unnest',
+      ],
       ['SELECT count(*) FROM ROWS FROM (pg_catalog.unnest(ARRAY[1, 2]))', 'unnest'],
-      ['SELECT count(*) FROM configuration_items c, jsonb_array_elements(c.attributes) e', 'jsonb_array_elements'],
+      [
+        'SELECT count(*) FROM configuration_items c, jsonb_array_elements(c.attributes) e',
+        'jsonb_array_elements',
+      ],
       ['SELECT jsonb_array_elements_text(attributes) FROM configuration_items', 'jsonb_array_elements_text'],
       ['SELECT k FROM configuration_items, jsonb_each(attributes) AS j(k, v)', 'jsonb_each'],
       ['SELECT jsonb_each_text(attributes) FROM configuration_items', 'jsonb_each_text'],

@@ -76,8 +76,7 @@ export const SET_RETURNING_FUNCTIONS: ReadonlySet<string> = new Set(
 );
 
 /** What to write instead of a row generator, in the refusal. */
-const ROW_GENERATOR_HINT =
-  'use = ANY(array), @>, ?, jsonb_array_length or jsonb_extract_path instead';
+const ROW_GENERATOR_HINT = 'use = ANY(array), @>, ?, jsonb_array_length or jsonb_extract_path instead';
 
 const TYPE_ALLOWLIST = new Set(
   (

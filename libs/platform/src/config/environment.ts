@@ -320,6 +320,34 @@ export class EnvironmentVariables {
   @Max(1000)
   EMBEDDED_SQL_INTERRUPTS_PER_HOUR = 3;
 
+  /**
+   * Rows an sql tool query may make at any level of its FROM/WHERE (each join's rows, each scan's rows,
+   * again in every rescan), counted by the executor while it runs; the next row fails the query.
+   */
+  @Transform(toNumber)
+  @IsInt()
+  @Min(1000)
+  @Max(1_000_000_000)
+  SQL_TOOL_MAX_ROWS_EXAMINED = 1_000_000;
+
+  /**
+   * Embedded only: seconds of database time a tenant's sql tools may use per hour, every query counted
+   * (the embedded database runs one statement at a time, so that time is every tenant's wait). Refills
+   * continuously; at most EMBEDDED_SQL_MAX_TIMEOUT_MS can be spent ahead. 0 turns the budget off.
+   */
+  @Transform(toNumber)
+  @IsInt()
+  @Min(0)
+  @Max(3600)
+  EMBEDDED_SQL_SECONDS_PER_HOUR = 60;
+
+  /** Embedded only: the longest timeout an sql tool query gets, whatever its tool_config says. */
+  @Transform(toNumber)
+  @IsInt()
+  @Min(100)
+  @Max(60_000)
+  EMBEDDED_SQL_MAX_TIMEOUT_MS = 5000;
+
   /** How long a side-effect tool call waits for a person to confirm it before it expires. */
   @Transform(toNumber)
   @IsInt()
