@@ -139,8 +139,11 @@ export class SqlToolRepository {
       embedded ? config.get('EMBEDDED_SQL_SECONDS_PER_HOUR') * 1000 : 0,
       Math.min(config.get('EMBEDDED_SQL_MAX_TIMEOUT_MS'), config.get('EMBEDDED_SQL_SECONDS_PER_HOUR') * 1000),
     );
+    // Embedded runs one statement at a time: a second sql tool query would only wait inside the
+    // database, its timeout running, ahead of other tenants' work. It waits here instead, uncharged.
     this.share = new BoundedSemaphore(
-      config.get('SQL_TOOL_MAX_CONCURRENT') ?? Math.max(1, Math.floor(config.get('DATABASE_POOL_SIZE') / 2)),
+      config.get('SQL_TOOL_MAX_CONCURRENT') ??
+        (database.backend === 'embedded' ? 1 : Math.max(1, Math.floor(config.get('DATABASE_POOL_SIZE') / 2))),
     );
   }
 
@@ -162,6 +165,9 @@ export class SqlToolRepository {
     if (!release) throw Object.assign(new Error('sql tool capacity busy'), { code: '57014' });
     const started = performance.now();
     try {
+      // Again once its turn came: the query ahead of it may have spent the budget or restarted the database.
+      this.refuseWhileSuspended(tenantId);
+      this.refuseWhenBudgetSpent(tenantId);
       return await this.runNow(
         tenantId,
         checkedText,
@@ -263,16 +269,19 @@ export class SqlToolRepository {
     timeoutMs: number,
   ): Promise<QueryResult<Record<string, unknown>>> {
     if (this.database.backend !== 'embedded') return client.query({ text, values });
-    let interrupted = false;
+    let restarted: Promise<unknown> | undefined;
     const timer = setTimeout(() => {
-      interrupted = true;
       this.recordInterrupt(tenantId);
-      void this.database.interruptRunaway(`an sql tool query ran past its ${timeoutMs} ms timeout`);
+      restarted = this.database
+        .interruptRunaway(`an sql tool query ran past its ${timeoutMs} ms timeout`)
+        .catch(() => undefined);
     }, timeoutMs);
     try {
       return await client.query({ text, values });
     } catch (error) {
-      if (!interrupted) throw error;
+      if (!restarted) throw error;
+      // The restart stalls every tenant: it is this query's time too (charged to the tenant's budget).
+      await restarted;
       throw Object.assign(new Error('canceling statement due to statement timeout'), { code: '57014' });
     } finally {
       clearTimeout(timer);

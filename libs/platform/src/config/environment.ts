@@ -301,7 +301,10 @@ export class EnvironmentVariables {
   @Max(3600)
   TOOL_SLOT_LEASE_SECONDS = 30;
 
-  /** sql tool queries at once per process; absent: half of DATABASE_POOL_SIZE, so search keeps connections. */
+  /**
+   * sql tool queries at once per process; absent: half of DATABASE_POOL_SIZE, so search keeps
+   * connections (embedded: 1, the database runs one statement at a time).
+   */
   @Transform(toNumber)
   @IsOptional()
   @IsInt()
@@ -339,14 +342,14 @@ export class EnvironmentVariables {
   @IsInt()
   @Min(0)
   @Max(3600)
-  EMBEDDED_SQL_SECONDS_PER_HOUR = 60;
+  EMBEDDED_SQL_SECONDS_PER_HOUR = 30;
 
   /** Embedded only: the longest timeout an sql tool query gets, whatever its tool_config says. */
   @Transform(toNumber)
   @IsInt()
   @Min(100)
   @Max(60_000)
-  EMBEDDED_SQL_MAX_TIMEOUT_MS = 5000;
+  EMBEDDED_SQL_MAX_TIMEOUT_MS = 2000;
 
   /** How long a side-effect tool call waits for a person to confirm it before it expires. */
   @Transform(toNumber)
