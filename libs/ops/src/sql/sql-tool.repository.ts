@@ -132,8 +132,8 @@ export class SqlToolRepository {
     private readonly config: AppConfig,
   ) {
     this.interruptsPerHour = config.get('EMBEDDED_SQL_INTERRUPTS_PER_HOUR');
-    this.maxRowsExamined = config.get('SQL_TOOL_MAX_ROWS_EXAMINED');
     const embedded = database.backend === 'embedded';
+    this.maxRowsExamined = config.get('SQL_TOOL_MAX_ROWS_EXAMINED') ?? (embedded ? 200_000 : 1_000_000);
     this.maxTimeoutMs = embedded ? config.get('EMBEDDED_SQL_MAX_TIMEOUT_MS') : Number.POSITIVE_INFINITY;
     this.budget = new SqlToolTimeBudget(
       embedded ? config.get('EMBEDDED_SQL_SECONDS_PER_HOUR') * 1000 : 0,

@@ -326,12 +326,14 @@ export class EnvironmentVariables {
   /**
    * Rows an sql tool query may make at any level of its FROM/WHERE (each join's rows, each scan's rows,
    * again in every rescan), counted by the executor while it runs; the next row fails the query.
+   * Absent: 1,000,000 native, 200,000 embedded (slower, and one statement at a time for every tenant).
    */
   @Transform(toNumber)
+  @IsOptional()
   @IsInt()
   @Min(1000)
   @Max(1_000_000_000)
-  SQL_TOOL_MAX_ROWS_EXAMINED = 1_000_000;
+  SQL_TOOL_MAX_ROWS_EXAMINED?: number;
 
   /**
    * Embedded only: seconds of database time a tenant's sql tools may use per hour, every query counted
