@@ -3,8 +3,15 @@ import { DataSource } from 'typeorm';
 import type { ToolAssetSpec } from '@app/asset-registry';
 import { AppConfig, AuthService, DatabaseInfo, SqlToolDatabase } from '@app/platform';
 import { StageExecutorService, ToolContext, ToolRegistry, ToolsModule } from '@app/tools';
-import { DemoDataService, OpsModule, SqlToolFactory } from '@app/ops';
-import { SqlToolRepository, SqlToolSuspendedError } from '@app/ops/testing';
+import { checkSqlQuery, createSqlTool, DemoDataService, OpsModule, SqlToolFactory } from '@app/ops';
+import {
+  SQL_FUNCTION_ALLOWLIST,
+  SqlRowCapExceededError,
+  SqlToolBudgetSpentError,
+  SqlToolRepository,
+  SqlToolSuspendedError,
+  withRowCounter,
+} from '@app/ops/testing';
 import { startTestContext, TestContext, testBackend } from '@test/support';
 
 const caller = (tenantId: string) => ({
@@ -217,6 +224,15 @@ describe(`OPS tools over the demo dataset (${testBackend()})`, () => {
       WHERE c.environment = :env AND c.ci_type = 'server' AND m.metric_name = :metric AND m.step_seconds = 3600
       GROUP BY c.name ORDER BY avg_value DESC`;
 
+    /** A repository with some limits of its own, the rest from the test configuration. */
+    const repositoryWith = (overrides: Record<string, number>) => {
+      const config = ctx.get(AppConfig);
+      return new SqlToolRepository(ctx.get(DataSource), ctx.get(DatabaseInfo), {
+        get: (key: string) => (key in overrides ? overrides[key] : config.get(key as never)),
+      } as AppConfig);
+    };
+    const counted = (sql: string) => withRowCounter(checkSqlQuery(sql, 2).text);
+
     it('runs a parameterised SELECT over the caller tenant only, with numbers as numbers', async () => {
       const factory = ctx.get(SqlToolFactory);
       registry.setDynamicTool(tenantId, factory.create(spec(QUERY), { version: 1 }));
@@ -278,6 +294,8 @@ describe(`OPS tools over the demo dataset (${testBackend()})`, () => {
         'SELECT * FROM pg_stat_activity',
         'SELECT key_hash FROM api_keys',
         'SELECT count(*) FROM ops_configuration_items',
+        // Issue 27: row generators the planner counts as 10 rows each.
+        'WITH a AS (SELECT array_agg(id) AS ids FROM configuration_items) SELECT count(*) FROM a, unnest(a.ids) x, unnest(a.ids) y, unnest(a.ids) z',
       ]) {
         expect(() => factory.create(spec(query))).toThrow(
           expect.objectContaining({ code: 'TOOL_INPUT_INVALID' }),
@@ -289,9 +307,10 @@ describe(`OPS tools over the demo dataset (${testBackend()})`, () => {
       const schema = { type: 'object', properties: {}, additionalProperties: false };
       const burn = `SELECT count(*) AS n FROM configuration_items a, configuration_items b, configuration_items c, configuration_items d
         WHERE length(a.name || b.name || c.name || d.name) > 0`;
-      const tool = ctx
-        .get(SqlToolFactory)
-        .create(spec(burn, { name: 'burn', tool_input_schema: schema, timeout_ms: 300 }));
+      // The row counter would stop it first: lift it to see the timeout act.
+      const tool = createSqlTool(spec(burn, { name: 'burn', tool_input_schema: schema, timeout_ms: 300 }), {
+        repository: repositoryWith({ SQL_TOOL_MAX_ROWS_EXAMINED: 1e9 }),
+      });
       registry.setDynamicTool(tenantId, tool);
       const result = await registry.execute(context(tenantId), 'burn', {});
       expect(result).toMatchObject({ success: false, error_details: { code: 'TIMEOUT' } });
@@ -322,6 +341,97 @@ describe(`OPS tools over the demo dataset (${testBackend()})`, () => {
       await expect(limited.run(otherTenantId, 'SELECT 1 AS one', [], 10, 300)).resolves.toMatchObject({
         rows: [{ one: 1 }],
       });
+    });
+
+    it('no function the guard allows returns a set on this server (issue 27)', async () => {
+      const rows: Array<{ proname: string }> = await db.query(
+        `SELECT DISTINCT proname FROM pg_catalog.pg_proc WHERE proretset AND proname = ANY($1::text[])`,
+        [[...SQL_FUNCTION_ALLOWLIST]],
+      );
+      expect(rows.map((r) => r.proname)).toEqual([]);
+    });
+
+    it('stops a query once its joins, scans or rescans made SQL_TOOL_MAX_ROWS_EXAMINED rows (issue 27)', async () => {
+      // No time budget here: a restart left by an earlier test may still be delaying the first query.
+      const limited = repositoryWith({ SQL_TOOL_MAX_ROWS_EXAMINED: 1000, EMBEDDED_SQL_SECONDS_PER_HOUR: 0 });
+      for (const sql of [
+        'SELECT count(*) AS n FROM configuration_items a, configuration_items b',
+        'SELECT count(*) AS n FROM configuration_items a JOIN configuration_items b ON a.status = b.status',
+        // A correlated subquery: its rescans count (ORDER BY makes every outer row run it).
+        'SELECT (SELECT count(*) FROM configuration_items b WHERE b.name <> a.name) AS n FROM configuration_items a ORDER BY 1',
+        'WITH x AS (SELECT a.id FROM configuration_items a, configuration_items b) SELECT count(*) AS n FROM x',
+      ]) {
+        await expect(limited.run(tenantId, counted(sql), [], 10, 30_000)).rejects.toBeInstanceOf(
+          SqlRowCapExceededError,
+        );
+      }
+      // Under the cap the same repository answers, again and again (the counter restarts per query).
+      for (let k = 0; k < 3; k++) {
+        const small = await limited.run(
+          tenantId,
+          counted('SELECT count(*) AS n FROM configuration_items'),
+          [],
+          10,
+          30_000,
+        );
+        expect(small.rows[0].n).toBeGreaterThan(80);
+      }
+      // Through a tool: the refusal is a tool error naming the cap, not a crash.
+      registry.setDynamicTool(
+        tenantId,
+        createSqlTool(
+          spec('SELECT count(*) AS n FROM configuration_items a, configuration_items b', {
+            name: 'pairs',
+            tool_input_schema: { type: 'object', properties: {}, additionalProperties: false },
+          }),
+          { repository: limited },
+        ),
+      );
+      const pairs = await registry.execute(context(tenantId), 'pairs', {});
+      expect(pairs).toMatchObject({
+        success: false,
+        error_details: { code: 'QUERY_TOO_EXPENSIVE', max_rows_examined: 1000 },
+      });
+    });
+
+    it("embedded: counts every sql tool query against the tenant's hourly database time, and only its (issue 27)", async () => {
+      // 1 ms per hour: the first query (it ends well inside its timeout) spends it all.
+      const limited = repositoryWith({ EMBEDDED_SQL_SECONDS_PER_HOUR: 0.001 });
+      const one = counted('SELECT count(*) AS n FROM configuration_items');
+      await expect(limited.run(tenantId, one, [], 10, 5000)).resolves.toMatchObject({ truncated: false });
+      const second = await limited.run(tenantId, one, [], 10, 5000).catch((error: unknown) => error);
+      if (ctx.database.backend === 'embedded') {
+        expect(second).toBeInstanceOf(SqlToolBudgetSpentError);
+        expect((second as SqlToolBudgetSpentError).retryAfterSeconds).toBeGreaterThan(3500);
+        registry.setDynamicTool(
+          tenantId,
+          createSqlTool(
+            spec('SELECT 1 AS one', {
+              name: 'one',
+              tool_input_schema: { type: 'object', properties: {}, additionalProperties: false },
+            }),
+            { repository: limited },
+          ),
+        );
+        const refused = await registry.execute(context(tenantId), 'one', {});
+        expect(refused).toMatchObject({ success: false, error_details: { code: 'RATE_LIMITED' } });
+        expect(refused.error_details).toHaveProperty('retry_after_seconds');
+      } else {
+        // Native runs statements in parallel and cancels them itself: no shared budget.
+        expect(second).toMatchObject({ truncated: false });
+      }
+      await expect(limited.run(otherTenantId, one, [], 10, 5000)).resolves.toMatchObject({
+        truncated: false,
+      });
+    });
+
+    it('embedded: an sql tool query gets at most EMBEDDED_SQL_MAX_TIMEOUT_MS whatever its timeout_ms (issue 27)', async () => {
+      if (ctx.database.backend !== 'embedded') return;
+      const limited = repositoryWith({ EMBEDDED_SQL_MAX_TIMEOUT_MS: 300, SQL_TOOL_MAX_ROWS_EXAMINED: 1e9 });
+      const burn =
+        counted(`SELECT count(*) AS n FROM configuration_items a, configuration_items b, configuration_items c,
+        configuration_items d WHERE length(a.name || b.name || c.name || d.name) > 0`);
+      await expect(limited.run(tenantId, burn, [], 10, 60_000)).rejects.toMatchObject({ code: '57014' });
     });
 
     it('cannot run a query the planner says is too expensive', async () => {

@@ -1,4 +1,10 @@
-import { checkSqlQuery, loadSqlParser, SqlGuardError } from './sql-guard.util';
+import {
+  checkSqlQuery,
+  loadSqlParser,
+  SET_RETURNING_FUNCTIONS,
+  SQL_FUNCTION_ALLOWLIST,
+  SqlGuardError,
+} from './sql-guard.util';
 
 function issues(sql: string): string[] {
   try {
@@ -30,8 +36,8 @@ describe('checkSqlQuery', () => {
         SELECT ci_id, avg(value) FROM metrics WHERE metric_name = :metric GROUP BY ci_id
       ), ranked AS (SELECT ci_id, v, rank() OVER (ORDER BY v DESC) AS r FROM top)
       SELECT c.name, round(r.v::numeric(10, 2), 1), percentile_cont(0.95) WITHIN GROUP (ORDER BY r.v)
-      FROM ranked r JOIN configuration_items c ON c.id = r.ci_id, unnest(ARRAY[1, 2]) AS g(n)
-      WHERE c.tags @> ARRAY['x'] AND EXISTS (SELECT 1) AND c.status IN ('running') -- trailing comment
+      FROM ranked r JOIN configuration_items c ON c.id = r.ci_id, (VALUES (1), (2)) AS g(n)
+      WHERE c.tags @> ARRAY['x'] AND 'y' = ANY(c.tags) AND jsonb_array_length(c.attributes -> 'ports') > 0 AND EXISTS (SELECT 1) AND c.status IN ('running') -- trailing comment
       GROUP BY c.name, r.v`),
     ).toEqual([]);
   });
@@ -121,6 +127,56 @@ describe('checkSqlQuery', () => {
     ["COPY (SELECT 1) TO PROGRAM 'id'", /only a SELECT/],
   ])('refuses %s', (sql, expected) => {
     expect(issues(sql).join('; ')).toMatch(expected);
+  });
+
+  describe('row generators (issue 27, finding 1)', () => {
+    // The attack: the planner guesses 10 rows for each unnest, so 142 million rows passed the cost cap.
+    const ATTACK = `WITH a AS (SELECT array_agg(id) AS ids FROM configuration_items)
+      SELECT count(*) FROM a, unnest(a.ids) x, unnest(a.ids) y, unnest(a.ids) z`;
+
+    it.each([
+      [ATTACK, 'unnest'],
+      [
+        'SELECT count(*) FROM (SELECT unnest(array_agg(id)) AS i FROM configuration_items) a, metrics',
+        'unnest',
+      ],
+      ['SELECT count(*) FROM ROWS FROM (pg_catalog.unnest(ARRAY[1, 2]))', 'unnest'],
+      [
+        'SELECT count(*) FROM configuration_items c, jsonb_array_elements(c.attributes) e',
+        'jsonb_array_elements',
+      ],
+      ['SELECT jsonb_array_elements_text(attributes) FROM configuration_items', 'jsonb_array_elements_text'],
+      ['SELECT k FROM configuration_items, jsonb_each(attributes) AS j(k, v)', 'jsonb_each'],
+      ['SELECT jsonb_each_text(attributes) FROM configuration_items', 'jsonb_each_text'],
+      ['SELECT jsonb_object_keys(attributes) FROM configuration_items', 'jsonb_object_keys'],
+      ["SELECT regexp_split_to_table(description, '') FROM configuration_items", 'regexp_split_to_table'],
+      ["SELECT count(*) FROM string_to_table(repeat('x', 10), '')", 'string_to_table'],
+      ["SELECT regexp_matches(name, '.', 'g') FROM configuration_items", 'regexp_matches'],
+      ['SELECT count(*) FROM generate_series(1, 100000000)', 'generate_series'],
+      ['SELECT generate_subscripts(tags, 1) FROM configuration_items', 'generate_subscripts'],
+      ["SELECT jsonb_path_query(attributes, '$.*') FROM configuration_items", 'jsonb_path_query'],
+      ['SELECT * FROM jsonb_to_recordset(\'[{"a":1}]\') AS r(a int)', 'jsonb_to_recordset'],
+      ["SELECT * FROM json_each('{}')", 'json_each'],
+      [
+        'SELECT name FROM configuration_items WHERE EXISTS (SELECT 1 FROM unnest(tags) t, unnest(tags) u)',
+        'unnest',
+      ],
+      ['SELECT ARRAY(SELECT unnest(tags)) FROM configuration_items', 'unnest'],
+    ])('refuses %s, naming %s', (sql, name) => {
+      expect(issues(sql).join('; ')).toContain(`set-returning function "${name}" is not allowed`);
+    });
+
+    it('keeps aggregates and array/jsonb functions that return one value', () => {
+      expect(
+        issues(`SELECT array_agg(id), array_length(array_agg(id), 1), cardinality(tags), jsonb_agg(attributes),
+          jsonb_array_length(attributes -> 'ports'), string_agg(name, ','), count(*) FILTER (WHERE 'x' = ANY(tags))
+          FROM configuration_items GROUP BY tags, attributes`),
+      ).toEqual([]);
+    });
+
+    it('allows no function that returns a set', () => {
+      expect([...SQL_FUNCTION_ALLOWLIST].filter((name) => SET_RETURNING_FUNCTIONS.has(name))).toEqual([]);
+    });
   });
 
   it('refuses a query longer than the limit', () => {

@@ -35,25 +35,48 @@ export const SQL_TOOL_MAX_QUERY_LENGTH = 20_000;
 const MAX_NUMERIC_LITERAL_DIGITS = 40;
 
 /**
- * Functions whose cost is bounded by their input: no row generators (generate_series), no padding or
- * repetition (lpad, repeat), no unbounded numeric growth (power, exp, factorial) and no pattern
- * rewriting that can multiply text (replace, regexp_replace): the embedded database cannot interrupt a
- * running statement, so a query must not be able to burn CPU beyond what its planner cost shows.
+ * Functions whose cost is bounded by their input: no padding or repetition (lpad, repeat), no unbounded
+ * numeric growth (power, exp, factorial) and no pattern rewriting that can multiply text (replace,
+ * regexp_replace): the embedded database cannot interrupt a running statement, so a query must not be
+ * able to burn CPU beyond what its planner cost shows. No set-returning function either (below).
  */
-const FUNCTION_ALLOWLIST = new Set(
+export const SQL_FUNCTION_ALLOWLIST: ReadonlySet<string> = new Set(
   (
     'count sum avg min max stddev stddev_pop stddev_samp variance var_pop var_samp percentile_cont percentile_disc ' +
     'mode array_agg string_agg bool_and bool_or every json_agg jsonb_agg json_object_agg jsonb_object_agg ' +
     'jsonb_build_object json_build_object jsonb_build_array json_build_array to_jsonb to_json jsonb_array_length ' +
-    'jsonb_array_elements jsonb_array_elements_text jsonb_each jsonb_each_text jsonb_object_keys jsonb_typeof ' +
-    'jsonb_extract_path jsonb_extract_path_text abs ceil ceiling floor round trunc sqrt ln log mod sign ' +
-    'width_bucket lower upper length char_length substr substring btrim ltrim rtrim concat concat_ws split_part ' +
-    'strpos position left right initcap starts_with now date_trunc extract ' +
+    'jsonb_typeof jsonb_extract_path jsonb_extract_path_text abs ceil ceiling floor round trunc sqrt ln log mod ' +
+    'sign width_bucket lower upper length char_length substr substring btrim ltrim rtrim concat concat_ws ' +
+    'split_part strpos position left right initcap starts_with now date_trunc extract ' +
     'date_part date_bin make_interval make_timestamptz to_char to_timestamp to_date to_number age justify_interval ' +
-    'timezone isfinite unnest array_length array_position array_to_string array_remove cardinality ' +
+    'timezone isfinite array_length array_position array_to_string array_remove cardinality ' +
     'row_number rank dense_rank percent_rank cume_dist ntile lag lead first_value last_value nth_value'
   ).split(' '),
 );
+
+/**
+ * Every set-returning function of pg_catalog (`proretset`, PostgreSQL 15 to 18). A row generator makes
+ * rows the planner cannot count (it guesses 10 to 100 rows for `unnest(array_agg(...))` whatever the
+ * array holds), so a cross join of them passes the plan-cost cap however many rows it makes. They are
+ * refused anywhere, by name, before the allowlist; `medium` tests check the allowlist holds none of the
+ * server's set-returning functions.
+ */
+export const SET_RETURNING_FUNCTIONS: ReadonlySet<string> = new Set(
+  (
+    'unnest generate_series generate_subscripts json_array_elements json_array_elements_text json_each ' +
+    'json_each_text json_object_keys json_populate_recordset json_to_recordset jsonb_array_elements ' +
+    'jsonb_array_elements_text jsonb_each jsonb_each_text jsonb_object_keys jsonb_path_query ' +
+    'jsonb_path_query_tz jsonb_populate_recordset jsonb_to_recordset regexp_matches regexp_split_to_table ' +
+    'string_to_table ts_debug ts_parse ts_stat ts_token_type txid_snapshot_xip pg_snapshot_xip aclexplode ' +
+    'pg_options_to_table pg_timezone_names pg_timezone_abbrevs pg_timezone_abbrevs_abbrevs ' +
+    'pg_timezone_abbrevs_zone pg_get_keywords pg_mcv_list_items pg_partition_tree pg_partition_ancestors ' +
+    'pg_ls_dir pg_listening_channels pg_cursor pg_prepared_statement pg_prepared_xact pg_lock_status ' +
+    'pg_show_all_settings pg_show_all_file_settings pg_tablespace_databases pg_get_catalog_foreign_keys'
+  ).split(' '),
+);
+
+/** What to write instead of a row generator, in the refusal. */
+const ROW_GENERATOR_HINT = 'use = ANY(array), @>, ?, jsonb_array_length or jsonb_extract_path instead';
 
 const TYPE_ALLOWLIST = new Set(
   (
@@ -261,7 +284,12 @@ class QueryChecker {
     const names = stringList(body.funcname);
     const name = names.at(-1) ?? '';
     const qualified = names.length > 2 || (names.length === 2 && names[0] !== 'pg_catalog');
-    if (qualified || !FUNCTION_ALLOWLIST.has(name))
+    if (!qualified && SET_RETURNING_FUNCTIONS.has(name))
+      this.issue(
+        `set-returning function "${name}" is not allowed: it makes rows the planner cannot count (${ROW_GENERATOR_HINT})`,
+        body,
+      );
+    else if (qualified || !SQL_FUNCTION_ALLOWLIST.has(name))
       this.issue(`function "${names.join('.')}" is not allowed`, body);
   }
 

@@ -13,7 +13,14 @@ import {
   ToolOutput,
 } from '@app/tools';
 import { checkSqlQuery, CheckedSql, loadSqlParser, SqlGuardError } from './sql-guard.util';
-import { SqlCostExceededError, SqlToolRepository, SqlToolSuspendedError } from './sql-tool.repository';
+import { withRowCounter } from './sql-row-counter.util';
+import {
+  SqlCostExceededError,
+  SqlRowCapExceededError,
+  SqlToolBudgetSpentError,
+  SqlToolRepository,
+  SqlToolSuspendedError,
+} from './sql-tool.repository';
 
 export const SQL_TOOL_DEFAULTS = {
   rowLimit: 1000,
@@ -76,6 +83,15 @@ class SqlTool implements Tool {
           retry_after_seconds: error.retryAfterSeconds,
           interrupts_last_hour: error.interrupts,
         });
+      if (error instanceof SqlToolBudgetSpentError)
+        throw new ToolError(ToolErrorCode.RATE_LIMITED, `SQL tool paused: ${error.message}`, {
+          retry_after_seconds: error.retryAfterSeconds,
+          seconds_per_hour: error.secondsPerHour,
+        });
+      if (error instanceof SqlRowCapExceededError)
+        throw new ToolError('QUERY_TOO_EXPENSIVE', `SQL error: ${error.message}`, {
+          max_rows_examined: error.maxRows,
+        });
       if (error instanceof SqlCostExceededError)
         throw new ToolError('QUERY_TOO_EXPENSIVE', `SQL error: ${error.message}`, {
           estimated_cost: Math.round(error.cost),
@@ -112,6 +128,7 @@ export function createSqlTool(
   else {
     try {
       checked = checkSqlQuery(config.query, 2);
+      checked = { ...checked, text: withRowCounter(checked.text) };
     } catch (error) {
       if (!(error instanceof SqlGuardError)) throw error;
       issues.push(

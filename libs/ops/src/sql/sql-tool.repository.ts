@@ -2,6 +2,8 @@ import { Injectable } from '@nestjs/common';
 import type { PoolClient, QueryResult } from 'pg';
 import { AppConfig, currentDatabaseScope, DatabaseInfo, SqlToolDatabase } from '@app/platform';
 import { BoundedSemaphore } from '@app/tools';
+import { SQL_ROW_COUNTER, SQL_ROW_COUNTER_MAX } from './sql-row-counter.util';
+import { SqlToolTimeBudget } from './sql-tool-time-budget';
 
 /**
  * The OPS tables as an `sql` tool sees them: each name is a CTE over the real table restricted to the
@@ -54,6 +56,35 @@ export class SqlToolSuspendedError extends Error {
   }
 }
 
+/** Embedded: the tenant's sql tools used their database time for now (EMBEDDED_SQL_SECONDS_PER_HOUR). */
+export class SqlToolBudgetSpentError extends Error {
+  constructor(
+    readonly secondsPerHour: number,
+    readonly retryAfterSeconds: number,
+  ) {
+    super(
+      `this tenant's sql tools used their ${secondsPerHour} s per hour of embedded database time (every query counts: the embedded database runs one statement at a time for every tenant); retry in ${retryAfterSeconds} s (EMBEDDED_SQL_SECONDS_PER_HOUR)`,
+    );
+  }
+}
+
+/** The executor counted more rows than SQL_TOOL_MAX_ROWS_EXAMINED at some level of the query. */
+export class SqlRowCapExceededError extends Error {
+  constructor(readonly maxRows: number) {
+    super(
+      `the query made more than ${maxRows} rows in its FROM/WHERE clauses and was stopped (SQL_TOOL_MAX_ROWS_EXAMINED)`,
+    );
+  }
+}
+
+/** Creates the session's row counter once (a temporary sequence the sql tool role may advance). */
+const ENSURE_ROW_COUNTER = `DO $$ BEGIN
+  IF pg_catalog.to_regclass('${SQL_ROW_COUNTER}') IS NULL THEN
+    CREATE TEMPORARY SEQUENCE ${SQL_ROW_COUNTER.replace('pg_temp.', '')} MAXVALUE ${SQL_ROW_COUNTER_MAX};
+    GRANT USAGE ON SEQUENCE ${SQL_ROW_COUNTER} TO ${SQL_TOOL_ROLE};
+  END IF;
+END $$`;
+
 export class SqlCostExceededError extends Error {
   constructor(readonly cost: number) {
     super(
@@ -88,15 +119,29 @@ export class SqlToolRepository {
   /** Embedded: when each tenant's sql tool queries were interrupted (the database thread restarted). */
   private readonly interrupts = new Map<string, number[]>();
   private readonly interruptsPerHour: number;
+  private readonly maxRowsExamined: number;
+  /** Embedded: each tenant's database time, every query counted. */
+  private readonly budget: SqlToolTimeBudget;
+  private readonly maxTimeoutMs: number;
 
   constructor(
     private readonly sqlTool: SqlToolDatabase,
     private readonly database: DatabaseInfo,
-    config: AppConfig,
+    private readonly config: AppConfig,
   ) {
     this.interruptsPerHour = config.get('EMBEDDED_SQL_INTERRUPTS_PER_HOUR');
+    const embedded = database.backend === 'embedded';
+    this.maxRowsExamined = config.get('SQL_TOOL_MAX_ROWS_EXAMINED') ?? (embedded ? 200_000 : 1_000_000);
+    this.maxTimeoutMs = embedded ? config.get('EMBEDDED_SQL_MAX_TIMEOUT_MS') : Number.POSITIVE_INFINITY;
+    this.budget = new SqlToolTimeBudget(
+      embedded ? config.get('EMBEDDED_SQL_SECONDS_PER_HOUR') * 1000 : 0,
+      Math.min(config.get('EMBEDDED_SQL_MAX_TIMEOUT_MS'), config.get('EMBEDDED_SQL_SECONDS_PER_HOUR') * 1000),
+    );
+    // Embedded runs one statement at a time: a second sql tool query would only wait inside the
+    // database, its timeout running, ahead of other tenants' work. It waits here instead, uncharged.
     this.share = new BoundedSemaphore(
-      config.get('SQL_TOOL_MAX_CONCURRENT') ?? Math.max(1, Math.floor(config.get('DATABASE_POOL_SIZE') / 2)),
+      config.get('SQL_TOOL_MAX_CONCURRENT') ??
+        (database.backend === 'embedded' ? 1 : Math.max(1, Math.floor(config.get('DATABASE_POOL_SIZE') / 2))),
     );
   }
 
@@ -112,14 +157,41 @@ export class SqlToolRepository {
     timeoutMs: number,
   ): Promise<SqlRows> {
     this.refuseWhileSuspended(tenantId);
+    this.refuseWhenBudgetSpent(tenantId);
     // The wait counts against the tool's own timeout (the registry's deadline), never forever.
     const release = await this.share.acquire(timeoutMs);
     if (!release) throw Object.assign(new Error('sql tool capacity busy'), { code: '57014' });
+    const started = performance.now();
     try {
-      return await this.runNow(tenantId, checkedText, values, rowLimit, timeoutMs);
+      // Again once its turn came: the query ahead of it may have spent the budget or restarted the database.
+      this.refuseWhileSuspended(tenantId);
+      this.refuseWhenBudgetSpent(tenantId);
+      return await this.runNow(
+        tenantId,
+        checkedText,
+        values,
+        rowLimit,
+        Math.min(timeoutMs, this.maxTimeoutMs),
+      );
+    } catch (error) {
+      const code = (error as { code?: string }).code;
+      if (
+        code === '2200H' &&
+        String((error as Error).message).includes(SQL_ROW_COUNTER.replace('pg_temp.', ''))
+      )
+        throw new SqlRowCapExceededError(this.maxRowsExamined);
+      throw error;
     } finally {
+      if (this.budget.enabled) this.budget.charge(tenantId, performance.now() - started);
       release();
     }
+  }
+
+  private refuseWhenBudgetSpent(tenantId: string): void {
+    if (!this.budget.enabled) return;
+    const retryAfter = this.budget.retryAfterSeconds(tenantId);
+    if (retryAfter > 0)
+      throw new SqlToolBudgetSpentError(this.config.get('EMBEDDED_SQL_SECONDS_PER_HOUR'), retryAfter);
   }
 
   private async runNow(
@@ -136,8 +208,14 @@ export class SqlToolRepository {
     const runner = this.sqlTool.dataSource.createQueryRunner();
     const client = (await runner.connect()) as PoolClient;
     try {
+      await runner.query(ENSURE_ROW_COUNTER);
       await runner.startTransaction();
       await runner.query('SET TRANSACTION READ ONLY');
+      // The counter's last value is its maximum: the (cap + 1)th nextval fails the statement.
+      await runner.query(
+        `SELECT pg_catalog.setval('${SQL_ROW_COUNTER}', ${SQL_ROW_COUNTER_MAX} - $1::int8)`,
+        [this.maxRowsExamined],
+      );
       await runner.query(`SET LOCAL statement_timeout = ${Math.max(1, Math.floor(timeoutMs))}`);
       await runner.query('SET LOCAL search_path = pg_catalog');
       // The guard parsed the text with standard-conforming strings; the server must read it the same way.
@@ -187,16 +265,19 @@ export class SqlToolRepository {
     timeoutMs: number,
   ): Promise<QueryResult<Record<string, unknown>>> {
     if (this.database.backend !== 'embedded') return client.query({ text, values });
-    let interrupted = false;
+    let restarted: Promise<unknown> | undefined;
     const timer = setTimeout(() => {
-      interrupted = true;
       this.recordInterrupt(tenantId);
-      void this.database.interruptRunaway(`an sql tool query ran past its ${timeoutMs} ms timeout`);
+      restarted = this.database
+        .interruptRunaway(`an sql tool query ran past its ${timeoutMs} ms timeout`)
+        .catch(() => undefined);
     }, timeoutMs);
     try {
       return await client.query({ text, values });
     } catch (error) {
-      if (!interrupted) throw error;
+      if (!restarted) throw error;
+      // The restart stalls every tenant: it is this query's time too (charged to the tenant's budget).
+      await restarted;
       throw Object.assign(new Error('canceling statement due to statement timeout'), { code: '57014' });
     } finally {
       clearTimeout(timer);

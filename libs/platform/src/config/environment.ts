@@ -338,7 +338,10 @@ export class EnvironmentVariables {
   @Max(3600)
   TOOL_SLOT_LEASE_SECONDS = 30;
 
-  /** sql tool queries at once per process; absent: half of DATABASE_POOL_SIZE, so search keeps connections. */
+  /**
+   * sql tool queries at once per process; absent: half of DATABASE_POOL_SIZE, so search keeps
+   * connections (embedded: 1, the database runs one statement at a time).
+   */
   @Transform(toNumber)
   @IsOptional()
   @IsInt()
@@ -356,6 +359,36 @@ export class EnvironmentVariables {
   @Min(0)
   @Max(1000)
   EMBEDDED_SQL_INTERRUPTS_PER_HOUR = 3;
+
+  /**
+   * Rows an sql tool query may make at any level of its FROM/WHERE (each join's rows, each scan's rows,
+   * again in every rescan), counted by the executor while it runs; the next row fails the query.
+   * Absent: 1,000,000 native, 200,000 embedded (slower, and one statement at a time for every tenant).
+   */
+  @Transform(toNumber)
+  @IsOptional()
+  @IsInt()
+  @Min(1000)
+  @Max(1_000_000_000)
+  SQL_TOOL_MAX_ROWS_EXAMINED?: number;
+
+  /**
+   * Embedded only: seconds of database time a tenant's sql tools may use per hour, every query counted
+   * (the embedded database runs one statement at a time, so that time is every tenant's wait). Refills
+   * continuously; at most EMBEDDED_SQL_MAX_TIMEOUT_MS can be spent ahead. 0 turns the budget off.
+   */
+  @Transform(toNumber)
+  @IsInt()
+  @Min(0)
+  @Max(3600)
+  EMBEDDED_SQL_SECONDS_PER_HOUR = 30;
+
+  /** Embedded only: the longest timeout an sql tool query gets, whatever its tool_config says. */
+  @Transform(toNumber)
+  @IsInt()
+  @Min(100)
+  @Max(60_000)
+  EMBEDDED_SQL_MAX_TIMEOUT_MS = 2000;
 
   /** How long a side-effect tool call waits for a person to confirm it before it expires. */
   @Transform(toNumber)
