@@ -227,7 +227,7 @@ describe(`OPS tools over the demo dataset (${testBackend()})`, () => {
     /** A repository with some limits of its own, the rest from the test configuration. */
     const repositoryWith = (overrides: Record<string, number>) => {
       const config = ctx.get(AppConfig);
-      return new SqlToolRepository(ctx.get(DataSource), ctx.get(DatabaseInfo), {
+      return new SqlToolRepository(ctx.get(SqlToolDatabase), ctx.get(DatabaseInfo), {
         get: (key: string) => (key in overrides ? overrides[key] : config.get(key as never)),
       } as AppConfig);
     };

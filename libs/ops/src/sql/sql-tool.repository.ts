@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { PoolClient, QueryResult } from 'pg';
-import { AppConfig, currentDatabaseScope, DatabaseInfo, SqlToolDatabase } from '@app/platform';
+import { AppConfig, currentDatabaseScope, DatabaseInfo, SQL_TOOL_ROLE, SqlToolDatabase } from '@app/platform';
 import { BoundedSemaphore } from '@app/tools';
 import { SQL_ROW_COUNTER, SQL_ROW_COUNTER_MAX } from './sql-row-counter.util';
 import { SqlToolTimeBudget } from './sql-tool-time-budget';
