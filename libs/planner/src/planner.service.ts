@@ -1,4 +1,6 @@
-import { Injectable, Logger, Optional } from '@nestjs/common';
+import { Injectable, Logger, OnModuleDestroy, Optional } from '@nestjs/common';
+import { OnEvent } from '@nestjs/event-emitter';
+import { runAsTenant, type AssetLifecycleEvent } from '@app/platform';
 import { ToolListing, ToolRegistry } from '@app/tools';
 import { DOCUMENT_MATCH_PASSAGES, DocumentMatcher, isDocumentTool } from './fallback/document-signal';
 import { FallbackPlanner } from './fallback/fallback-planner';
@@ -66,8 +68,40 @@ function knowledgeWarnings(catalog: unknown, mappings: unknown): string[] {
 /** The planner waits this long for the document signal, then plans without it. */
 const DOCUMENT_MATCH_TIMEOUT_MS = 1500;
 
+/** What a publish changes for the deterministic planner (it retrains on them). */
+const KNOWLEDGE_ASSETS = new Set(['tool', 'mapping', 'catalog', 'query', 'source']);
+/** Retraining waits this long after a publish, so the registry and caches have the new version. */
+const RETRAIN_DELAY_MS = 500;
+
 @Injectable()
-export class PlannerService {
+export class PlannerService implements OnModuleDestroy {
+  private readonly retrain = new Map<string, NodeJS.Timeout>();
+
+  /**
+   * Training at publish time: after a tenant publishes, rolls back or archives knowledge or a tool, the
+   * planner trains on the new state in the background, so the next question finds it ready.
+   */
+  @OnEvent('asset.published')
+  @OnEvent('asset.rolled_back')
+  @OnEvent('asset.archived')
+  onKnowledgeChanged(event: AssetLifecycleEvent): void {
+    if (!KNOWLEDGE_ASSETS.has(event.assetType)) return;
+    clearTimeout(this.retrain.get(event.tenantId));
+    const timer = setTimeout(() => {
+      this.retrain.delete(event.tenantId);
+      runAsTenant(event.tenantId, () => this.prepare(event.tenantId)).catch((error: Error) =>
+        this.logger.warn({ msg: 'planner training after a publish failed', error: error.message }),
+      );
+    }, RETRAIN_DELAY_MS);
+    timer.unref();
+    this.retrain.set(event.tenantId, timer);
+  }
+
+  onModuleDestroy(): void {
+    for (const timer of this.retrain.values()) clearTimeout(timer);
+    this.retrain.clear();
+  }
+
   private readonly logger = new Logger(PlannerService.name);
   private readonly validator = new PlanValidator();
   private readonly fallback = new FallbackPlanner();

@@ -7,9 +7,12 @@ import {
   PlanExecutor,
   PlannerOptions,
   PlanningKnowledge,
+  inputQuestion,
+  neededInputs,
+  runnableSteps,
   templateAnswer,
 } from '@app/planner';
-import { bindUserId, declaresUserId, withoutUserId } from './agent-tools.util';
+import { bindUserId, declaresUserId } from './agent-tools.util';
 import type { AgentToolCall } from './agent.types';
 
 export interface AgentFallbackOutcome {
@@ -27,10 +30,12 @@ const NO_TOOL = {
 };
 
 /**
- * The agent without a language model (the seed's `_fallback_tool_selection`): the deterministic
- * planner picks tools from their descriptions and fills their inputs, the plan runs, and a template
- * writes the answer. Tools with side effects are never chosen this way: publishing or changing
- * something on a keyword match, with inputs guessed from the prompt, is not a safe default.
+ * The agent without a language model (the seed's `_fallback_tool_selection`): the same deterministic
+ * planner as `/ops/plan`, over the caller's tools and the tenant's published knowledge, picks the tools
+ * and fills their inputs (from the prompt, and from the request's `context` for inputs named there);
+ * the plan runs and a template writes the answer. A tool with side effects goes through the registry's
+ * confirmation gate like any other caller's call (a pending action unless a `tool_access` policy opts it
+ * out). A required input neither the prompt nor the context gives is asked for, not guessed.
  */
 @Injectable()
 export class AgentFallbackService {
@@ -47,8 +52,9 @@ export class AgentFallbackService {
     tools: ToolListing[],
     context: ToolContext,
     reason: string,
+    requestContext: Record<string, unknown> = {},
   ): Promise<AgentFallbackOutcome> {
-    const candidates = tools.filter((tool) => tool.available && !tool.has_side_effects);
+    const candidates = tools.filter((tool) => tool.available);
     const schemas = new Map(candidates.map((tool) => [tool.name, tool.input_schema]));
     const [catalog, mappings] = await Promise.all([
       this.knowledge.catalog(context.tenantId),
@@ -57,14 +63,14 @@ export class AgentFallbackService {
     const { index } = await loadSourceCatalogs(this.knowledge, context.tenantId, catalog, candidates);
     const planned = this.planner.plan({
       query: prompt,
-      tools: candidates.map((tool) => ({ ...tool, input_schema: withoutUserId(tool.input_schema) })),
+      tools: candidates,
       catalog: index,
       mappings: mappings?.content ?? null,
       now: new Date(),
       maxLimit: this.options.maxLimit,
     });
     const plan = planned.plan;
-    const warnings = [`The language model was not used (${reason}); tools were chosen by keyword matching.`];
+    const warnings = [`The language model was not used (${reason}); tools were chosen by the deterministic planner.`];
     warnings.push(...planned.warnings);
     if (!plan.steps.length) {
       const lang = isKorean(prompt) ? 'ko' : 'en';
@@ -72,14 +78,31 @@ export class AgentFallbackService {
     }
     for (const step of plan.steps) {
       const schema = schemas.get(step.tool_type);
-      if (schema && declaresUserId(schema))
+      if (!schema) continue;
+      const given = new Set<string>();
+      // Inputs the calling service named in the request's context (a draft's title and markdown, say).
+      for (const name of Object.keys((schema.properties ?? {}) as Record<string, unknown>))
+        if (step.parameters[name] === undefined && requestContext[name] !== undefined && name !== 'user_id') {
+          step.parameters[name] = requestContext[name];
+          given.add(name);
+        }
+      if (declaresUserId(schema)) {
         step.parameters = bindUserId(schema, step.parameters, context.userId).input;
+        given.add('user_id');
+      }
+      const waiting = (step.needs_input ?? []).filter((name) => !given.has(name));
+      if (waiting.length) step.needs_input = waiting;
+      else delete step.needs_input;
     }
-    const execution = await this.executor.execute(context, plan.steps, context.deadline, {
-      stageName: 'agent.fallback',
-      question: prompt,
-    });
-    const toolCalls: AgentToolCall[] = execution.steps.map((step) => ({
+    const runnable = runnableSteps(plan);
+    const needed = neededInputs(plan, candidates);
+    const execution = runnable.length
+      ? await this.executor.execute(context, runnable, context.deadline, {
+          stageName: 'agent.fallback',
+          question: prompt,
+        })
+      : null;
+    const toolCalls: AgentToolCall[] = (execution?.steps ?? []).map((step) => ({
       id: step.step_id,
       tool: step.tool_type,
       params: step.input ?? plan.steps.find((s) => s.id === step.step_id)?.parameters ?? {},
@@ -91,9 +114,24 @@ export class AgentFallbackService {
       iteration: 1,
       duration_ms: step.duration_ms,
     }));
+    // A chosen tool that waits for inputs is reported as a call that did not run, with what it needs.
+    for (const step of plan.steps.filter((s) => !runnable.includes(s)))
+      toolCalls.push({
+        id: step.id,
+        tool: step.tool_type,
+        params: step.parameters,
+        result: { error: 'NEEDS_INPUT', needs_input: needed.filter((n) => n.step_id === step.id) },
+        success: false,
+        error: 'NEEDS_INPUT',
+        iteration: 1,
+        duration_ms: 0,
+      });
+    const answer = execution ? templateAnswer(plan, execution, tools) : '';
     return {
       toolCalls,
-      finalResponse: templateAnswer(plan, execution, tools),
+      finalResponse: [answer, needed.length ? inputQuestion(needed, plan.language) : '']
+        .filter(Boolean)
+        .join('\n\n'),
       thought: `Selected without a language model: ${plan.steps.map((s) => s.purpose ?? s.tool_type).join('; ')}.`,
       warnings,
     };

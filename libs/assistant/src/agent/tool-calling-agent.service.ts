@@ -155,7 +155,7 @@ export class ToolCallingAgentService {
     reason: string,
   ): Promise<Omit<AgentResult, 'timings'>> {
     const started = performance.now();
-    const outcome = await this.fallback.run(request.prompt, tools, context, reason);
+    const outcome = await this.fallback.run(request.prompt, tools, context, reason, request.context);
     state.toolsMs += performance.now() - started;
     state.toolCalls.push(...outcome.toolCalls);
     state.warnings.push(...outcome.warnings);

@@ -10,6 +10,56 @@ export const BLOG_SECRET_REF = 'env:OPS_SECRET_BLOG_API_KEY';
 /** The same secret from the tenant's own secret store (`PUT /api/secrets/BLOG_API_KEY`): the JSON examples use it. */
 export const BLOG_TENANT_SECRET_REF = 'secret:BLOG_API_KEY';
 
+/** What the blog tools tell the planner (the same in examples/tool-assets/blog). */
+export const BLOG_POSTS_HINTS = {
+  examples: {
+    ko: [
+      '내 블로그 글 스타일로 초안 써줘',
+      '내가 예전에 쓴 블로그 글 보여줘',
+      '최근 블로그 포스트 목록',
+      '내 블로그 글투 참고해서 글 써줘',
+    ],
+    en: [
+      "draft a post in my blog's style",
+      'show my recent blog posts',
+      'what did I write on my blog before',
+      'write something in the tone of my blog',
+    ],
+  },
+  keywords: {
+    ko: ['블로그', '내 글', '글 스타일', '글투', '초안'],
+    en: ['blog', 'my posts', 'my writing', 'style', 'draft'],
+  },
+  not_for: {
+    ko: ['이 글을 블로그에 올려줘', '블로그에 게시해줘'],
+    en: ['publish this on my blog', 'post it to my blog'],
+  },
+};
+export const POST_ARTICLE_HINTS = {
+  examples: {
+    ko: [
+      '이 글을 블로그에 올려줘',
+      '블로그에 게시해줘',
+      '작성한 글 블로그에 발행해줘',
+      '이거 내 블로그에 포스팅해',
+    ],
+    en: [
+      'publish this on my blog',
+      'post it to my blog',
+      'put this article on the blog',
+      'publish the draft',
+    ],
+  },
+  keywords: {
+    ko: ['올려줘', '게시', '발행', '포스팅', '블로그 글 작성'],
+    en: ['publish', 'post it', 'post this'],
+  },
+  not_for: {
+    ko: ['내 블로그 글 보여줘', '블로그 글 스타일 알려줘'],
+    en: ['show my blog posts', "what is my blog's style"],
+  },
+};
+
 /** The tool spec of an asset, as the tool factory takes it. */
 export function toToolAssetSpec(asset: CreateAssetInput): ToolAssetSpec {
   return {
@@ -57,6 +107,7 @@ export function blogToolAssets(baseUrl: string, secretRef: string = BLOG_SECRET_
         },
         tool_output_schema: null,
         has_side_effects: false,
+        planning_hints: BLOG_POSTS_HINTS,
       },
     },
     {
@@ -87,6 +138,7 @@ export function blogToolAssets(baseUrl: string, secretRef: string = BLOG_SECRET_
         },
         tool_output_schema: null,
         has_side_effects: true,
+        planning_hints: POST_ARTICLE_HINTS,
       },
     },
   ];
