@@ -208,4 +208,37 @@ describe(`MCP resources, prompts and stage tools (${testBackend()})`, () => {
     });
     expect(stand.requests).toHaveLength(0);
   });
+
+  it("follows a step tool's side effects when the tool is republished", async () => {
+    const created = await t.request('POST', '/api/assets', {
+      key: admin,
+      body: {
+        asset_type: 'tool',
+        name: 'ping_service',
+        description: 'Pings a service',
+        tool_type: 'http',
+        tool_config: { method: 'GET', url: `${stand.url}/ping` },
+        tool_input_schema: { type: 'object', properties: {} },
+      },
+    });
+    expect(created.status).toBe(201);
+    const publishTool = () =>
+      t.request('POST', `/api/assets/${created.body.id}/publish`, { key: admin, body: {} });
+    expect((await publishTool()).status).toBe(200);
+    await publish({
+      asset_type: 'stage',
+      name: 'ping-all',
+      content: { stages: [{ stage_name: 'ping', tools: [{ tool_name: 'ping_service' }] }] },
+    });
+    const flag = async () =>
+      (await t.request('GET', '/ops/tools/ping-all', { key: admin })).body.has_side_effects as boolean;
+    expect(await flag()).toBe(false);
+    const patched = await t.request('PATCH', `/api/assets/${created.body.id}`, {
+      key: admin,
+      body: { has_side_effects: true },
+    });
+    expect(patched.status).toBe(200);
+    expect((await publishTool()).status).toBe(200);
+    expect(await flag()).toBe(true);
+  });
 });

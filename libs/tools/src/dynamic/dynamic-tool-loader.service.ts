@@ -114,6 +114,8 @@ export class DynamicToolLoader implements OnApplicationBootstrap {
       return;
     }
     this.remember(event.tenantId, event.assetId, event.name);
+    // The stages calling this tool inherit its side effects.
+    if (event.assetType !== 'stage') await this.rebuildStages(event.tenantId);
   }
 
   /**
@@ -167,6 +169,17 @@ export class DynamicToolLoader implements OnApplicationBootstrap {
       this.names.get(event.tenantId)?.get(event.assetId) ?? event.name,
     );
     this.names.get(event.tenantId)?.delete(event.assetId);
+  }
+
+  private async rebuildStages(tenantId: string): Promise<void> {
+    const stages = await runAsTenant(tenantId, () => this.reader.listPublished(tenantId, 'stage'));
+    for (const asset of stages) {
+      const tool = this.buildStage(tenantId, asset);
+      const current = this.registry.definition(tenantId, asset.name);
+      if (!tool || current?.tool_type !== 'stage') continue;
+      if (current.has_side_effects !== tool.definition.has_side_effects)
+        this.registry.setDynamicTool(tenantId, tool);
+    }
   }
 
   private build(asset: PublishedContent<ToolAssetSpec>): Tool | undefined {
