@@ -240,5 +240,25 @@ describe(`MCP resources, prompts and stage tools (${testBackend()})`, () => {
     expect(patched.status).toBe(200);
     expect((await publishTool()).status).toBe(200);
     expect(await flag()).toBe(true);
+
+    // A stage named like a tool asset leaves that tool in place, published and archived.
+    const clash = await t.request('POST', '/api/assets', {
+      key: admin,
+      body: {
+        asset_type: 'stage',
+        name: 'ping_service',
+        content: { stages: [{ stage_name: 'ping', tools: [{ tool_name: 'ping_service' }] }] },
+      },
+    });
+    expect(
+      (await t.request('POST', `/api/assets/${clash.body.id}/publish`, { key: admin, body: {} })).status,
+    ).toBe(200);
+    const toolType = async () =>
+      (await t.request('GET', '/ops/tools/ping_service', { key: admin })).body.tool_type as string;
+    expect(await toolType()).toBe('http');
+    expect(
+      (await t.request('POST', `/api/assets/${clash.body.id}/archive`, { key: admin, body: {} })).status,
+    ).toBe(200);
+    expect(await toolType()).toBe('http');
   });
 });

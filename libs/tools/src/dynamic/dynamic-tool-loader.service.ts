@@ -12,7 +12,7 @@ import {
 import { ToolRegistry } from '../core/tool-registry';
 import { Tool } from '../core/tool.types';
 import { ToolKindRegistry } from '../kinds/tool-kind.registry';
-import { STAGE_TOOL_NAME, StageAssetTool, stageStepTools } from '../stage/stage-asset.tool';
+import { STAGE_TOOL_NAME, STAGE_TOOL_TYPE, StageAssetTool, stageStepTools } from '../stage/stage-asset.tool';
 import { StageExecutorService } from '../stage/stage-executor.service';
 
 /**
@@ -99,7 +99,10 @@ export class DynamicToolLoader implements OnApplicationBootstrap {
     if (previousName && previousName !== event.name)
       this.registry.removeDynamicTool(event.tenantId, previousName);
     if (!tool) {
-      this.registry.removeDynamicTool(event.tenantId, event.name);
+      const registered = this.registry.definition(event.tenantId, event.name);
+      // A stage not offered as a tool leaves the tool of its name (a tool asset's) alone.
+      if (event.assetType !== 'stage' || registered?.tool_type === STAGE_TOOL_TYPE)
+        this.registry.removeDynamicTool(event.tenantId, event.name);
       return;
     }
     try {
@@ -164,10 +167,10 @@ export class DynamicToolLoader implements OnApplicationBootstrap {
   @OnEvent(APP_EVENTS.ASSET_ARCHIVED)
   onArchived(event: AssetLifecycleEvent): void {
     if (!RUNNABLE_ASSET_TYPES.has(event.assetType)) return;
-    this.registry.removeDynamicTool(
-      event.tenantId,
-      this.names.get(event.tenantId)?.get(event.assetId) ?? event.name,
-    );
+    const name = this.names.get(event.tenantId)?.get(event.assetId) ?? event.name;
+    // A stage that was not offered as a tool leaves the tool of its name (a tool asset's) alone.
+    const isStage = this.registry.definition(event.tenantId, name)?.tool_type === STAGE_TOOL_TYPE;
+    if ((event.assetType === 'stage') === isStage) this.registry.removeDynamicTool(event.tenantId, name);
     this.names.get(event.tenantId)?.delete(event.assetId);
   }
 
@@ -176,7 +179,7 @@ export class DynamicToolLoader implements OnApplicationBootstrap {
     for (const asset of stages) {
       const tool = this.buildStage(tenantId, asset);
       const current = this.registry.definition(tenantId, asset.name);
-      if (!tool || current?.tool_type !== 'stage') continue;
+      if (!tool || current?.tool_type !== STAGE_TOOL_TYPE) continue;
       if (current.has_side_effects !== tool.definition.has_side_effects)
         this.registry.setDynamicTool(tenantId, tool);
     }
@@ -216,6 +219,16 @@ export class DynamicToolLoader implements OnApplicationBootstrap {
     if (!STAGE_TOOL_NAME.test(asset.name)) {
       this.logger.warn({
         msg: 'stage name is not a tool name, not offered as a tool',
+        stage: asset.name,
+        tenantId,
+      });
+      return undefined;
+    }
+    // A tool or query asset of the same name keeps it (a stage step may well call that tool).
+    const existing = this.registry.definition(tenantId, asset.name);
+    if (existing && existing.tool_type !== STAGE_TOOL_TYPE) {
+      this.logger.warn({
+        msg: 'stage named like a tool, not offered as a tool',
         stage: asset.name,
         tenantId,
       });
