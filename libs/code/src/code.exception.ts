@@ -3,6 +3,7 @@ import { AppException, ErrorKind } from '@app/platform';
 export enum CodeExceptionCode {
   INVALID_DIFF = 'INVALID_DIFF',
   HUNK_DOES_NOT_APPLY = 'HUNK_DOES_NOT_APPLY',
+  BEFORE_DOES_NOT_MATCH = 'BEFORE_DOES_NOT_MATCH',
   DIFF_TOO_LARGE = 'DIFF_TOO_LARGE',
   DIFF_NOT_FOUND = 'DIFF_NOT_FOUND',
   /** The tenant has as many diffs or files queued as CODE_MAX_QUEUED_*_PER_TENANT allows (429). */

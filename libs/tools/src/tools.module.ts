@@ -17,6 +17,7 @@ import { DynamicToolLoader } from './dynamic/dynamic-tool-loader.service';
 import { HttpToolsModule } from './http/http-tools.module';
 import { ToolKindsModule } from './kinds/tool-kinds.module';
 import { McpClientService } from './mcp/mcp-client.service';
+import { McpContentService } from './mcp/mcp-content.service';
 import { McpHttpController } from './mcp/mcp-http.controller';
 import { McpHttpSessions } from './mcp/mcp-http-sessions.service';
 import { McpSessionRecords } from './mcp/mcp-session-records';
@@ -44,13 +45,22 @@ import { StageRunRepository } from './stage/stage-run.repository';
     StageRunRepository,
     StageExecutorService,
     McpToolServer,
+    McpContentService,
     McpHttpSessions,
     McpSessionRecords,
     McpClientService,
     PendingActionRepository,
     PendingActionService,
   ],
-  exports: [ToolRegistry, StageExecutorService, McpToolServer, McpClientService, PendingActionService],
+  // ToolKindsModule: its ToolDataPresence port is read by the planner (and filled by the OPS lib).
+  exports: [
+    ToolKindsModule,
+    ToolRegistry,
+    StageExecutorService,
+    McpToolServer,
+    McpClientService,
+    PendingActionService,
+  ],
 })
 export class ToolsModule implements OnModuleInit {
   constructor(

@@ -211,6 +211,39 @@ describe(`code diffs, graph and search (${testBackend()})`, () => {
     expect(await fileText(tenantA, 'alice', 'src/session.ts')).toBe(SESSION);
   });
 
+  it('refuses a change whose "before" is not the stored text (a concurrent edit) with 409, applying nothing', async () => {
+    const mine = SESSION.replace('touch(): void {}', 'touch(): void { /* mine */ }');
+    const theirs = SESSION.replace('touch(): void {}', 'touch(): void { /* theirs */ }');
+    const first = {
+      userId: 'alice',
+      files: [{ path: 'src/session.ts', status: 'modified' as const, before: SESSION, after: mine }],
+    };
+    expect(await applyAndWait(tenantA, first)).toMatchObject({
+      status: 'done',
+      changed_files: ['src/session.ts'],
+    });
+    await expect(
+      diffs.apply(tenantA, {
+        userId: 'alice',
+        files: [
+          { path: 'src/extra.ts', status: 'added', after: 'export const extra = 1;\n' },
+          { path: 'src/session.ts', status: 'modified', before: SESSION, after: theirs },
+        ],
+      }),
+    ).rejects.toMatchObject({
+      code: 'BEFORE_DOES_NOT_MATCH',
+      kind: 'CONFLICT',
+      details: { file: 'src/session.ts' },
+    });
+    expect(await fileText(tenantA, 'alice', 'src/session.ts')).toBe(mine);
+    expect(await fileText(tenantA, 'alice', 'src/extra.ts')).toBeNull();
+    expect(await diffs.apply(tenantA, first)).toMatchObject({ status: 'done', changed_files: [] });
+    await applyAndWait(tenantA, {
+      userId: 'alice',
+      files: [{ path: 'src/session.ts', status: 'modified', before: mine, after: SESSION }],
+    });
+  });
+
   it('refuses a file over the size limit with 413 and the limit', async () => {
     await expect(
       diffs.apply(tenantA, {

@@ -102,4 +102,28 @@ describe('resolveChanges', () => {
     ).join('');
     expect(parseUnifiedWithin(three, LIMITS)).toHaveLength(3);
   });
+
+  it('applies a change over its "before" text only, naming the file whose stored text differs', () => {
+    const change = { path: 'a.ts', status: 'modified' as const, before: 'one\ntwo\nthree\n', after: 'one\n' };
+    expect(resolveChanges({ files: [change] }, stored, LIMITS)).toEqual([{ path: 'a.ts', text: 'one\n' }]);
+    expect(resolveChanges({ files: [change] }, new Map([['a.ts', 'one\n']]), LIMITS)).toEqual([]);
+    const edited = new Map([...stored, ['a.ts', 'one\nTWO\nthree\n']]);
+    const error = fail(() =>
+      resolveChanges({ files: [{ path: 'c.ts', status: 'added', after: 'sea\n' }, change] }, edited, LIMITS),
+    );
+    expect(error).toMatchObject({ code: 'BEFORE_DOES_NOT_MATCH', details: { file: 'a.ts' } });
+    expect(error.message).toContain('a.ts');
+    expect(
+      fail(() =>
+        resolveChanges(
+          { files: [{ path: 'e.ts', status: 'renamed', old_path: 'gone.ts', before: 'x\n' }] },
+          stored,
+          LIMITS,
+        ),
+      ),
+    ).toMatchObject({ code: 'BEFORE_DOES_NOT_MATCH', details: { file: 'gone.ts' } });
+    const deleted = { path: 'b.ts', status: 'deleted' as const, before: 'bee\n' };
+    expect(resolveChanges({ files: [deleted] }, stored, LIMITS)).toEqual([{ path: 'b.ts', text: null }]);
+    expect(resolveChanges({ files: [deleted] }, new Map(), LIMITS)).toEqual([]);
+  });
 });

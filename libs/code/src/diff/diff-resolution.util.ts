@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { applyPatch, parsePatch, reversePatch, type StructuredPatch } from 'diff';
 import { ErrorKind } from '@app/platform';
 import { CodeException, CodeExceptionCode } from '../code.exception';
@@ -14,6 +15,8 @@ export interface ResolvedFile {
   path: string;
   text: string | null;
 }
+
+const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
 
 const byteLength = (text: string | null | undefined): number => (text ? Buffer.byteLength(text, 'utf8') : 0);
 
@@ -175,9 +178,50 @@ function applyUnified(patches: StructuredPatch[], working: Map<string, string | 
   }
 }
 
+/** The text a file change leaves at its path, or null (deleted); undefined when it cannot tell. */
+function resultOf(file: DiffFileInput): string | null | undefined {
+  if (file.status === 'deleted') return null;
+  return file.after ?? (file.status === 'renamed' ? file.before : undefined) ?? undefined;
+}
+
+/**
+ * A change that carries `before` is applied only over that text: a stored text that differs (a
+ * concurrent edit, a missed diff) is a 409 naming the file, unless the path already holds the
+ * change's result (a replay).
+ */
+function checkBefore(
+  file: DiffFileInput,
+  path: string,
+  working: Map<string, string | null>,
+): 'apply' | 'skip' {
+  if (typeof file.before !== 'string') return 'apply';
+  const source = file.status === 'renamed' && file.old_path ? normalizePath(file.old_path) : path;
+  const current = working.get(source) ?? null;
+  if (current === file.before) return 'apply';
+  const result = resultOf(file);
+  const replayed =
+    result !== undefined &&
+    (working.get(path) ?? null) === result &&
+    (source === path || (working.get(source) ?? null) === null);
+  if (replayed) return 'skip';
+  throw new CodeException(
+    CodeExceptionCode.BEFORE_DOES_NOT_MATCH,
+    ErrorKind.CONFLICT,
+    current === null
+      ? `${source} does not exist in the repository, but the change carries a "before" text; nothing of this diff was applied.`
+      : `The stored text of ${source} differs from the change's "before" text (changed since); nothing of this diff was applied.`,
+    {
+      file: source,
+      stored_sha256: current === null ? null : sha256(current),
+      before_sha256: sha256(file.before),
+    },
+  );
+}
+
 function applyFiles(files: DiffFileInput[], working: Map<string, string | null>): void {
   for (const file of files) {
     const path = normalizePath(file.path);
+    if (checkBefore(file, path, working) === 'skip') continue;
     switch (file.status) {
       case 'deleted':
         working.set(path, null);

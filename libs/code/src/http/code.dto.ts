@@ -40,7 +40,11 @@ export class DiffFileDto {
   @Length(1, 1000)
   old_path?: string | null;
 
-  @ApiPropertyOptional({ description: 'The text before the change (informational)', nullable: true })
+  @ApiPropertyOptional({
+    description:
+      'The text the change applies over: when the stored text differs, 409 BEFORE_DOES_NOT_MATCH names the file and nothing of the diff is applied',
+    nullable: true,
+  })
   @IsOptional()
   @IsString()
   before?: string | null;

@@ -1,8 +1,9 @@
 import { Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { OnEvent } from '@nestjs/event-emitter';
-import { PublishedAssetReader, PublishedContent, ToolAssetSpec } from '@app/asset-registry';
+import { PublishedAsset, PublishedAssetReader, PublishedContent, ToolAssetSpec } from '@app/asset-registry';
 import {
   APP_EVENTS,
+  AppConfig,
   AssetLifecycleEvent,
   runAsSystem,
   runAsTenant,
@@ -11,13 +12,19 @@ import {
 import { ToolRegistry } from '../core/tool-registry';
 import { Tool } from '../core/tool.types';
 import { ToolKindRegistry } from '../kinds/tool-kind.registry';
-
-/** Asset types that become tools when published: tool assets, and query assets (the query registry). */
-const RUNNABLE_ASSET_TYPES = new Set<string>(['tool', 'query']);
+import { STAGE_TOOL_NAME, STAGE_TOOL_TYPE, StageAssetTool, stageStepTools } from '../stage/stage-asset.tool';
+import { StageExecutorService } from '../stage/stage-executor.service';
 
 /**
- * Keeps each tenant's dynamic tools equal to its published tool and query assets: all of them at start-up,
- * then one at a time as assets are published, rolled back or archived.
+ * Asset types that become tools when published: tool assets, query assets (the query registry) and
+ * stage assets (a published stage runs as one tool).
+ */
+const RUNNABLE_ASSET_TYPES = new Set<string>(['tool', 'query', 'stage']);
+
+/**
+ * Keeps each tenant's dynamic tools equal to its published tool, query and stage assets: all of them
+ * at start-up, then one at a time as assets are published, rolled back or archived. Stage tools are
+ * built after the tools their steps call, whose side effects they inherit.
  */
 @Injectable()
 export class DynamicToolLoader implements OnApplicationBootstrap {
@@ -29,13 +36,22 @@ export class DynamicToolLoader implements OnApplicationBootstrap {
     private readonly registry: ToolRegistry,
     private readonly reader: PublishedAssetReader,
     private readonly kinds: ToolKindRegistry,
+    private readonly stages: StageExecutorService,
+    private readonly config: AppConfig,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
-    const published = await runAsSystem("tools: load every tenant's published tools at boot", async () => [
-      ...(await this.reader.listPublishedToolsAcrossTenants()),
-      ...(await this.reader.listPublishedQueryToolsAcrossTenants()),
-    ]);
+    const [published, stageAssets] = await runAsSystem(
+      "tools: load every tenant's published tools at boot",
+      async () =>
+        [
+          [
+            ...(await this.reader.listPublishedToolsAcrossTenants()),
+            ...(await this.reader.listPublishedQueryToolsAcrossTenants()),
+          ],
+          await this.reader.listPublishedAcrossTenants('stage'),
+        ] as const,
+    );
     const byTenant = new Map<string, Tool[]>();
     for (const asset of published) {
       const tool = this.build(asset);
@@ -44,7 +60,21 @@ export class DynamicToolLoader implements OnApplicationBootstrap {
       this.remember(asset.tenant_id, asset.asset_id, asset.name);
     }
     for (const [tenantId, tools] of byTenant) this.registry.replaceDynamicTools(tenantId, tools);
-    this.logger.log({ msg: 'dynamic tools loaded', tools: published.length, tenants: byTenant.size });
+    const stagesByTenant = new Map<string, StageAssetTool[]>();
+    for (const asset of stageAssets) {
+      const tool = this.buildStage(asset.tenant_id, asset);
+      if (!tool) continue;
+      stagesByTenant.set(asset.tenant_id, [...(stagesByTenant.get(asset.tenant_id) ?? []), tool]);
+      this.remember(asset.tenant_id, asset.asset_id, asset.name);
+    }
+    for (const [tenantId, stageTools] of stagesByTenant)
+      this.registry.replaceDynamicTools(tenantId, [...(byTenant.get(tenantId) ?? []), ...stageTools]);
+    this.logger.log({
+      msg: 'dynamic tools loaded',
+      tools: published.length,
+      stages: stageAssets.length,
+      tenants: new Set([...byTenant.keys(), ...stagesByTenant.keys()]).size,
+    });
   }
 
   @OnEvent(APP_EVENTS.ASSET_PUBLISHED)
@@ -54,21 +84,41 @@ export class DynamicToolLoader implements OnApplicationBootstrap {
     // The cache listener runs alongside this one: for another process's change, a per-process
     // memory cache may still hold the old lookup, so drop it before reading.
     if (event.remote) await this.reader.invalidate(event.tenantId, event.assetType, event.name);
-    const asset = await runAsTenant(event.tenantId, () =>
-      event.assetType === 'query'
-        ? this.reader.getPublishedQueryTool(event.tenantId, event.name)
-        : this.reader.getPublishedTool(event.tenantId, event.name),
-    );
+    const tool = await runAsTenant(event.tenantId, async () => {
+      if (event.assetType === 'stage') {
+        const stage = await this.reader.getPublished(event.tenantId, 'stage', event.name);
+        return stage ? this.buildStage(event.tenantId, stage) : undefined;
+      }
+      const asset =
+        event.assetType === 'query'
+          ? await this.reader.getPublishedQueryTool(event.tenantId, event.name)
+          : await this.reader.getPublishedTool(event.tenantId, event.name);
+      return asset ? this.build(asset) : undefined;
+    });
     const previousName = this.names.get(event.tenantId)?.get(event.assetId);
     if (previousName && previousName !== event.name)
       this.registry.removeDynamicTool(event.tenantId, previousName);
-    const tool = asset ? this.build(asset) : undefined;
     if (!tool) {
-      this.registry.removeDynamicTool(event.tenantId, event.name);
+      const registered = this.registry.definition(event.tenantId, event.name);
+      // A stage not offered as a tool leaves the tool of its name (a tool asset's) alone.
+      if (event.assetType !== 'stage' || registered?.tool_type === STAGE_TOOL_TYPE)
+        this.registry.removeDynamicTool(event.tenantId, event.name);
       return;
     }
-    this.registry.setDynamicTool(event.tenantId, tool);
+    try {
+      this.registry.setDynamicTool(event.tenantId, tool);
+    } catch (error) {
+      // A stage named like a built-in: it still runs through /ops/stage/execute, just not as a tool.
+      this.logger.warn({
+        msg: 'published asset not loaded as a tool',
+        tool: event.name,
+        error: (error as Error).message,
+      });
+      return;
+    }
     this.remember(event.tenantId, event.assetId, event.name);
+    // The stages calling this tool inherit its side effects.
+    if (event.assetType !== 'stage') await this.rebuildStages(event.tenantId);
   }
 
   /**
@@ -81,10 +131,17 @@ export class DynamicToolLoader implements OnApplicationBootstrap {
     const { tenantId } = event;
     await this.reader.invalidateTenant(tenantId);
     // Both runnable kinds, as at boot: a resync that reloaded tool assets only dropped the query tools.
-    const published = await runAsTenant(tenantId, async () => [
-      ...(await this.reader.listPublishedTools(tenantId)),
-      ...(await this.reader.listPublishedQueryTools(tenantId)),
-    ]);
+    const [published, stageAssets] = await runAsTenant(
+      tenantId,
+      async () =>
+        [
+          [
+            ...(await this.reader.listPublishedTools(tenantId)),
+            ...(await this.reader.listPublishedQueryTools(tenantId)),
+          ],
+          await this.reader.listPublished(tenantId, 'stage'),
+        ] as const,
+    );
     const tools: Tool[] = [];
     const names = new Map<string, string>();
     for (const asset of published) {
@@ -94,6 +151,15 @@ export class DynamicToolLoader implements OnApplicationBootstrap {
       names.set(asset.asset_id, asset.name);
     }
     this.registry.replaceDynamicTools(tenantId, tools);
+    if (stageAssets.length) {
+      for (const asset of stageAssets) {
+        const tool = this.buildStage(tenantId, asset);
+        if (!tool) continue;
+        tools.push(tool);
+        names.set(asset.asset_id, asset.name);
+      }
+      this.registry.replaceDynamicTools(tenantId, tools);
+    }
     this.names.set(tenantId, names);
     this.logger.log({ msg: 'dynamic tools reloaded', tenantId, tools: tools.length });
   }
@@ -101,11 +167,22 @@ export class DynamicToolLoader implements OnApplicationBootstrap {
   @OnEvent(APP_EVENTS.ASSET_ARCHIVED)
   onArchived(event: AssetLifecycleEvent): void {
     if (!RUNNABLE_ASSET_TYPES.has(event.assetType)) return;
-    this.registry.removeDynamicTool(
-      event.tenantId,
-      this.names.get(event.tenantId)?.get(event.assetId) ?? event.name,
-    );
+    const name = this.names.get(event.tenantId)?.get(event.assetId) ?? event.name;
+    // A stage that was not offered as a tool leaves the tool of its name (a tool asset's) alone.
+    const isStage = this.registry.definition(event.tenantId, name)?.tool_type === STAGE_TOOL_TYPE;
+    if ((event.assetType === 'stage') === isStage) this.registry.removeDynamicTool(event.tenantId, name);
     this.names.get(event.tenantId)?.delete(event.assetId);
+  }
+
+  private async rebuildStages(tenantId: string): Promise<void> {
+    const stages = await runAsTenant(tenantId, () => this.reader.listPublished(tenantId, 'stage'));
+    for (const asset of stages) {
+      const tool = this.buildStage(tenantId, asset);
+      const current = this.registry.definition(tenantId, asset.name);
+      if (!tool || current?.tool_type !== STAGE_TOOL_TYPE) continue;
+      if (current.has_side_effects !== tool.definition.has_side_effects)
+        this.registry.setDynamicTool(tenantId, tool);
+    }
   }
 
   private build(asset: PublishedContent<ToolAssetSpec>): Tool | undefined {
@@ -131,6 +208,36 @@ export class DynamicToolLoader implements OnApplicationBootstrap {
       });
       return undefined;
     }
+  }
+
+  /**
+   * A published stage as a tool: it has side effects when any of its steps' tools has (as now
+   * registered). A stage whose name is not a valid tool name (dots, colons, over 64 characters) is
+   * not offered as a tool; it still runs by name through /ops/stage/execute.
+   */
+  private buildStage(tenantId: string, asset: PublishedAsset): StageAssetTool | undefined {
+    if (!STAGE_TOOL_NAME.test(asset.name)) {
+      this.logger.warn({
+        msg: 'stage name is not a tool name, not offered as a tool',
+        stage: asset.name,
+        tenantId,
+      });
+      return undefined;
+    }
+    // A tool or query asset of the same name keeps it (a stage step may well call that tool).
+    const existing = this.registry.definition(tenantId, asset.name);
+    if (existing && existing.tool_type !== STAGE_TOOL_TYPE) {
+      this.logger.warn({
+        msg: 'stage named like a tool, not offered as a tool',
+        stage: asset.name,
+        tenantId,
+      });
+      return undefined;
+    }
+    const hasSideEffects = stageStepTools(asset.snapshot.content).some(
+      (name) => this.registry.definition(tenantId, name)?.has_side_effects === true,
+    );
+    return new StageAssetTool(asset, hasSideEffects, this.config.get('STAGE_TIMEOUT_MS'), this.stages);
   }
 
   private remember(tenantId: string, assetId: string, name: string): void {

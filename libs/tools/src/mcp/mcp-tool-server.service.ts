@@ -4,8 +4,12 @@ import {
   CallToolRequestSchema,
   CallToolResult,
   ErrorCode,
+  GetPromptRequestSchema,
+  ListPromptsRequestSchema,
+  ListResourcesRequestSchema,
   ListToolsRequestSchema,
   McpError,
+  ReadResourceRequestSchema,
   Tool as McpTool,
 } from '@modelcontextprotocol/sdk/types.js';
 import { randomUUID } from 'node:crypto';
@@ -14,6 +18,7 @@ import { ToolListing, ToolRegistry } from '../core/tool-registry';
 import { ToolsException } from '../core/tool-exceptions';
 import { failedToolResult } from '../core/tool-result';
 import { JsonSchema, ToolErrorCode, ToolResult } from '../core/tool.types';
+import { McpContentService } from './mcp-content.service';
 
 export const MCP_SERVER_NAME = 'ops-copilot';
 export const MCP_SERVER_VERSION = '0.1.0';
@@ -74,22 +79,27 @@ export function toCallToolResult(result: ToolResult, structured: boolean): CallT
  * The tool registry as an MCP server. One `Server` per client session, bound to the caller's
  * principal: it lists the tools the tenant can use, runs them through the registry (validation,
  * timeouts, cancellation) and sends `notifications/tools/list_changed` when that tenant's tool set
- * (or the shared one) changes.
+ * (or the shared one) changes. It also offers the tenant's documents as read-only resources and its
+ * published prompt assets as prompts (McpContentService).
  */
 @Injectable()
 export class McpToolServer {
   private readonly logger = new Logger(McpToolServer.name);
 
-  constructor(private readonly registry: ToolRegistry) {}
+  constructor(
+    private readonly registry: ToolRegistry,
+    private readonly content: McpContentService,
+  ) {}
 
   createServer(principal: Principal): Server {
     const server = new Server(
       { name: MCP_SERVER_NAME, version: MCP_SERVER_VERSION },
       {
-        capabilities: { tools: { listChanged: true } },
+        capabilities: { tools: { listChanged: true }, resources: {}, prompts: {} },
         instructions:
           'Operations tools of this tenant: configuration items, metrics, history, dependency graphs, documents ' +
-          'and the tenant’s own http/sql tools. Results are JSON text.',
+          'and the tenant’s own http/sql tools and published stages. Results are JSON text. Resources are the ' +
+          'tenant’s documents (read-only); prompts are its published prompt assets.',
       },
     );
     server.setRequestHandler(ListToolsRequestSchema, () => ({
@@ -98,6 +108,21 @@ export class McpToolServer {
         .filter((tool) => tool.available)
         .map(toMcpTool),
     }));
+    const tenantId = principal.tenantId;
+    server.setRequestHandler(ListResourcesRequestSchema, (request) =>
+      runAsTenant(tenantId, () => this.content.listResources(tenantId, request.params?.cursor)),
+    );
+    server.setRequestHandler(ReadResourceRequestSchema, (request) =>
+      runAsTenant(tenantId, () => this.content.readResource(tenantId, request.params.uri)),
+    );
+    server.setRequestHandler(ListPromptsRequestSchema, () =>
+      runAsTenant(tenantId, () => this.content.listPrompts(tenantId)),
+    );
+    server.setRequestHandler(GetPromptRequestSchema, (request) =>
+      runAsTenant(tenantId, () =>
+        this.content.getPrompt(tenantId, request.params.name, request.params.arguments),
+      ),
+    );
     server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
       const name = request.params.name;
       const listing = this.registry.definition(principal.tenantId, name);
