@@ -20,6 +20,7 @@ import { StageOutputsAndStageAssets1795700000001 } from './1795700000001-StageOu
 import { AddDocumentFailureHandling1795700100000 } from './1795700100000-AddDocumentFailureHandling';
 import { AddToolSourceRef1795700241917 } from './1795700241917-AddToolSourceRef';
 import { AddToolPlanningHints1795800000000 } from './1795800000000-AddToolPlanningHints';
+import { CreateAgentRuns1795900000000 } from './1795900000000-CreateAgentRuns';
 
 type MigrationClass = new () => MigrationInterface;
 
@@ -46,6 +47,7 @@ export const MIGRATIONS: MigrationClass[] = [
   AddDocumentFailureHandling1795700100000,
   AddToolSourceRef1795700241917,
   AddToolPlanningHints1795800000000,
+  CreateAgentRuns1795900000000,
 ];
 
 /** The database roles row-level security is written for (see docs/notes/rls.md). */

@@ -50,7 +50,14 @@ import { StageRunRepository } from './stage/stage-run.repository';
     PendingActionRepository,
     PendingActionService,
   ],
-  exports: [ToolRegistry, StageExecutorService, McpToolServer, McpClientService, PendingActionService],
+  exports: [
+    ToolKindsModule,
+    ToolRegistry,
+    StageExecutorService,
+    McpToolServer,
+    McpClientService,
+    PendingActionService,
+  ],
 })
 export class ToolsModule implements OnModuleInit {
   constructor(

@@ -49,7 +49,7 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Run a pending side-effect tool call once, as confirmed by this person; 409 if not pending */
+    /** Run a pending side-effect tool call once, as confirmed by this person, and resume the agent run waiting on it (`run`); 409 if not pending, 410 if expired */
     post: operations['PendingActionController_confirm'];
     delete?: never;
     options?: never;
@@ -66,7 +66,7 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Drop a pending side-effect tool call; 409 if not pending */
+    /** Drop a pending side-effect tool call and resume the agent run waiting on it with the rejection; 409 if not pending, 410 if expired */
     post: operations['PendingActionController_reject'];
     delete?: never;
     options?: never;
@@ -756,8 +756,25 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Run the tool-calling agent for a user of the calling service (service or admin key) */
+    /** Run the tool-calling agent for a user of the calling service (service or admin key); a held side-effect call pauses the run (`status: awaiting_confirmation`) until a person confirms or rejects it */
     post: operations['AgentController_execute'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/internal/v1/llm/runs/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** One stored agent run: its ids, the held calls it waits on and its (final, once resumed) result */
+    get: operations['AgentController_run'];
+    put?: never;
+    post?: never;
     delete?: never;
     options?: never;
     head?: never;
@@ -978,6 +995,14 @@ export interface components {
       mode: 'llm' | 'fallback';
       model_used: string | null;
       ok: boolean;
+      /** @description The stored run: `GET /internal/v1/llm/runs/{run_id}`. */
+      run_id: string;
+      /**
+       * @description `awaiting_confirmation`: a side-effect call is held; confirming or rejecting it
+       *     (`POST /api/actions/{id}/confirm|reject`) resumes the run, whose final result is then stored.
+       * @enum {string}
+       */
+      status: 'completed' | 'awaiting_confirmation';
       thought: string | null;
       timings: {
         llm_ms: number;
@@ -988,7 +1013,37 @@ export interface components {
       user_id: string;
       warnings: string[];
     };
+    AgentRunView: {
+      caller: string;
+      caller_id: string;
+      created_at: string;
+      key_id: string | null;
+      mode: string;
+      /** @description The held calls the run waits (or waited) on and their decisions. */
+      pending: {
+        action_id: string;
+        call_id: string;
+        /** @enum {string|null} */
+        decision: 'confirmed' | 'rejected' | null;
+        tool: string;
+      }[];
+      prompt: string;
+      request_id: string | null;
+      /** @description The last result (while paused: the one that says what is held). */
+      result: components['schemas']['AgentResult'] | null;
+      run_id: string;
+      /** @enum {string} */
+      status: 'failed' | 'completed' | 'awaiting_confirmation' | 'resuming';
+      trace_id: string | null;
+      updated_at: string;
+      user_id: string;
+    };
     AgentToolCall: {
+      /**
+       * @description For a held call: what the person decided (set once the run resumed).
+       * @enum {string}
+       */
+      decision?: 'confirmed' | 'rejected';
       duration_ms: number;
       error: string | null;
       id: string;
@@ -1044,7 +1099,7 @@ export interface components {
       planning: components['schemas']['PlanOutcome'];
       query: string;
       /**
-       * @description `no_data`: the steps ran, but this tenant has no OPS data loaded, so they could find nothing.
+       * @description `no_data`: the steps ran, but this tenant has none of the data they read loaded, so they could find nothing.
        * @enum {string}
        */
       status: 'failed' | 'partial' | 'answered' | 'no_data' | 'plan_rejected';
@@ -1364,6 +1419,7 @@ export interface components {
               synced_at?: string;
             };
             tables: {
+              aliases?: string[];
               columns: {
                 aliases?: string[];
                 description?: string | null;
@@ -1384,6 +1440,11 @@ export interface components {
             }[];
           }
         | {
+            /** @description Questions labelled with the tools that answer them ([] for none) */
+            examples?: {
+              text: string;
+              tools: string[];
+            }[];
             mappings: {
               description?: string;
               field?: string;
@@ -1452,6 +1513,33 @@ export interface components {
       output_contract?: {
         [key: string]: unknown;
       };
+      /** @description tool: optional hints for the planner without a language model: `examples` (questions the tool answers), `keywords` (words that point at it) and `not_for` (related-looking questions it does not answer), each one list or lists per language ({"ko": [...], "en": [...]}), and `intent`. */
+      planning_hints?:
+        | ({
+            [key: string]: unknown;
+          } & ({
+            /** @description Questions the tool answers (per language or one list) */
+            examples?:
+              | string[]
+              | {
+                  [key: string]: string[];
+                };
+            /** @description The plan's intent when the tool leads it */
+            intent?: string;
+            /** @description Words or short phrases that point at the tool */
+            keywords?:
+              | string[]
+              | {
+                  [key: string]: string[];
+                };
+            /** @description Questions that look related but the tool does not answer */
+            not_for?:
+              | string[]
+              | {
+                  [key: string]: string[];
+                };
+          } | null))
+        | null;
       /** @description query: Cypher text */
       query_cypher?: string | null;
       /** @description query: HTTP request {method, url, headers, body} */
@@ -1953,6 +2041,25 @@ export interface components {
       path: string;
       step_id: string | null;
     };
+    PlanningHints: {
+      examples?:
+        | string[]
+        | {
+            [key: string]: string[];
+          };
+      /** @description The plan's `intent` when this tool leads it (default `use_<tool>`). */
+      intent?: string;
+      keywords?:
+        | string[]
+        | {
+            [key: string]: string[];
+          };
+      not_for?:
+        | string[]
+        | {
+            [key: string]: string[];
+          };
+    };
     PlanOutcome: {
       asset_versions: components['schemas']['PlanAssetVersions'];
       errors: components['schemas']['PlanIssue'][];
@@ -2091,6 +2198,12 @@ export interface components {
       name: string;
       updated_at: string;
       user_id: string;
+    };
+    ResumedRunView: {
+      final_response: string | null;
+      kind: string;
+      run_id: string;
+      status: string;
     };
     RollbackAssetRequestDto: {
       /**
@@ -2339,6 +2452,11 @@ export interface components {
       input_schema: components['schemas']['JsonSchema'];
       name: string;
       output_schema: components['schemas']['JsonSchema'] | null;
+      /**
+       * @description What the tool's owner tells the planner about when to use it (examples, keywords, not_for per
+       *     language): a tool asset's `planning_hints`, or the hints a built-in tool's lib declares with it.
+       */
+      planning_hints?: components['schemas']['PlanningHints'] | null;
       /** @enum {string} */
       source: 'builtin' | 'dynamic' | 'mcp';
       /**
@@ -2383,6 +2501,7 @@ export interface components {
               synced_at?: string;
             };
             tables: {
+              aliases?: string[];
               columns: {
                 aliases?: string[];
                 description?: string | null;
@@ -2403,6 +2522,11 @@ export interface components {
             }[];
           }
         | {
+            /** @description Questions labelled with the tools that answer them ([] for none) */
+            examples?: {
+              text: string;
+              tools: string[];
+            }[];
             mappings: {
               description?: string;
               field?: string;
@@ -2466,6 +2590,33 @@ export interface components {
       output_contract?: {
         [key: string]: unknown;
       };
+      /** @description tool: optional hints for the planner without a language model: `examples` (questions the tool answers), `keywords` (words that point at it) and `not_for` (related-looking questions it does not answer), each one list or lists per language ({"ko": [...], "en": [...]}), and `intent`. */
+      planning_hints?:
+        | ({
+            [key: string]: unknown;
+          } & ({
+            /** @description Questions the tool answers (per language or one list) */
+            examples?:
+              | string[]
+              | {
+                  [key: string]: string[];
+                };
+            /** @description The plan's intent when the tool leads it */
+            intent?: string;
+            /** @description Words or short phrases that point at the tool */
+            keywords?:
+              | string[]
+              | {
+                  [key: string]: string[];
+                };
+            /** @description Questions that look related but the tool does not answer */
+            not_for?:
+              | string[]
+              | {
+                  [key: string]: string[];
+                };
+          } | null))
+        | null;
       /** @description query: Cypher text */
       query_cypher?: string | null;
       /** @description query: HTTP request {method, url, headers, body} */
@@ -2547,6 +2698,7 @@ export interface components {
 }
 export type SchemaAgentLlmCall = components['schemas']['AgentLlmCall'];
 export type SchemaAgentResult = components['schemas']['AgentResult'];
+export type SchemaAgentRunView = components['schemas']['AgentRunView'];
 export type SchemaAgentToolCall = components['schemas']['AgentToolCall'];
 export type SchemaApiKeyView = components['schemas']['ApiKeyView'];
 export type SchemaAskRequestDto = components['schemas']['AskRequestDto'];
@@ -2603,6 +2755,7 @@ export type SchemaPlan = components['schemas']['Plan'];
 export type SchemaPlanAssetVersions = components['schemas']['PlanAssetVersions'];
 export type SchemaPlanExecutionResult = components['schemas']['PlanExecutionResult'];
 export type SchemaPlanIssue = components['schemas']['PlanIssue'];
+export type SchemaPlanningHints = components['schemas']['PlanningHints'];
 export type SchemaPlanOutcome = components['schemas']['PlanOutcome'];
 export type SchemaPlanRequestDto = components['schemas']['PlanRequestDto'];
 export type SchemaPlanStep = components['schemas']['PlanStep'];
@@ -2615,6 +2768,7 @@ export type SchemaReadinessReport = components['schemas']['ReadinessReport'];
 export type SchemaRejectedPlanAttempt = components['schemas']['RejectedPlanAttempt'];
 export type SchemaRelatedSymbol = components['schemas']['RelatedSymbol'];
 export type SchemaRepositoryView = components['schemas']['RepositoryView'];
+export type SchemaResumedRunView = components['schemas']['ResumedRunView'];
 export type SchemaRollbackAssetRequestDto = components['schemas']['RollbackAssetRequestDto'];
 export type SchemaSearchWeightsDto = components['schemas']['SearchWeightsDto'];
 export type SchemaSessionView = components['schemas']['SessionView'];
@@ -2913,6 +3067,7 @@ export interface operations {
           'application/json': {
             action: components['schemas']['PendingActionView'];
             result: components['schemas']['ToolResult_unknown'];
+            run: components['schemas']['ResumedRunView'] | null;
           };
         };
       };
@@ -2996,6 +3151,22 @@ export interface operations {
           'application/json': components['schemas']['ErrorResponseDto'];
         };
       };
+      /** @description Gone for good (an expired confirmation) */
+      410: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "GONE",
+           *       "message": "Gone for good (an expired confirmation)",
+           *       "requestId": "b7c4e0a2-3f1d-4c55-9a57-2d8f0f5a8e11"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
       /** @description Rate or concurrency limit reached; retry later */
       429: {
         headers: {
@@ -3063,7 +3234,9 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['PendingActionView'];
+          'application/json': components['schemas']['PendingActionView'] & {
+            run: components['schemas']['ResumedRunView'] | null;
+          };
         };
       };
       /** @description Invalid input (validation, malformed JSON, unknown fields) */
@@ -3140,6 +3313,22 @@ export interface operations {
            * @example {
            *       "error": "CONFLICT",
            *       "message": "Conflicts with the current state",
+           *       "requestId": "b7c4e0a2-3f1d-4c55-9a57-2d8f0f5a8e11"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description Gone for good (an expired confirmation) */
+      410: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "GONE",
+           *       "message": "Gone for good (an expired confirmation)",
            *       "requestId": "b7c4e0a2-3f1d-4c55-9a57-2d8f0f5a8e11"
            *     }
            */
@@ -9979,6 +10168,140 @@ export interface operations {
            * @example {
            *       "error": "PAYLOAD_TOO_LARGE",
            *       "message": "Body or upload over the configured limit",
+           *       "requestId": "b7c4e0a2-3f1d-4c55-9a57-2d8f0f5a8e11"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description Rate or concurrency limit reached; retry later */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "RATE_LIMITED",
+           *       "message": "Rate or concurrency limit reached; retry later",
+           *       "requestId": "b7c4e0a2-3f1d-4c55-9a57-2d8f0f5a8e11"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description Unexpected error (logged with the request id) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "INTERNAL_ERROR",
+           *       "message": "Unexpected error (logged with the request id)",
+           *       "requestId": "b7c4e0a2-3f1d-4c55-9a57-2d8f0f5a8e11"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description A dependency (database, cache, model) is unavailable */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "SERVICE_UNAVAILABLE",
+           *       "message": "A dependency (database, cache, model) is unavailable",
+           *       "requestId": "b7c4e0a2-3f1d-4c55-9a57-2d8f0f5a8e11"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+    };
+  };
+  AgentController_run: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['AgentRunView'];
+        };
+      };
+      /** @description Invalid input (validation, malformed JSON, unknown fields) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "VALIDATION_FAILED",
+           *       "message": "Invalid input (validation, malformed JSON, unknown fields)",
+           *       "requestId": "b7c4e0a2-3f1d-4c55-9a57-2d8f0f5a8e11"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description Missing, unknown, expired or revoked API key */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "UNAUTHENTICATED",
+           *       "message": "Missing, unknown, expired or revoked API key",
+           *       "requestId": "b7c4e0a2-3f1d-4c55-9a57-2d8f0f5a8e11"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description The key's role does not allow this */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "FORBIDDEN",
+           *       "message": "The key's role does not allow this",
+           *       "requestId": "b7c4e0a2-3f1d-4c55-9a57-2d8f0f5a8e11"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description Not found in the caller’s tenant */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "NOT_FOUND",
+           *       "message": "Not found in the caller’s tenant",
            *       "requestId": "b7c4e0a2-3f1d-4c55-9a57-2d8f0f5a8e11"
            *     }
            */

@@ -90,6 +90,8 @@ export class AgentFallbackService {
       error: step.result.error,
       iteration: 1,
       duration_ms: step.duration_ms,
+      // A held side-effect call: the agent pauses the run on it until a person decides.
+      ...(step.result.pending_action ? { pending_action: step.result.pending_action } : {}),
     }));
     return {
       toolCalls,
