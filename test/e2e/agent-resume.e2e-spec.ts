@@ -213,4 +213,56 @@ describe(`agent runs paused on a held side-effect call resume on the decision ($
       await t.request('POST', `/api/assets/${policy.body.id}/archive`, { key: admin });
     }
   });
+
+  it('fallback (model down): a held call pauses the run; confirm resumes it with the template answer', async () => {
+    // The fallback never picks a side-effect tool on its own, so a rule holds the read tool it picks.
+    const policy = await t.request('POST', '/api/assets', {
+      key: admin,
+      body: {
+        asset_type: 'policy',
+        name: 'confirm-reads',
+        content: {
+          policy_type: 'tool_access',
+          settings: { tools: { get_user_blog_posts: { requires_confirmation: true } } },
+        },
+      },
+    });
+    expect((await t.request('POST', `/api/assets/${policy.body.id}/publish`, { key: admin })).status).toBe(
+      200,
+    );
+    try {
+      llm.setDefault(FakeLlmServer.error(500));
+      const ask = () => execute({ user_id: 42, prompt: '내 블로그 글 목록 보여줘' });
+      let res = await ask();
+      for (let i = 0; i < 50 && res.body.status !== 'awaiting_confirmation'; i++) {
+        await sleep(50);
+        res = await ask();
+      }
+      expect(res.body).toMatchObject({ mode: 'fallback', status: 'awaiting_confirmation' });
+      const held = res.body.tool_calls.find((c: any) => c.tool === 'get_user_blog_posts');
+      const actionId: string = held.pending_action.action_id;
+      expect(blog.requests.filter((r) => r.method === 'GET')).toHaveLength(0);
+
+      const confirmed = await decider().request('POST', `/api/actions/${actionId}/confirm`, {
+        key: operator,
+      });
+      expect(confirmed.status).toBe(200);
+      expect(confirmed.body.run).toMatchObject({ run_id: res.body.run_id, status: 'completed' });
+      expect(confirmed.body.run.final_response).toContain('get_user_blog_posts: 확인 후 실행했습니다');
+      expect(confirmed.body.run.final_response).toContain('https://blog.example/p/77');
+      const run = await t.request('GET', `/internal/v1/llm/runs/${res.body.run_id}`, { key: service });
+      expect(run.body).toMatchObject({
+        mode: 'fallback',
+        status: 'completed',
+        result: { mode: 'fallback', status: 'completed' },
+      });
+      expect(run.body.result.tool_calls.find((c: any) => c.tool === 'get_user_blog_posts')).toMatchObject({
+        success: true,
+        decision: 'confirmed',
+      });
+    } finally {
+      llm.setDefault(null);
+      await t.request('POST', `/api/assets/${policy.body.id}/archive`, { key: admin });
+    }
+  });
 });
