@@ -21,6 +21,7 @@ import { AddDocumentFailureHandling1795700100000 } from './1795700100000-AddDocu
 import { AddToolSourceRef1795700241917 } from './1795700241917-AddToolSourceRef';
 import { AddToolPlanningHints1795800000000 } from './1795800000000-AddToolPlanningHints';
 import { CreateAgentRuns1795900000000 } from './1795900000000-CreateAgentRuns';
+import { AddStageRunCaller1795900000001 } from './1795900000001-AddStageRunCaller';
 
 type MigrationClass = new () => MigrationInterface;
 
@@ -48,6 +49,7 @@ export const MIGRATIONS: MigrationClass[] = [
   AddToolSourceRef1795700241917,
   AddToolPlanningHints1795800000000,
   CreateAgentRuns1795900000000,
+  AddStageRunCaller1795900000001,
 ];
 
 /** The database roles row-level security is written for (see docs/notes/rls.md). */

@@ -265,4 +265,39 @@ describe(`agent runs paused on a held side-effect call resume on the decision ($
       await t.request('POST', `/api/assets/${policy.body.id}/archive`, { key: admin });
     }
   });
+
+  it('stage runs store the user, request, trace, caller and key ids; GET /ops/stage/runs filters on them', async () => {
+    const traceId = '4bf92f3577b34da6a3ce929d0e0e4736';
+    const res = await t.request('POST', '/ops/stage/execute', {
+      key: operator,
+      headers: { 'x-request-id': 'req-find-me-1', traceparent: `00-${traceId}-00f067aa0ba902b7-01` },
+      body: { stage_name: 'lookup', tools: [{ tool_name: 'get_user_blog_posts', input: { user_id: 5 } }] },
+    });
+    expect(res.status).toBe(200);
+    const ids = {
+      run_id: res.body.run_id,
+      request_id: 'req-find-me-1',
+      trace_id: traceId,
+      caller: 'operator',
+      key_id: expect.any(String),
+      user_id: expect.any(String),
+    };
+    expect(res.body).toMatchObject(ids);
+    for (const filter of [
+      'request_id=req-find-me-1',
+      `trace_id=${traceId}`,
+      `trace_id=${traceId}&caller=operator`,
+    ]) {
+      const list = await t.request('GET', `/ops/stage/runs?${filter}`, { key: operator });
+      expect(list.status).toBe(200);
+      expect(list.body.runs).toEqual([expect.objectContaining(ids)]);
+    }
+    const none = await t.request('GET', `/ops/stage/runs?trace_id=${traceId}&caller=agent`, {
+      key: operator,
+    });
+    expect(none.body).toMatchObject({ runs: [], total: 0 });
+    expect((await t.request('GET', '/ops/stage/runs?caller=root', { key: operator })).status).toBe(400);
+    const stored = await t.request('GET', `/ops/stage/runs/${res.body.run_id}`, { key: operator });
+    expect(stored.body).toMatchObject(ids);
+  });
 });

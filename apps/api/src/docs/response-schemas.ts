@@ -1986,6 +1986,26 @@ export const RESPONSE_SCHEMAS: {
           "items": {
             "$ref": "#/components/schemas/StageStepResult"
           }
+        },
+        "user_id": {
+          "type": "string"
+        },
+        "request_id": {
+          "type": "string",
+          "nullable": true
+        },
+        "trace_id": {
+          "type": "string",
+          "nullable": true
+        },
+        "caller": {
+          "type": "string",
+          "nullable": true,
+          "description": "Who drove the run: operator (an HTTP request), plan (/ops/ask), agent, mcp."
+        },
+        "key_id": {
+          "type": "string",
+          "nullable": true
         }
       },
       "required": [
@@ -2114,9 +2134,6 @@ export const RESPONSE_SCHEMAS: {
             "partial"
           ]
         },
-        "user_id": {
-          "type": "string"
-        },
         "started_at": {
           "type": "string"
         },
@@ -2146,17 +2163,41 @@ export const RESPONSE_SCHEMAS: {
             "succeeded",
             "failed"
           ]
+        },
+        "user_id": {
+          "type": "string"
+        },
+        "request_id": {
+          "type": "string",
+          "nullable": true
+        },
+        "trace_id": {
+          "type": "string",
+          "nullable": true
+        },
+        "caller": {
+          "type": "string",
+          "nullable": true,
+          "description": "Who drove the run: operator (an HTTP request), plan (/ops/ask), agent, mcp."
+        },
+        "key_id": {
+          "type": "string",
+          "nullable": true
         }
       },
       "required": [
         "run_id",
         "stage_name",
         "status",
-        "user_id",
         "started_at",
         "finished_at",
         "duration_ms",
-        "summary"
+        "summary",
+        "user_id",
+        "request_id",
+        "trace_id",
+        "caller",
+        "key_id"
       ]
     },
     "ToolListing": {

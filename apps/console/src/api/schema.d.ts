@@ -2291,8 +2291,12 @@ export interface components {
       status: 'failed' | 'skipped' | 'ok' | 'running' | 'partial';
     };
     StageRunSummary: {
+      /** @description Who drove the run: operator (an HTTP request), plan (/ops/ask), agent, mcp. */
+      caller: string | null;
       duration_ms: number | null;
       finished_at: string | null;
+      key_id: string | null;
+      request_id: string | null;
       run_id: string;
       stage_name: string;
       started_at: string;
@@ -2303,19 +2307,24 @@ export interface components {
         succeeded: number;
         total: number;
       };
+      trace_id: string | null;
       user_id: string;
     };
     StageRunView: {
+      /** @description Who drove the run: operator (an HTTP request), plan (/ops/ask), agent, mcp. */
+      caller?: string | null;
       duration_ms: number | null;
       /** @description For a seed 004 plan: the seed's ExecuteOutput (each part's ToolResult, null when absent). */
       execute_output?: {
         [key: string]: unknown;
       };
       finished_at: string | null;
+      key_id?: string | null;
       /** @description The output mapping's values (the last stage's, for a run of several stages); null without a mapping. */
       output: {
         [key: string]: unknown;
       } | null;
+      request_id?: string | null;
       results: components['schemas']['StageStepResult'][];
       run_id: string;
       stage_name: string;
@@ -2332,6 +2341,8 @@ export interface components {
         succeeded: number;
         total: number;
       };
+      trace_id?: string | null;
+      user_id?: string;
       /** @description Output references that could not be resolved, stages not run, fields of a plan not sent. */
       warnings: string[];
     };
@@ -11580,11 +11591,19 @@ export interface operations {
   StageController_list: {
     parameters: {
       query?: {
+        /** @description Only runs driven by this caller */
+        caller?: 'operator' | 'plan' | 'agent' | 'mcp' | 'chat' | 'system';
         limit?: number;
         offset?: number;
+        /** @description Only runs started by this request (X-Request-Id, `requestId` of a log line) */
+        request_id?: string;
         /** @description Only runs of this stage (plans run by /ops/ask are "ops.ask") */
         stage_name?: string;
         status?: 'running' | 'ok' | 'partial' | 'failed';
+        /** @description Only runs of this trace (the traceparent trace id of a log line) */
+        trace_id?: string;
+        /** @description Only runs for this user */
+        user_id?: string;
       };
       header?: never;
       path?: never;
