@@ -135,9 +135,10 @@ export class ToolCallingAgentService implements OnModuleInit {
         final_response: result.final_response,
       };
     } catch (error) {
+      // The decision itself stands (the tool ran or was dropped); the run is marked failed, not the request.
       await this.runs.update(run.tenantId, run.id, { status: 'failed' });
       this.logger.error({ msg: 'agent run resume failed', run_id: run.id, error: (error as Error).message });
-      throw error;
+      return { run_id: run.id, kind: 'agent', status: 'failed', final_response: null };
     }
   }
 
