@@ -75,13 +75,26 @@ export async function startTestApp(extraEnv: Record<string, string> = {}): Promi
   }
   const url = (await app.getUrl()).replace('[::1]', '127.0.0.1');
   const started = app;
-  let validator: ResponseValidator | undefined;
+  const request = requester(url, adminKey);
 
-  const request = async <T>(
-    method: string,
-    route: string,
-    options: RequestOptions = {},
-  ): Promise<HttpResult<T>> => {
+  return {
+    app: scopedApp(started),
+    url,
+    database,
+    adminKey,
+    request,
+    close: async () => {
+      await started.close();
+      restoreEnv();
+      await database.drop();
+    },
+  };
+}
+
+/** The HTTP helper of a served app: sends with the admin key by default, checks responses against its OpenAPI. */
+function requester(url: string, adminKey: string): TestApp['request'] {
+  let validator: ResponseValidator | undefined;
+  return async <T>(method: string, route: string, options: RequestOptions = {}): Promise<HttpResult<T>> => {
     const key = options.key === undefined ? adminKey : options.key;
     const headers: Record<string, string> = { ...options.headers };
     if (key) headers.authorization ??= `Bearer ${key}`;
@@ -116,17 +129,23 @@ export async function startTestApp(extraEnv: Record<string, string> = {}): Promi
     }
     return { status: response.status, body: parsed as T, headers: response.headers };
   };
+}
 
-  return {
-    app: scopedApp(started),
-    url,
-    database,
-    adminKey,
-    request,
-    close: async () => {
-      await started.close();
-      restoreEnv();
-      await database.drop();
-    },
-  };
+/**
+ * A second replica of a running test app: another application instance on the same database (native
+ * backend only: PGlite serves one process). Closing it leaves the database to the primary.
+ */
+export async function startTestReplica(
+  primary: TestApp,
+): Promise<Pick<TestApp, 'app' | 'url' | 'request' | 'close'>> {
+  if (process.env.TEST_DB_BACKEND === 'embedded')
+    throw new Error('a second replica needs the native backend (PGlite serves one process)');
+  const logStream = new PassThrough();
+  if (process.env.TEST_LOGS === '1') logStream.pipe(process.stderr);
+  else logStream.resume();
+  // The primary's environment (database, keys) is still applied to process.env.
+  const app = await createApp({ env: validateEnvironment(process.env), logStream });
+  await app.listen(0, '127.0.0.1');
+  const url = (await app.getUrl()).replace('[::1]', '127.0.0.1');
+  return { app: scopedApp(app), url, request: requester(url, primary.adminKey), close: () => app.close() };
 }

@@ -10,6 +10,8 @@ import { AgentFallbackService } from './agent/agent-fallback.service';
 import { AgentOptions } from './agent/agent-options';
 import { BlogToolsPublisher } from './agent/blog/blog-tools.publisher';
 import { ToolCallingAgentService } from './agent/tool-calling-agent.service';
+import { AgentRunEntity } from './agent/runs/agent-run.entity';
+import { AgentRunRepository } from './agent/runs/agent-run.repository';
 import { ChatController } from './chat/chat.controller';
 import { ChatJudgesService } from './chat/chat-judges.service';
 import { ChatOptions } from './chat/chat-options';
@@ -39,7 +41,7 @@ import {
     ToolsModule,
     AssetRegistryModule,
     DocumentsModule,
-    TypeOrmModule.forFeature([ChatConversationEntity, ChatMessageEntity]),
+    TypeOrmModule.forFeature([ChatConversationEntity, ChatMessageEntity, AgentRunEntity]),
   ],
   controllers: [AgentController, ChatController],
   providers: [
@@ -52,6 +54,7 @@ import {
       inject: [AppConfig],
     },
     AgentFallbackService,
+    AgentRunRepository,
     ToolCallingAgentService,
     BlogToolsPublisher,
     {

@@ -1,7 +1,13 @@
 export { AssistantModule } from './assistant.module';
 export { ToolCallingAgentService, AGENT_SYSTEM_PROMPT } from './agent/tool-calling-agent.service';
 export { AgentOptions } from './agent/agent-options';
-export type { AgentRequest, AgentResult, AgentToolCall, AgentLlmCall } from './agent/agent.types';
+export type {
+  AgentRequest,
+  AgentResult,
+  AgentRunView,
+  AgentToolCall,
+  AgentLlmCall,
+} from './agent/agent.types';
 export { BlogToolsPublisher, type BlogToolPublication } from './agent/blog/blog-tools.publisher';
 export {
   blogToolAssets,

@@ -44,4 +44,11 @@ export { type StageRunStatus } from './stage/stage-run.entity';
 export { StageException, StageExceptionCode } from './stage/stage.exception';
 export { REF_KEY, referencedStep, type StageStepRequest } from './stage/stage-plan.util';
 export { SideEffectGate } from './core/side-effect-gate';
-export { PendingActionService, type PendingActionView, type Decider } from './actions/pending-action.service';
+export {
+  PendingActionService,
+  type PendingActionView,
+  type Decider,
+  type ActionDecision,
+  type ActionDecisionListener,
+  type ResumedRunView,
+} from './actions/pending-action.service';

@@ -14,6 +14,7 @@ const ERROR_DESCRIPTIONS: Record<number, [string, string]> = {
   403: ["The key's role does not allow this", 'FORBIDDEN'],
   404: ['Not found in the caller’s tenant', 'NOT_FOUND'],
   409: ['Conflicts with the current state', 'CONFLICT'],
+  410: ['Gone for good (an expired confirmation)', 'GONE'],
   413: ['Body or upload over the configured limit', 'PAYLOAD_TOO_LARGE'],
   415: ['Unsupported content type', 'UNSUPPORTED_MEDIA_TYPE'],
   429: ['Rate or concurrency limit reached; retry later', 'RATE_LIMITED'],
@@ -24,6 +25,8 @@ const ERROR_DESCRIPTIONS: Record<number, [string, string]> = {
 /** Operations whose state can conflict (publish a published asset, confirm a decided action, ...). */
 const CONFLICTING =
   /^(AssetController_(create|update|publish|rollback|archive|syncCatalog)|PendingActionController_(confirm|reject)|DocumentsController_(restore|update|retry|remove)|DiffsController_apply|SecretsController_put|TenantsController_(create|createKey)|KeysController_create|DemoController_load)$/;
+/** Operations on something that can expire (a held action past its time). */
+const EXPIRING = /^PendingActionController_(confirm|reject)$/;
 /** Not-found answers for ids carried in the body rather than the path. */
 const NOT_FOUND_FROM_BODY = /^(ChatController_ask|AssetController_syncCatalog|StageController_execute)$/;
 const UPLOADS = /^DocumentsController_(create|update)$/;
@@ -50,6 +53,7 @@ function errorStatuses(id: string, operation: OperationObject): number[] {
   if (secured) statuses.push(401, 403, 429);
   if (parameters.some((p) => p.in === 'path') || NOT_FOUND_FROM_BODY.test(id)) statuses.push(404);
   if (CONFLICTING.test(id)) statuses.push(409);
+  if (EXPIRING.test(id)) statuses.push(410);
   if (operation.requestBody) statuses.push(413);
   if (UPLOADS.test(id)) statuses.push(415);
   return statuses.sort((a, b) => a - b);

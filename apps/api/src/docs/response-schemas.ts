@@ -256,15 +256,44 @@ export const RESPONSE_SCHEMAS: {
         },
         "result": {
           "$ref": "#/components/schemas/ToolResult_unknown"
+        },
+        "run": {
+          "allOf": [
+            {
+              "$ref": "#/components/schemas/ResumedRunView"
+            }
+          ],
+          "nullable": true
         }
       },
       "required": [
         "action",
-        "result"
+        "result",
+        "run"
       ]
     },
     "PendingActionController_reject": {
-      "$ref": "#/components/schemas/PendingActionView"
+      "allOf": [
+        {
+          "$ref": "#/components/schemas/PendingActionView"
+        },
+        {
+          "type": "object",
+          "properties": {
+            "run": {
+              "allOf": [
+                {
+                  "$ref": "#/components/schemas/ResumedRunView"
+                }
+              ],
+              "nullable": true
+            }
+          },
+          "required": [
+            "run"
+          ]
+        }
+      ]
     },
     "StageController_execute": {
       "$ref": "#/components/schemas/StageRunView"
@@ -335,6 +364,9 @@ export const RESPONSE_SCHEMAS: {
     },
     "AgentController_execute": {
       "$ref": "#/components/schemas/AgentResult"
+    },
+    "AgentController_run": {
+      "$ref": "#/components/schemas/AgentRunView"
     },
     "ChatController_ask": {
       "$ref": "#/components/schemas/ChatResult"
@@ -1849,6 +1881,30 @@ export const RESPONSE_SCHEMAS: {
         "expires_at"
       ]
     },
+    "ResumedRunView": {
+      "type": "object",
+      "properties": {
+        "run_id": {
+          "type": "string"
+        },
+        "kind": {
+          "type": "string"
+        },
+        "status": {
+          "type": "string"
+        },
+        "final_response": {
+          "type": "string",
+          "nullable": true
+        }
+      },
+      "required": [
+        "run_id",
+        "kind",
+        "status",
+        "final_response"
+      ]
+    },
     "StageRunView": {
       "type": "object",
       "properties": {
@@ -1930,6 +1986,26 @@ export const RESPONSE_SCHEMAS: {
           "items": {
             "$ref": "#/components/schemas/StageStepResult"
           }
+        },
+        "user_id": {
+          "type": "string"
+        },
+        "request_id": {
+          "type": "string",
+          "nullable": true
+        },
+        "trace_id": {
+          "type": "string",
+          "nullable": true
+        },
+        "caller": {
+          "type": "string",
+          "nullable": true,
+          "description": "Who drove the run: operator (an HTTP request), plan (/ops/ask), agent, mcp."
+        },
+        "key_id": {
+          "type": "string",
+          "nullable": true
         }
       },
       "required": [
@@ -2058,9 +2134,6 @@ export const RESPONSE_SCHEMAS: {
             "partial"
           ]
         },
-        "user_id": {
-          "type": "string"
-        },
         "started_at": {
           "type": "string"
         },
@@ -2090,17 +2163,41 @@ export const RESPONSE_SCHEMAS: {
             "succeeded",
             "failed"
           ]
+        },
+        "user_id": {
+          "type": "string"
+        },
+        "request_id": {
+          "type": "string",
+          "nullable": true
+        },
+        "trace_id": {
+          "type": "string",
+          "nullable": true
+        },
+        "caller": {
+          "type": "string",
+          "nullable": true,
+          "description": "Who drove the run: operator (an HTTP request), plan (/ops/ask), agent, mcp."
+        },
+        "key_id": {
+          "type": "string",
+          "nullable": true
         }
       },
       "required": [
         "run_id",
         "stage_name",
         "status",
-        "user_id",
         "started_at",
         "finished_at",
         "duration_ms",
-        "summary"
+        "summary",
+        "user_id",
+        "request_id",
+        "trace_id",
+        "caller",
+        "key_id"
       ]
     },
     "ToolListing": {
@@ -2918,6 +3015,18 @@ export const RESPONSE_SCHEMAS: {
     "AgentResult": {
       "type": "object",
       "properties": {
+        "run_id": {
+          "type": "string",
+          "description": "The stored run: `GET /internal/v1/llm/runs/{run_id}`."
+        },
+        "status": {
+          "type": "string",
+          "enum": [
+            "completed",
+            "awaiting_confirmation"
+          ],
+          "description": "`awaiting_confirmation`: a side-effect call is held; confirming or rejecting it\n(`POST /api/actions/{id}/confirm|reject`) resumes the run, whose final result is then stored."
+        },
         "ok": {
           "type": "boolean"
         },
@@ -2988,6 +3097,8 @@ export const RESPONSE_SCHEMAS: {
         }
       },
       "required": [
+        "run_id",
+        "status",
         "ok",
         "thought",
         "tool_calls",
@@ -3034,6 +3145,14 @@ export const RESPONSE_SCHEMAS: {
         },
         "pending_action": {
           "$ref": "#/components/schemas/PendingAction"
+        },
+        "decision": {
+          "type": "string",
+          "enum": [
+            "confirmed",
+            "rejected"
+          ],
+          "description": "For a held call: what the person decided (set once the run resumed)."
         }
       },
       "required": [
@@ -3083,6 +3202,113 @@ export const RESPONSE_SCHEMAS: {
         "latency_ms",
         "attempts",
         "error"
+      ]
+    },
+    "AgentRunView": {
+      "type": "object",
+      "properties": {
+        "run_id": {
+          "type": "string"
+        },
+        "status": {
+          "type": "string",
+          "enum": [
+            "failed",
+            "completed",
+            "awaiting_confirmation",
+            "resuming"
+          ]
+        },
+        "mode": {
+          "type": "string"
+        },
+        "user_id": {
+          "type": "string"
+        },
+        "caller_id": {
+          "type": "string"
+        },
+        "key_id": {
+          "type": "string",
+          "nullable": true
+        },
+        "caller": {
+          "type": "string"
+        },
+        "request_id": {
+          "type": "string",
+          "nullable": true
+        },
+        "trace_id": {
+          "type": "string",
+          "nullable": true
+        },
+        "prompt": {
+          "type": "string"
+        },
+        "pending": {
+          "type": "array",
+          "items": {
+            "type": "object",
+            "properties": {
+              "call_id": {
+                "type": "string"
+              },
+              "action_id": {
+                "type": "string"
+              },
+              "tool": {
+                "type": "string"
+              },
+              "decision": {
+                "type": "string",
+                "enum": [
+                  "confirmed",
+                  "rejected"
+                ],
+                "nullable": true
+              }
+            },
+            "required": [
+              "call_id",
+              "action_id",
+              "tool",
+              "decision"
+            ]
+          },
+          "description": "The held calls the run waits (or waited) on and their decisions."
+        },
+        "result": {
+          "allOf": [
+            {
+              "$ref": "#/components/schemas/AgentResult"
+            }
+          ],
+          "nullable": true,
+          "description": "The last result (while paused: the one that says what is held)."
+        },
+        "created_at": {
+          "type": "string"
+        },
+        "updated_at": {
+          "type": "string"
+        }
+      },
+      "required": [
+        "run_id",
+        "status",
+        "mode",
+        "user_id",
+        "caller_id",
+        "key_id",
+        "caller",
+        "request_id",
+        "trace_id",
+        "prompt",
+        "pending",
+        "result",
+        "created_at",
+        "updated_at"
       ]
     },
     "ChatResult": {

@@ -15,6 +15,7 @@ export const STATUS_BY_KIND: Record<ErrorKind, number> = {
   [ErrorKind.FORBIDDEN]: HttpStatus.FORBIDDEN,
   [ErrorKind.NOT_FOUND]: HttpStatus.NOT_FOUND,
   [ErrorKind.CONFLICT]: HttpStatus.CONFLICT,
+  [ErrorKind.GONE]: HttpStatus.GONE,
   [ErrorKind.PAYLOAD_TOO_LARGE]: HttpStatus.PAYLOAD_TOO_LARGE,
   [ErrorKind.UNSUPPORTED_MEDIA_TYPE]: HttpStatus.UNSUPPORTED_MEDIA_TYPE,
   [ErrorKind.RATE_LIMITED]: HttpStatus.TOO_MANY_REQUESTS,

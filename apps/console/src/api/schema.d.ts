@@ -49,7 +49,7 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Run a pending side-effect tool call once, as confirmed by this person; 409 if not pending */
+    /** Run a pending side-effect tool call once, as confirmed by this person, and resume the agent run waiting on it (`run`); 409 if not pending, 410 if expired */
     post: operations['PendingActionController_confirm'];
     delete?: never;
     options?: never;
@@ -66,7 +66,7 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Drop a pending side-effect tool call; 409 if not pending */
+    /** Drop a pending side-effect tool call and resume the agent run waiting on it with the rejection; 409 if not pending, 410 if expired */
     post: operations['PendingActionController_reject'];
     delete?: never;
     options?: never;
@@ -756,8 +756,25 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Run the tool-calling agent for a user of the calling service (service or admin key) */
+    /** Run the tool-calling agent for a user of the calling service (service or admin key); a held side-effect call pauses the run (`status: awaiting_confirmation`) until a person confirms or rejects it */
     post: operations['AgentController_execute'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/internal/v1/llm/runs/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** One stored agent run: its ids, the held calls it waits on and its (final, once resumed) result */
+    get: operations['AgentController_run'];
+    put?: never;
+    post?: never;
     delete?: never;
     options?: never;
     head?: never;
@@ -978,6 +995,14 @@ export interface components {
       mode: 'llm' | 'fallback';
       model_used: string | null;
       ok: boolean;
+      /** @description The stored run: `GET /internal/v1/llm/runs/{run_id}`. */
+      run_id: string;
+      /**
+       * @description `awaiting_confirmation`: a side-effect call is held; confirming or rejecting it
+       *     (`POST /api/actions/{id}/confirm|reject`) resumes the run, whose final result is then stored.
+       * @enum {string}
+       */
+      status: 'completed' | 'awaiting_confirmation';
       thought: string | null;
       timings: {
         llm_ms: number;
@@ -988,7 +1013,37 @@ export interface components {
       user_id: string;
       warnings: string[];
     };
+    AgentRunView: {
+      caller: string;
+      caller_id: string;
+      created_at: string;
+      key_id: string | null;
+      mode: string;
+      /** @description The held calls the run waits (or waited) on and their decisions. */
+      pending: {
+        action_id: string;
+        call_id: string;
+        /** @enum {string|null} */
+        decision: 'confirmed' | 'rejected' | null;
+        tool: string;
+      }[];
+      prompt: string;
+      request_id: string | null;
+      /** @description The last result (while paused: the one that says what is held). */
+      result: components['schemas']['AgentResult'] | null;
+      run_id: string;
+      /** @enum {string} */
+      status: 'failed' | 'completed' | 'awaiting_confirmation' | 'resuming';
+      trace_id: string | null;
+      updated_at: string;
+      user_id: string;
+    };
     AgentToolCall: {
+      /**
+       * @description For a held call: what the person decided (set once the run resumed).
+       * @enum {string}
+       */
+      decision?: 'confirmed' | 'rejected';
       duration_ms: number;
       error: string | null;
       id: string;
@@ -2144,6 +2199,12 @@ export interface components {
       updated_at: string;
       user_id: string;
     };
+    ResumedRunView: {
+      final_response: string | null;
+      kind: string;
+      run_id: string;
+      status: string;
+    };
     RollbackAssetRequestDto: {
       /**
        * @description Publish a tool despite breaking changes to its contract
@@ -2230,8 +2291,12 @@ export interface components {
       status: 'failed' | 'skipped' | 'ok' | 'running' | 'partial';
     };
     StageRunSummary: {
+      /** @description Who drove the run: operator (an HTTP request), plan (/ops/ask), agent, mcp. */
+      caller: string | null;
       duration_ms: number | null;
       finished_at: string | null;
+      key_id: string | null;
+      request_id: string | null;
       run_id: string;
       stage_name: string;
       started_at: string;
@@ -2242,19 +2307,24 @@ export interface components {
         succeeded: number;
         total: number;
       };
+      trace_id: string | null;
       user_id: string;
     };
     StageRunView: {
+      /** @description Who drove the run: operator (an HTTP request), plan (/ops/ask), agent, mcp. */
+      caller?: string | null;
       duration_ms: number | null;
       /** @description For a seed 004 plan: the seed's ExecuteOutput (each part's ToolResult, null when absent). */
       execute_output?: {
         [key: string]: unknown;
       };
       finished_at: string | null;
+      key_id?: string | null;
       /** @description The output mapping's values (the last stage's, for a run of several stages); null without a mapping. */
       output: {
         [key: string]: unknown;
       } | null;
+      request_id?: string | null;
       results: components['schemas']['StageStepResult'][];
       run_id: string;
       stage_name: string;
@@ -2271,6 +2341,8 @@ export interface components {
         succeeded: number;
         total: number;
       };
+      trace_id?: string | null;
+      user_id?: string;
       /** @description Output references that could not be resolved, stages not run, fields of a plan not sent. */
       warnings: string[];
     };
@@ -2637,6 +2709,7 @@ export interface components {
 }
 export type SchemaAgentLlmCall = components['schemas']['AgentLlmCall'];
 export type SchemaAgentResult = components['schemas']['AgentResult'];
+export type SchemaAgentRunView = components['schemas']['AgentRunView'];
 export type SchemaAgentToolCall = components['schemas']['AgentToolCall'];
 export type SchemaApiKeyView = components['schemas']['ApiKeyView'];
 export type SchemaAskRequestDto = components['schemas']['AskRequestDto'];
@@ -2706,6 +2779,7 @@ export type SchemaReadinessReport = components['schemas']['ReadinessReport'];
 export type SchemaRejectedPlanAttempt = components['schemas']['RejectedPlanAttempt'];
 export type SchemaRelatedSymbol = components['schemas']['RelatedSymbol'];
 export type SchemaRepositoryView = components['schemas']['RepositoryView'];
+export type SchemaResumedRunView = components['schemas']['ResumedRunView'];
 export type SchemaRollbackAssetRequestDto = components['schemas']['RollbackAssetRequestDto'];
 export type SchemaSearchWeightsDto = components['schemas']['SearchWeightsDto'];
 export type SchemaSessionView = components['schemas']['SessionView'];
@@ -3004,6 +3078,7 @@ export interface operations {
           'application/json': {
             action: components['schemas']['PendingActionView'];
             result: components['schemas']['ToolResult_unknown'];
+            run: components['schemas']['ResumedRunView'] | null;
           };
         };
       };
@@ -3087,6 +3162,22 @@ export interface operations {
           'application/json': components['schemas']['ErrorResponseDto'];
         };
       };
+      /** @description Gone for good (an expired confirmation) */
+      410: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "GONE",
+           *       "message": "Gone for good (an expired confirmation)",
+           *       "requestId": "b7c4e0a2-3f1d-4c55-9a57-2d8f0f5a8e11"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
       /** @description Rate or concurrency limit reached; retry later */
       429: {
         headers: {
@@ -3154,7 +3245,9 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['PendingActionView'];
+          'application/json': components['schemas']['PendingActionView'] & {
+            run: components['schemas']['ResumedRunView'] | null;
+          };
         };
       };
       /** @description Invalid input (validation, malformed JSON, unknown fields) */
@@ -3231,6 +3324,22 @@ export interface operations {
            * @example {
            *       "error": "CONFLICT",
            *       "message": "Conflicts with the current state",
+           *       "requestId": "b7c4e0a2-3f1d-4c55-9a57-2d8f0f5a8e11"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description Gone for good (an expired confirmation) */
+      410: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "GONE",
+           *       "message": "Gone for good (an expired confirmation)",
            *       "requestId": "b7c4e0a2-3f1d-4c55-9a57-2d8f0f5a8e11"
            *     }
            */
@@ -10158,6 +10267,140 @@ export interface operations {
       };
     };
   };
+  AgentController_run: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['AgentRunView'];
+        };
+      };
+      /** @description Invalid input (validation, malformed JSON, unknown fields) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "VALIDATION_FAILED",
+           *       "message": "Invalid input (validation, malformed JSON, unknown fields)",
+           *       "requestId": "b7c4e0a2-3f1d-4c55-9a57-2d8f0f5a8e11"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description Missing, unknown, expired or revoked API key */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "UNAUTHENTICATED",
+           *       "message": "Missing, unknown, expired or revoked API key",
+           *       "requestId": "b7c4e0a2-3f1d-4c55-9a57-2d8f0f5a8e11"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description The key's role does not allow this */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "FORBIDDEN",
+           *       "message": "The key's role does not allow this",
+           *       "requestId": "b7c4e0a2-3f1d-4c55-9a57-2d8f0f5a8e11"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description Not found in the caller’s tenant */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "NOT_FOUND",
+           *       "message": "Not found in the caller’s tenant",
+           *       "requestId": "b7c4e0a2-3f1d-4c55-9a57-2d8f0f5a8e11"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description Rate or concurrency limit reached; retry later */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "RATE_LIMITED",
+           *       "message": "Rate or concurrency limit reached; retry later",
+           *       "requestId": "b7c4e0a2-3f1d-4c55-9a57-2d8f0f5a8e11"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description Unexpected error (logged with the request id) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "INTERNAL_ERROR",
+           *       "message": "Unexpected error (logged with the request id)",
+           *       "requestId": "b7c4e0a2-3f1d-4c55-9a57-2d8f0f5a8e11"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description A dependency (database, cache, model) is unavailable */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "SERVICE_UNAVAILABLE",
+           *       "message": "A dependency (database, cache, model) is unavailable",
+           *       "requestId": "b7c4e0a2-3f1d-4c55-9a57-2d8f0f5a8e11"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+    };
+  };
   McpHttpController_stream: {
     parameters: {
       query?: never;
@@ -11380,11 +11623,19 @@ export interface operations {
   StageController_list: {
     parameters: {
       query?: {
+        /** @description Only runs driven by this caller */
+        caller?: 'operator' | 'plan' | 'agent' | 'mcp' | 'chat' | 'system';
         limit?: number;
         offset?: number;
+        /** @description Only runs started by this request (X-Request-Id, `requestId` of a log line) */
+        request_id?: string;
         /** @description Only runs of this stage (plans run by /ops/ask are "ops.ask") */
         stage_name?: string;
         status?: 'running' | 'ok' | 'partial' | 'failed';
+        /** @description Only runs of this trace (the traceparent trace id of a log line) */
+        trace_id?: string;
+        /** @description Only runs for this user */
+        user_id?: string;
       };
       header?: never;
       path?: never;

@@ -113,6 +113,8 @@ export class AgentFallbackService {
       error: step.result.error,
       iteration: 1,
       duration_ms: step.duration_ms,
+      // A held side-effect call: the agent pauses the run on it until a person decides.
+      ...(step.result.pending_action ? { pending_action: step.result.pending_action } : {}),
     }));
     // A chosen tool that waits for inputs is reported as a call that did not run, with what it needs.
     for (const step of plan.steps.filter((s) => !runnable.includes(s)))

@@ -1,8 +1,8 @@
-import { Body, Controller, HttpCode, Post } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Param, Post } from '@nestjs/common';
 import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { CurrentPrincipal, Principal, RequestContext, RequireRole } from '@app/platform';
 import { DEFAULT_AGENT_ITERATIONS, LlmExecuteRequestDto } from './agent.dto';
-import type { AgentResult } from './agent.types';
+import type { AgentResult, AgentRunView } from './agent.types';
 import { ToolCallingAgentService } from './tool-calling-agent.service';
 
 @ApiTags('agent')
@@ -15,7 +15,8 @@ export class AgentController {
   @Post('execute')
   @HttpCode(200)
   @ApiOperation({
-    summary: 'Run the tool-calling agent for a user of the calling service (service or admin key)',
+    summary:
+      'Run the tool-calling agent for a user of the calling service (service or admin key); a held side-effect call pauses the run (`status: awaiting_confirmation`) until a person confirms or rejects it',
   })
   execute(
     @Body() body: LlmExecuteRequestDto,
@@ -26,6 +27,8 @@ export class AgentController {
       tenantId: principal.tenantId,
       userId: body.user_id,
       callerId: principal.userId,
+      keyId: principal.keyId,
+      caller: 'api',
       requestId: context?.requestId ?? 'none',
       traceId: context?.traceId ?? 'none',
       prompt: body.prompt.trim(),
@@ -33,5 +36,13 @@ export class AgentController {
       model: body.model,
       maxIterations: body.max_iterations ?? DEFAULT_AGENT_ITERATIONS,
     });
+  }
+
+  @Get('runs/:id')
+  @ApiOperation({
+    summary: 'One stored agent run: its ids, the held calls it waits on and its (final, once resumed) result',
+  })
+  run(@Param('id') id: string, @CurrentPrincipal() principal: Principal): Promise<AgentRunView> {
+    return this.agent.getRun(principal.tenantId, id);
   }
 }

@@ -8,6 +8,10 @@ export interface AgentRequest {
   userId: string;
   /** Who made the call (the API key's user), for the log. */
   callerId: string;
+  /** The API key id of the call, stored with the run. */
+  keyId?: string;
+  /** How the run was started (stored with the run): api, mcp, agent or ask. */
+  caller?: 'api' | 'mcp' | 'agent' | 'ask';
   requestId: string;
   traceId: string;
   prompt: string;
@@ -29,6 +33,8 @@ export interface AgentToolCall {
   duration_ms: number;
   /** The tool has side effects and was held, not run: a person confirms it at /api/actions/{id}/confirm. */
   pending_action?: PendingAction;
+  /** For a held call: what the person decided (set once the run resumed). */
+  decision?: 'confirmed' | 'rejected';
 }
 
 export interface AgentLlmCall extends LlmCallRecord {
@@ -37,6 +43,13 @@ export interface AgentLlmCall extends LlmCallRecord {
 
 /** The seed's LLMExecuteResult, extended with warnings, iterations and timings. */
 export interface AgentResult {
+  /** The stored run: `GET /internal/v1/llm/runs/{run_id}`. */
+  run_id: string;
+  /**
+   * `awaiting_confirmation`: a side-effect call is held; confirming or rejecting it
+   * (`POST /api/actions/{id}/confirm|reject`) resumes the run, whose final result is then stored.
+   */
+  status: 'completed' | 'awaiting_confirmation';
   ok: boolean;
   thought: string | null;
   tool_calls: AgentToolCall[];
@@ -50,4 +63,29 @@ export interface AgentResult {
   warnings: string[];
   llm_calls: AgentLlmCall[];
   timings: { total_ms: number; llm_ms: number; tools_ms: number };
+}
+
+/** A stored agent run. */
+export interface AgentRunView {
+  run_id: string;
+  status: 'completed' | 'awaiting_confirmation' | 'resuming' | 'failed';
+  mode: string;
+  user_id: string;
+  caller_id: string;
+  key_id: string | null;
+  caller: string;
+  request_id: string | null;
+  trace_id: string | null;
+  prompt: string;
+  /** The held calls the run waits (or waited) on and their decisions. */
+  pending: Array<{
+    call_id: string;
+    action_id: string;
+    tool: string;
+    decision: 'confirmed' | 'rejected' | null;
+  }>;
+  /** The last result (while paused: the one that says what is held). */
+  result: AgentResult | null;
+  created_at: string;
+  updated_at: string;
 }

@@ -1,10 +1,22 @@
-import { Injectable, Logger } from '@nestjs/common';
-import { ToolContext, ToolListing, ToolRegistry } from '@app/tools';
+import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
+import {
+  ActionDecision,
+  PendingActionService,
+  ResumedRunView,
+  ToolContext,
+  ToolListing,
+  ToolRegistry,
+  ToolResult,
+} from '@app/tools';
 import { LlmChatResponse, LlmClient, LlmMessage, LlmToolCall, tracedLlmCall } from '@app/planner';
 import { AgentFallbackService } from './agent-fallback.service';
 import { AgentOptions } from './agent-options';
 import { bindUserId, parseArguments, toLlmToolSpec, toolMessageContent } from './agent-tools.util';
-import type { AgentLlmCall, AgentRequest, AgentResult, AgentToolCall } from './agent.types';
+import type { AgentLlmCall, AgentRequest, AgentResult, AgentRunView, AgentToolCall } from './agent.types';
+import { AgentRunEntity, AgentRunPendingCall } from './runs/agent-run.entity';
+import { AgentRunRepository } from './runs/agent-run.repository';
+import { AgentRunException } from './runs/agent-run.exception';
+import { pausedAnswer, resumedFallbackAnswer, toAgentRunView } from './runs/agent-run.util';
 
 export const AGENT_SYSTEM_PROMPT = [
   'You are the assistant of a backend service, acting for one of its users.',
@@ -24,7 +36,7 @@ const FINAL_RESPONSE_INSTRUCTION =
  * to deterministic tool selection and a template answer.
  */
 @Injectable()
-export class ToolCallingAgentService {
+export class ToolCallingAgentService implements OnModuleInit {
   private readonly logger = new Logger(ToolCallingAgentService.name);
 
   constructor(
@@ -32,9 +44,110 @@ export class ToolCallingAgentService {
     private readonly llm: LlmClient,
     private readonly fallback: AgentFallbackService,
     private readonly options: AgentOptions,
+    private readonly runs: AgentRunRepository,
+    private readonly actions: PendingActionService,
   ) {}
 
+  onModuleInit(): void {
+    // A decision on a held call resumes the run that paused on it (in whichever process decides).
+    this.actions.onDecision((decision) => this.resume(decision));
+  }
+
   async execute(request: AgentRequest): Promise<AgentResult> {
+    const state: RunState = {
+      runId: null,
+      messages: [],
+      toolCalls: [],
+      llmCalls: [],
+      thoughts: [],
+      warnings: [],
+      toolsMs: 0,
+      iterations: 0,
+      model: null,
+    };
+    return this.drive(request, state, (tools, context) => {
+      if (!this.llm.configured)
+        return this.runFallback(request, tools, context, state, 'no LLM is configured');
+      state.messages = [
+        { role: 'system', content: AGENT_SYSTEM_PROMPT },
+        { role: 'user', content: this.userMessage(request) },
+      ];
+      return this.runWithModel(request, tools, context, state);
+    });
+  }
+
+  /** The stored run (its ids, what it waits on and its final result). */
+  async getRun(tenantId: string, id: string): Promise<AgentRunView> {
+    const run = await this.runs.find(tenantId, id);
+    if (!run) throw AgentRunException.notFound(id);
+    return toAgentRunView(run);
+  }
+
+  /**
+   * Continues the run paused on `decision.actionId` once every call it waits on is decided: the
+   * confirmed results (or the rejections) are given to the model and the loop goes on with the
+   * iterations left; a fallback run gets its template answer. Null when no run waits on the action.
+   */
+  async resume(decision: ActionDecision): Promise<ResumedRunView | null> {
+    const recorded = await this.runs.recordDecision(decision.tenantId, decision.actionId, {
+      decision: decision.decision,
+      decided_by: decision.decidedBy,
+      ...(decision.result ? { result: decision.result as unknown as Record<string, unknown> } : {}),
+    });
+    if (!recorded) return null;
+    const { run, ready } = recorded;
+    this.logger.log({
+      msg: 'agent run decision',
+      run_id: run.id,
+      action_id: decision.actionId,
+      decision: decision.decision,
+      ready,
+    });
+    if (!ready) return { run_id: run.id, kind: 'agent', status: run.status, final_response: null };
+    const saved = run.state as unknown as SavedState;
+    const request: AgentRequest = {
+      ...saved.request,
+      requestId: decision.requestId || saved.request.requestId,
+      traceId: decision.traceId || saved.request.traceId,
+    };
+    const state: RunState = { ...saved.run, runId: run.id, toolsMs: 0, decided: run.pending };
+    try {
+      const result = await this.drive(request, state, (tools, context) => {
+        this.applyDecisions(state, run.pending, run.mode === 'llm');
+        if (run.mode !== 'llm') {
+          state.thoughts.push('Resumed after the held calls were decided.');
+          return Promise.resolve({
+            ...this.finish(
+              request,
+              state,
+              null,
+              resumedFallbackAnswer(request.prompt, state.toolCalls, run.pending),
+            ),
+            mode: 'fallback' as const,
+          });
+        }
+        return this.runWithModel(request, tools, context, state);
+      });
+      return {
+        run_id: run.id,
+        kind: 'agent',
+        status: result.status,
+        final_response: result.final_response,
+      };
+    } catch (error) {
+      // The decision itself stands (the tool ran or was dropped); the run is marked failed, not the request.
+      await this.runs.update(run.tenantId, run.id, { status: 'failed' });
+      this.logger.error({ msg: 'agent run resume failed', run_id: run.id, error: (error as Error).message });
+      return { run_id: run.id, kind: 'agent', status: 'failed', final_response: null };
+    }
+  }
+
+  /** Runs one leg of a run (first or resumed) under the agent's deadline and stores where it ended. */
+  private async drive(
+    request: AgentRequest,
+    state: RunState,
+    leg: (tools: ToolListing[], context: ToolContext) => Promise<Omit<AgentResult, LegFields>>,
+  ): Promise<AgentResult> {
     const started = performance.now();
     const controller = new AbortController();
     const deadline = Date.now() + this.options.timeoutMs;
@@ -50,28 +163,114 @@ export class ToolCallingAgentService {
     };
     const tools = this.registry.list(request.tenantId).filter((tool) => tool.available);
     this.logger.log({
-      msg: 'agent run',
+      msg: state.runId ? 'agent run resumed' : 'agent run',
+      run_id: state.runId,
       tenantId: request.tenantId,
       user_id: request.userId,
       caller: request.callerId,
+      request_id: request.requestId,
+      trace_id: request.traceId,
       tools: tools.length,
       llm: this.llm.configured,
     });
-    const state: RunState = {
-      toolCalls: [],
-      llmCalls: [],
-      thoughts: [],
-      warnings: [],
-      toolsMs: 0,
-      iterations: 0,
-    };
     try {
-      const result = this.llm.configured
-        ? await this.runWithModel(request, tools, toolContext, state)
-        : await this.runFallback(request, tools, toolContext, state, 'no LLM is configured');
-      return { ...result, timings: this.timings(started, state) };
+      const outcome = await leg(tools, toolContext);
+      return await this.store(request, state, {
+        ...outcome,
+        timings: this.timings(started, state),
+      });
     } finally {
       clearTimeout(timer);
+    }
+  }
+
+  /**
+   * Persists the run: completed with its result, or paused on the held calls of the last turn (with
+   * what resuming needs). The returned result carries the run id and, when paused, says so.
+   */
+  private async store(
+    request: AgentRequest,
+    state: RunState,
+    outcome: Omit<AgentResult, 'run_id' | 'status'>,
+  ): Promise<AgentResult> {
+    const held = state.paused ?? [];
+    const status = held.length ? 'awaiting_confirmation' : 'completed';
+    const pending: AgentRunPendingCall[] = held.map((call) => ({
+      call_id: call.id,
+      action_id: call.pending_action!.action_id,
+      tool: call.tool,
+      decision: null,
+    }));
+    const finalResponse = held.length ? pausedAnswer(request.prompt, held) : outcome.final_response;
+    const { runId: _id, paused: _paused, toolsMs: _ms, decided, ...run } = state;
+    const saved: SavedState = { request, run };
+    const body: Pick<AgentRunEntity, 'status' | 'mode' | 'pending' | 'state'> = {
+      status,
+      mode: outcome.mode,
+      // The decisions of earlier pauses stay on the run, the calls it now waits on are added.
+      pending: [...(decided ?? []), ...pending],
+      state: held.length ? (saved as unknown as Record<string, unknown>) : null,
+    };
+    let runId = state.runId;
+    const result = (id: string): AgentResult => ({
+      run_id: id,
+      status,
+      ...outcome,
+      final_response: finalResponse,
+    });
+    if (runId) {
+      await this.runs.update(request.tenantId, runId, { ...body, result: null });
+    } else {
+      const created = await this.runs.create({
+        tenantId: request.tenantId,
+        userId: request.userId,
+        callerId: request.callerId,
+        keyId: request.keyId ?? null,
+        caller: request.caller ?? 'api',
+        requestId: request.requestId,
+        traceId: request.traceId,
+        prompt: request.prompt,
+        result: null,
+        ...body,
+      });
+      runId = created.id;
+    }
+    const final = result(runId);
+    await this.runs.update(request.tenantId, runId, {
+      result: final as unknown as Record<string, unknown>,
+    });
+    this.logger.log({ msg: 'agent run stored', run_id: runId, status, held: pending.length });
+    return final;
+  }
+
+  /** Writes each decided held call into the calls (and, for the model, as its tool message). */
+  private applyDecisions(state: RunState, pending: AgentRunPendingCall[], toModel: boolean): void {
+    for (const held of pending) {
+      const call = state.toolCalls.find(
+        (c) => c.id === held.call_id && c.pending_action?.action_id === held.action_id,
+      );
+      const result = held.result as unknown as ToolResult | undefined;
+      const payload =
+        held.decision === 'confirmed' && result
+          ? result.success
+            ? { success: true, data: result.data }
+            : { success: false, error: result.error, details: result.error_details }
+          : {
+              success: false,
+              error: `A person rejected this call (action ${held.action_id}); it was not run and nothing was changed.`,
+            };
+      if (call) {
+        call.decision = held.decision ?? undefined;
+        call.success = payload.success;
+        call.error = payload.success ? null : (payload.error ?? null);
+        call.result = payload.success ? payload.data : { error: payload.error, details: payload.details };
+      }
+      if (toModel)
+        state.messages.push({
+          role: 'tool',
+          tool_call_id: held.call_id,
+          content: toolMessageContent(payload, this.options.toolResultChars),
+        });
     }
   }
 
@@ -80,14 +279,10 @@ export class ToolCallingAgentService {
     tools: ToolListing[],
     context: ToolContext,
     state: RunState,
-  ): Promise<Omit<AgentResult, 'timings'>> {
+  ): Promise<Omit<AgentResult, LegFields>> {
     const specs = tools.map(toLlmToolSpec);
     const byName = new Map(tools.map((tool) => [tool.name, tool]));
-    const messages: LlmMessage[] = [
-      { role: 'system', content: AGENT_SYSTEM_PROMPT },
-      { role: 'user', content: this.userMessage(request) },
-    ];
-    let model: string | null = null;
+    const messages = state.messages;
 
     while (state.iterations < request.maxIterations) {
       const response = await this.callModel(state, 'tools', {
@@ -102,21 +297,23 @@ export class ToolCallingAgentService {
         state.warnings.push(
           `The model failed after the tool calls (${response.message}); the answer lists the tool results.`,
         );
-        return this.finish(request, state, model, this.listResults(request, state));
+        return this.finish(request, state, state.model, this.listResults(request, state));
       }
-      model = response.model;
+      state.model = response.model;
       state.iterations += 1;
       if (!response.toolCalls.length) {
         const text = response.content?.trim();
-        if (text) return this.finish(request, state, model, text);
+        if (text) return this.finish(request, state, state.model, text);
         state.warnings.push('The model returned an empty answer; the answer lists the tool results.');
-        return this.finish(request, state, model, this.listResults(request, state));
+        return this.finish(request, state, state.model, this.listResults(request, state));
       }
       if (response.content?.trim()) state.thoughts.push(response.content.trim());
       messages.push({ role: 'assistant', content: response.content, tool_calls: response.toolCalls });
       const calls = await this.runTurn(response.toolCalls, byName, context, request, state);
       state.toolCalls.push(...calls);
+      const held = calls.filter((call) => call.pending_action);
       for (const call of calls) {
+        if (call.pending_action) continue;
         messages.push({
           role: 'tool',
           tool_call_id: call.id,
@@ -127,6 +324,11 @@ export class ToolCallingAgentService {
             this.options.toolResultChars,
           ),
         });
+      }
+      if (held.length) {
+        // Paused: the held calls' tool messages are written once a person decided them (resume()).
+        state.paused = held;
+        return this.finish(request, state, state.model, '');
       }
     }
 
@@ -142,7 +344,7 @@ export class ToolCallingAgentService {
     if (final instanceof Error || !final.content?.trim()) {
       if (final instanceof Error)
         state.warnings.push(`The final answer could not be written by the model (${final.message}).`);
-      return this.finish(request, state, model, this.listResults(request, state), true);
+      return this.finish(request, state, state.model, this.listResults(request, state), true);
     }
     return this.finish(request, state, final.model, final.content.trim(), true);
   }
@@ -153,7 +355,7 @@ export class ToolCallingAgentService {
     context: ToolContext,
     state: RunState,
     reason: string,
-  ): Promise<Omit<AgentResult, 'timings'>> {
+  ): Promise<Omit<AgentResult, LegFields>> {
     const started = performance.now();
     const outcome = await this.fallback.run(request.prompt, tools, context, reason, request.context);
     state.toolsMs += performance.now() - started;
@@ -161,6 +363,8 @@ export class ToolCallingAgentService {
     state.warnings.push(...outcome.warnings);
     state.thoughts.push(outcome.thought);
     state.iterations = outcome.toolCalls.length ? 1 : 0;
+    const held = outcome.toolCalls.filter((call) => call.pending_action);
+    if (held.length) state.paused = held;
     return { ...this.finish(request, state, null, outcome.finalResponse), mode: 'fallback' };
   }
 
@@ -249,15 +453,16 @@ export class ToolCallingAgentService {
     model: string | null,
     finalResponse: string,
     maxReached = false,
-  ): Omit<AgentResult, 'timings'> {
+  ): Omit<AgentResult, LegFields> {
     const calls = state.toolCalls;
-    const failedCalls = calls.filter((call) => !call.success);
+    // Held calls are not failures: they wait for a person (or were decided and rewritten).
+    const failedCalls = calls.filter((call) => !call.success && !call.pending_action);
     if (failedCalls.length)
       state.warnings.push(
         `${failedCalls.length} of ${calls.length} tool call(s) failed: ${[...new Set(failedCalls.map((c) => c.tool))].join(', ')}.`,
       );
     return {
-      ok: calls.length === 0 || calls.some((call) => call.success),
+      ok: calls.length === 0 || calls.some((call) => call.success || call.pending_action !== undefined),
       thought: state.thoughts.length ? state.thoughts.join('\n') : null,
       tool_calls: calls,
       final_response: finalResponse,
@@ -298,7 +503,26 @@ export class ToolCallingAgentService {
   }
 }
 
+/** The fields a leg's outcome gets from store() and drive(). */
+type LegFields = 'timings' | 'run_id' | 'status';
+
+/** What a paused run stores to continue later: the request and the run state. */
+interface SavedState {
+  request: AgentRequest;
+  run: Omit<RunState, 'runId' | 'paused' | 'toolsMs' | 'decided'>;
+}
+
 interface RunState {
+  /** The stored run once it exists (a resumed run). */
+  runId: string | null;
+  /** The conversation with the model so far (LLM mode). */
+  messages: LlmMessage[];
+  /** The model name of the last answer. */
+  model: string | null;
+  /** Held calls of the last turn: the run pauses on them. */
+  paused?: AgentToolCall[];
+  /** The held calls of earlier pauses, decided (a resumed run). */
+  decided?: AgentRunPendingCall[];
   toolCalls: AgentToolCall[];
   llmCalls: AgentLlmCall[];
   thoughts: string[];

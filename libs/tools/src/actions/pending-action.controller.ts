@@ -3,7 +3,7 @@ import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { CurrentPrincipal, Principal, RequestContext, RequireRole } from '@app/platform';
 import type { ToolResult } from '../core/tool.types';
 import { PendingActionListQueryDto } from './pending-action.dto';
-import { Decider, PendingActionService, PendingActionView } from './pending-action.service';
+import { Decider, PendingActionService, PendingActionView, ResumedRunView } from './pending-action.service';
 
 function decider(principal: Principal): Decider {
   const request = RequestContext.current();
@@ -48,20 +48,27 @@ export class PendingActionController {
   @HttpCode(200)
   @RequireRole('operator')
   @ApiOperation({
-    summary: 'Run a pending side-effect tool call once, as confirmed by this person; 409 if not pending',
+    summary:
+      'Run a pending side-effect tool call once, as confirmed by this person, and resume the agent run waiting on it (`run`); 409 if not pending, 410 if expired',
   })
   confirm(
     @Param('id') id: string,
     @CurrentPrincipal() principal: Principal,
-  ): Promise<{ action: PendingActionView; result: ToolResult }> {
+  ): Promise<{ action: PendingActionView; result: ToolResult; run: ResumedRunView | null }> {
     return this.actions.confirm(decider(principal), id);
   }
 
   @Post(':id/reject')
   @HttpCode(200)
   @RequireRole('operator')
-  @ApiOperation({ summary: 'Drop a pending side-effect tool call; 409 if not pending' })
-  reject(@Param('id') id: string, @CurrentPrincipal() principal: Principal): Promise<PendingActionView> {
+  @ApiOperation({
+    summary:
+      'Drop a pending side-effect tool call and resume the agent run waiting on it with the rejection; 409 if not pending, 410 if expired',
+  })
+  reject(
+    @Param('id') id: string,
+    @CurrentPrincipal() principal: Principal,
+  ): Promise<PendingActionView & { run: ResumedRunView | null }> {
     return this.actions.reject(decider(principal), id);
   }
 }

@@ -3,6 +3,7 @@ import { AppException, ErrorKind } from '@app/platform';
 export enum PendingActionExceptionCode {
   ACTION_NOT_FOUND = 'ACTION_NOT_FOUND',
   ACTION_NOT_PENDING = 'ACTION_NOT_PENDING',
+  ACTION_EXPIRED = 'ACTION_EXPIRED',
 }
 
 export class PendingActionException extends AppException {
@@ -25,6 +26,15 @@ export class PendingActionException extends AppException {
       ErrorKind.CONFLICT,
       `Action ${id} is ${status}, not pending: it can no longer be confirmed or rejected.`,
       { action_id: id, status },
+    );
+  }
+
+  static expired(id: string, expiresAt: Date): PendingActionException {
+    return new PendingActionException(
+      PendingActionExceptionCode.ACTION_EXPIRED,
+      ErrorKind.GONE,
+      `Action ${id} expired at ${expiresAt.toISOString()} without a decision: it can no longer be confirmed or rejected.`,
+      { action_id: id, status: 'expired', expires_at: expiresAt.toISOString() },
     );
   }
 }

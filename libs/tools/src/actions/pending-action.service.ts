@@ -24,6 +24,35 @@ export interface PendingActionView {
   result: Record<string, unknown> | null;
 }
 
+/** A person's decision on a held action, as told to whoever waits on it (the paused agent run). */
+export interface ActionDecision {
+  tenantId: string;
+  actionId: string;
+  tool: string;
+  input: Record<string, unknown>;
+  decision: 'confirmed' | 'rejected';
+  /** The confirmed run's ToolResult; absent for a rejection. */
+  result?: ToolResult;
+  decidedBy: string;
+  requestId: string;
+  traceId: string;
+}
+
+/**
+ * Something that waits on held actions (the assistant's paused agent runs). Called after the decision
+ * is stored (and, on confirm, after the tool ran); what it returns is added to the confirm/reject
+ * response as `run`. A port, so libs/tools does not depend on the assistant that resumes the run.
+ */
+export type ActionDecisionListener = (decision: ActionDecision) => Promise<ResumedRunView | null>;
+
+/** The run a decision resumed, as the confirm/reject response shows it. */
+export interface ResumedRunView {
+  run_id: string;
+  kind: string;
+  status: string;
+  final_response: string | null;
+}
+
 export interface Decider {
   tenantId: string;
   userId: string;
@@ -59,6 +88,19 @@ export class PendingActionService extends SideEffectGate implements OnModuleInit
     private readonly config: AppConfig,
   ) {
     super();
+  }
+
+  private readonly listeners: ActionDecisionListener[] = [];
+
+  /** Registers a party that resumes work waiting on a decision (see ActionDecisionListener). */
+  onDecision(listener: ActionDecisionListener): void {
+    this.listeners.push(listener);
+  }
+
+  private async notify(decision: ActionDecision): Promise<ResumedRunView | null> {
+    let resumed: ResumedRunView | null = null;
+    for (const listener of this.listeners) resumed = (await listener(decision)) ?? resumed;
+    return resumed;
   }
 
   onModuleInit(): void {
@@ -101,7 +143,10 @@ export class PendingActionService extends SideEffectGate implements OnModuleInit
   }
 
   /** Runs the held call once, as the confirming person; a second confirm is a 409. */
-  async confirm(decider: Decider, id: string): Promise<{ action: PendingActionView; result: ToolResult }> {
+  async confirm(
+    decider: Decider,
+    id: string,
+  ): Promise<{ action: PendingActionView; result: ToolResult; run: ResumedRunView | null }> {
     const action = await this.decide(decider, id, 'confirmed');
     const controller = new AbortController();
     const result = await this.registry.execute(
@@ -119,12 +164,31 @@ export class PendingActionService extends SideEffectGate implements OnModuleInit
       action.input,
     );
     await this.repository.recordResult(decider.tenantId, id, result);
-    return { action: await this.get(decider.tenantId, id), result };
+    const run = await this.notify({ ...this.decision(decider, action, 'confirmed'), result });
+    return { action: await this.get(decider.tenantId, id), result, run };
   }
 
-  async reject(decider: Decider, id: string): Promise<PendingActionView> {
-    await this.decide(decider, id, 'rejected');
-    return this.get(decider.tenantId, id);
+  async reject(decider: Decider, id: string): Promise<PendingActionView & { run: ResumedRunView | null }> {
+    const action = await this.decide(decider, id, 'rejected');
+    const run = await this.notify(this.decision(decider, action, 'rejected'));
+    return { ...(await this.get(decider.tenantId, id)), run };
+  }
+
+  private decision(
+    decider: Decider,
+    action: PendingActionEntity,
+    decision: 'confirmed' | 'rejected',
+  ): ActionDecision {
+    return {
+      tenantId: decider.tenantId,
+      actionId: action.id,
+      tool: action.tool,
+      input: action.input,
+      decision,
+      decidedBy: decider.userId,
+      requestId: decider.requestId,
+      traceId: decider.traceId,
+    };
   }
 
   private async decide(
@@ -137,6 +201,7 @@ export class PendingActionService extends SideEffectGate implements OnModuleInit
     if (!action) throw PendingActionException.notFound(id);
     if (!(await this.repository.decide(decider.tenantId, id, status, decider.userId))) {
       const current = await this.repository.find(decider.tenantId, id);
+      if (current?.status === 'expired') throw PendingActionException.expired(id, current.expiresAt);
       throw PendingActionException.notPending(id, current?.status ?? 'gone');
     }
     return action;

@@ -31,6 +31,7 @@ export class StageController {
         userId: principal.userId,
         requestId: request?.requestId ?? '',
         traceId: request?.traceId ?? '',
+        keyId: principal.keyId,
         confirmed: body.confirm === true,
       },
       body,
@@ -52,6 +53,10 @@ export class StageController {
     const page = await this.stages.list(principal.tenantId, {
       stageName: query.stage_name,
       status: query.status,
+      traceId: query.trace_id,
+      requestId: query.request_id,
+      userId: query.user_id,
+      caller: query.caller,
       limit,
       offset,
     });

@@ -229,6 +229,34 @@ export class StageRunListQueryDto {
   @IsIn(['running', 'ok', 'partial', 'failed'])
   status?: 'running' | 'ok' | 'partial' | 'failed';
 
+  @ApiPropertyOptional({ description: 'Only runs of this trace (the traceparent trace id of a log line)' })
+  @IsOptional()
+  @IsString()
+  @Length(1, 64)
+  trace_id?: string;
+
+  @ApiPropertyOptional({
+    description: 'Only runs started by this request (X-Request-Id, `requestId` of a log line)',
+  })
+  @IsOptional()
+  @IsString()
+  @Length(1, 128)
+  request_id?: string;
+
+  @ApiPropertyOptional({ description: 'Only runs for this user' })
+  @IsOptional()
+  @IsString()
+  @Length(1, 200)
+  user_id?: string;
+
+  @ApiPropertyOptional({
+    description: 'Only runs driven by this caller',
+    enum: ['operator', 'plan', 'agent', 'mcp', 'chat', 'system'],
+  })
+  @IsOptional()
+  @IsIn(['operator', 'plan', 'agent', 'mcp', 'chat', 'system'])
+  caller?: string;
+
   @ApiPropertyOptional({ default: 20, minimum: 1, maximum: 100 })
   @IsOptional()
   @Type(() => Number)

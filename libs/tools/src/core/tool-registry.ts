@@ -206,13 +206,13 @@ export class ToolRegistry implements OnModuleInit {
     // The tenant's tool_access policy binds every caller: who may run the tool, and whether a person must confirm.
     const admission = this.policies ? await this.policies.admit(context, name) : null;
     if (admission && !admission.allowed) return fail(admission.code, admission.message, admission.details);
-    const policyConfirms =
-      admission?.allowed === true && admission.match?.rule.requires_confirmation === true;
-    // The one gate every caller passes: a side effect runs only once a human confirmed it.
-    if ((entry.tool.definition.has_side_effects || policyConfirms) && context.confirmed !== true) {
-      const why = entry.tool.definition.has_side_effects
-        ? 'has side effects'
-        : 'needs a confirmation (tool_access policy)';
+    // The one gate every caller passes: a side effect runs only once a human confirmed it, unless the
+    // tenant's published tool_access rule for the tool says `requires_confirmation: false` (a trusted
+    // tool opted out); `true` holds a tool without side effects too.
+    const policyRule = admission?.allowed === true ? admission.match?.rule.requires_confirmation : undefined;
+    const needsConfirmation = policyRule ?? entry.tool.definition.has_side_effects;
+    if (needsConfirmation && context.confirmed !== true) {
+      const why = policyRule === true ? 'needs a confirmation (tool_access policy)' : 'has side effects';
       if (!this.gate) {
         return fail(
           ToolErrorCode.CONFIRMATION_REQUIRED,

@@ -16,8 +16,8 @@ import {
 } from './stage-plan.util';
 import { SeedPlan, seedPlanToStage } from './seed-plan.util';
 import { StageException, StageProblem } from './stage.exception';
-import { StageRunStatus } from './stage-run.entity';
-import { StageRunRepository } from './stage-run.repository';
+import { StageRunEntity, StageRunStatus } from './stage-run.entity';
+import { StageRunQuery, StageRunRepository } from './stage-run.repository';
 
 /** One stage: steps (parallel where independent) and, optionally, an output mapping over their results. */
 export interface StageDefinition {
@@ -98,18 +98,27 @@ export interface StageStepResult {
 }
 
 /** A stored run in a listing: what ran, how it ended, without the step results. */
-export interface StageRunSummary {
+/** The ids that find a run from a log line or a user's complaint. */
+export interface StageRunIds {
+  user_id: string;
+  request_id: string | null;
+  trace_id: string | null;
+  /** Who drove the run: operator (an HTTP request), plan (/ops/ask), agent, mcp. */
+  caller: string | null;
+  key_id: string | null;
+}
+
+export interface StageRunSummary extends StageRunIds {
   run_id: string;
   stage_name: string;
   status: StageRunStatus;
-  user_id: string;
   started_at: string;
   finished_at: string | null;
   duration_ms: number | null;
   summary: { total: number; succeeded: number; failed: number };
 }
 
-export interface StageRunView {
+export interface StageRunView extends Partial<StageRunIds> {
   run_id: string;
   stage_name: string;
   /** `running` while the stage runs (a stored run read back early); then ok, partial or failed. */
@@ -129,6 +138,16 @@ export interface StageRunView {
   results: StageStepResult[];
 }
 
+function runIds(run: StageRunEntity): StageRunIds {
+  return {
+    user_id: run.userId,
+    request_id: run.requestId,
+    trace_id: run.traceId,
+    caller: run.caller,
+    key_id: run.keyId,
+  };
+}
+
 export interface StageCaller {
   tenantId: string;
   userId: string;
@@ -138,6 +157,8 @@ export interface StageCaller {
   confirmed?: boolean;
   /** Who drives the stage (default `operator`: a person's HTTP request); plans run as `planner` or `agent`. */
   caller?: ToolCaller;
+  /** The API key id of the request, stored with the run. */
+  keyId?: string;
   /** An outer deadline (epoch ms) the stage may not run past, e.g. the /ops/ask request's. */
   deadline?: number;
 }
@@ -320,8 +341,10 @@ export class StageExecutorService {
       tenantId: caller.tenantId,
       stageName: request.run_name,
       userId: caller.userId,
-      requestId: caller.requestId,
-      traceId: caller.traceId,
+      requestId: caller.requestId || null,
+      traceId: caller.traceId || null,
+      caller: caller.caller ?? 'operator',
+      keyId: caller.keyId ?? null,
       request: shape.single ? { ...request.stages[0], question: request.question } : { ...request },
       startedAt,
     });
@@ -383,6 +406,11 @@ export class StageExecutorService {
       run_id: runId,
       stage_name: request.run_name,
       status,
+      user_id: caller.userId,
+      request_id: caller.requestId || null,
+      trace_id: caller.traceId || null,
+      caller: caller.caller ?? 'operator',
+      key_id: caller.keyId ?? null,
       started_at: startedAt.toISOString(),
       finished_at: finishedAt.toISOString(),
       duration_ms: durationMs,
@@ -523,10 +551,7 @@ export class StageExecutorService {
   }
 
   /** The tenant's stored runs, newest first: stages run over HTTP, and plans run by /ops/ask and the agent. */
-  async list(
-    tenantId: string,
-    query: { stageName?: string; status?: StageRunStatus; limit: number; offset: number },
-  ): Promise<{ runs: StageRunSummary[]; total: number }> {
+  async list(tenantId: string, query: StageRunQuery): Promise<{ runs: StageRunSummary[]; total: number }> {
     const { rows, total } = await this.runs.list(tenantId, query);
     return {
       total,
@@ -534,7 +559,7 @@ export class StageExecutorService {
         run_id: run.id,
         stage_name: run.stageName,
         status: run.status,
-        user_id: run.userId,
+        ...runIds(run),
         started_at: run.startedAt.toISOString(),
         finished_at: run.finishedAt?.toISOString() ?? null,
         duration_ms: run.durationMs,
@@ -557,6 +582,7 @@ export class StageExecutorService {
       run_id: run.id,
       stage_name: run.stageName,
       status: run.status,
+      ...runIds(run),
       started_at: run.startedAt.toISOString(),
       finished_at: run.finishedAt?.toISOString() ?? null,
       duration_ms: run.durationMs,

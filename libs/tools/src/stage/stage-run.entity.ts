@@ -40,6 +40,14 @@ export class StageRunEntity {
   @Column({ type: 'varchar', length: 64, nullable: true })
   traceId!: string | null;
 
+  /** Who drove the run: operator (an HTTP request), plan (/ops/ask), agent, mcp. */
+  @Column({ type: 'varchar', length: 16, nullable: true })
+  caller!: string | null;
+
+  /** The API key id of the request that started the run, when known. */
+  @Column({ type: 'varchar', length: 200, nullable: true })
+  keyId!: string | null;
+
   @Column({ type: 'jsonb' })
   request!: Record<string, unknown>;
 

@@ -3,6 +3,18 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { StageRunEntity, StageRunStatus } from './stage-run.entity';
 
+/** Filters of the run list (all optional but the page). */
+export interface StageRunQuery {
+  stageName?: string;
+  status?: StageRunStatus;
+  traceId?: string;
+  requestId?: string;
+  userId?: string;
+  caller?: string;
+  limit: number;
+  offset: number;
+}
+
 @Injectable()
 export class StageRunRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
@@ -10,7 +22,15 @@ export class StageRunRepository {
   async start(
     run: Pick<
       StageRunEntity,
-      'tenantId' | 'stageName' | 'userId' | 'requestId' | 'traceId' | 'request' | 'startedAt'
+      | 'tenantId'
+      | 'stageName'
+      | 'userId'
+      | 'requestId'
+      | 'traceId'
+      | 'caller'
+      | 'keyId'
+      | 'request'
+      | 'startedAt'
     >,
   ): Promise<string> {
     const repo = this.dataSource.getRepository(StageRunEntity);
@@ -36,19 +56,23 @@ export class StageRunRepository {
   /** A page of runs, newest first, with each run's step counts computed in the database. */
   async list(
     tenantId: string,
-    query: { stageName?: string; status?: StageRunStatus; limit: number; offset: number },
+    query: StageRunQuery,
   ): Promise<{ rows: Array<StageRunEntity & { total: number; succeeded: number }>; total: number }> {
     const where = ['tenant_id = $1'];
     const params: unknown[] = [tenantId];
     if (query.stageName) where.push(`stage_name = $${params.push(query.stageName)}`);
     if (query.status) where.push(`status = $${params.push(query.status)}`);
+    if (query.traceId) where.push(`trace_id = $${params.push(query.traceId)}`);
+    if (query.requestId) where.push(`request_id = $${params.push(query.requestId)}`);
+    if (query.userId) where.push(`user_id = $${params.push(query.userId)}`);
+    if (query.caller) where.push(`caller = $${params.push(query.caller)}`);
     const filter = where.join(' AND ');
     const [{ count }]: Array<{ count: string }> = await this.dataSource.query(
       `SELECT count(*) FROM ops_stage_runs WHERE ${filter}`,
       params,
     );
     const rows: Array<Record<string, unknown>> = await this.dataSource.query(
-      `SELECT id, stage_name, status, user_id, started_at, finished_at, duration_ms,
+      `SELECT id, stage_name, status, user_id, request_id, trace_id, caller, key_id, started_at, finished_at, duration_ms,
               jsonb_array_length(steps) AS total,
               (SELECT count(*) FROM jsonb_array_elements(steps) e WHERE e->>'status' = 'succeeded') AS succeeded
        FROM ops_stage_runs WHERE ${filter}
@@ -64,6 +88,10 @@ export class StageRunRepository {
           stageName: r.stage_name as string,
           status: r.status as StageRunStatus,
           userId: r.user_id as string,
+          requestId: (r.request_id as string | null) ?? null,
+          traceId: (r.trace_id as string | null) ?? null,
+          caller: (r.caller as string | null) ?? null,
+          keyId: (r.key_id as string | null) ?? null,
           startedAt: new Date(r.started_at as string),
           finishedAt: r.finished_at ? new Date(r.finished_at as string) : null,
           durationMs: r.duration_ms === null ? null : Number(r.duration_ms),

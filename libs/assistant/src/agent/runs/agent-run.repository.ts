@@ -1,0 +1,84 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { AgentRunEntity, AgentRunPendingCall } from './agent-run.entity';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export type NewAgentRun = Pick<
+  AgentRunEntity,
+  | 'tenantId'
+  | 'status'
+  | 'mode'
+  | 'userId'
+  | 'callerId'
+  | 'keyId'
+  | 'caller'
+  | 'requestId'
+  | 'traceId'
+  | 'prompt'
+  | 'pending'
+  | 'state'
+  | 'result'
+>;
+
+/** A decision recorded on a paused run; `ready` when it was the last one and this caller resumes it. */
+export interface RecordedDecision {
+  run: AgentRunEntity;
+  ready: boolean;
+}
+
+@Injectable()
+export class AgentRunRepository {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  private get repo() {
+    return this.dataSource.getRepository(AgentRunEntity);
+  }
+
+  create(run: NewAgentRun): Promise<AgentRunEntity> {
+    return this.repo.save(this.repo.create(run));
+  }
+
+  find(tenantId: string, id: string): Promise<AgentRunEntity | null> {
+    if (!UUID.test(id)) return Promise.resolve(null);
+    return this.repo.findOne({ where: { tenantId, id } });
+  }
+
+  async update(
+    tenantId: string,
+    id: string,
+    changes: Partial<Pick<AgentRunEntity, 'status' | 'mode' | 'pending' | 'state' | 'result'>>,
+  ): Promise<void> {
+    await this.repo.update({ tenantId, id }, changes as never);
+  }
+
+  /**
+   * Stores a person's decision on the paused run waiting for `actionId`, under a row lock, so that
+   * decisions on two calls of one run made at once (in two processes) see each other: exactly the
+   * one that decides the last open call gets `ready` and moves the run to `resuming`.
+   */
+  recordDecision(
+    tenantId: string,
+    actionId: string,
+    decision: Pick<AgentRunPendingCall, 'decision' | 'result' | 'decided_by'>,
+  ): Promise<RecordedDecision | null> {
+    return this.dataSource.transaction(async (manager) => {
+      const rows: Array<{ id: string }> = await manager.query(
+        `SELECT id FROM agent_runs WHERE tenant_id = $1 AND status = 'awaiting_confirmation'
+           AND pending @> $2::jsonb FOR UPDATE`,
+        [tenantId, JSON.stringify([{ action_id: actionId }])],
+      );
+      if (!rows.length) return null;
+      const repo = manager.getRepository(AgentRunEntity);
+      const run = await repo.findOneOrFail({ where: { tenantId, id: rows[0].id } });
+      run.pending = run.pending.map((call) =>
+        call.action_id === actionId && call.decision === null ? { ...call, ...decision } : call,
+      );
+      const ready = run.pending.every((call) => call.decision !== null);
+      if (ready) run.status = 'resuming';
+      await repo.update({ tenantId, id: run.id }, { pending: run.pending as never, status: run.status });
+      return { run, ready };
+    });
+  }
+}
