@@ -22,7 +22,6 @@ import { AddToolSourceRef1795700241917 } from './1795700241917-AddToolSourceRef'
 import { AddJobClaimedAt1795700300000 } from './1795700300000-AddJobClaimedAt';
 import { CreateScheduledJobRuns1795710000000 } from './1795710000000-CreateScheduledJobRuns';
 import { SeparateSystemAndSqlToolRoles1795800000000 } from './1795800000000-SeparateSystemAndSqlToolRoles';
-import { AddToolPlanningHints1795800000000 } from './1795800000000-AddToolPlanningHints';
 import { AddToolPlanningHints1795800000500 } from './1795800000500-AddToolPlanningHints';
 import { CreateAgentRuns1795900000000 } from './1795900000000-CreateAgentRuns';
 import { AddStageRunCaller1795900000001 } from './1795900000001-AddStageRunCaller';
@@ -54,7 +53,6 @@ export const MIGRATIONS: MigrationClass[] = [
   AddJobClaimedAt1795700300000,
   CreateScheduledJobRuns1795710000000,
   SeparateSystemAndSqlToolRoles1795800000000,
-  AddToolPlanningHints1795800000000,
   AddToolPlanningHints1795800000500,
   CreateAgentRuns1795900000000,
   AddStageRunCaller1795900000001,
