@@ -103,12 +103,17 @@ export function toolAssetDefinitions(folder: string, hints: boolean): ToolDefini
     .filter((file) => file.endsWith('.json'))
     .sort()
     .map((file) => {
-      const asset = JSON.parse(readFileSync(path.join(folder, file), 'utf8')) as Record<string, unknown>;
+      const asset = JSON.parse(readFileSync(path.join(folder, file), 'utf8')) as {
+        name: string;
+        description?: string;
+        tool_type?: string;
+        [key: string]: unknown;
+      };
       const config = (asset.tool_config ?? {}) as { method?: string };
       return {
-        name: String(asset.name),
-        description: String(asset.description ?? ''),
-        tool_type: String(asset.tool_type ?? 'http'),
+        name: asset.name,
+        description: asset.description ?? '',
+        tool_type: asset.tool_type ?? 'http',
         input_schema: (asset.tool_input_schema ?? { type: 'object' }) as Record<string, unknown>,
         output_schema: (asset.tool_output_schema ?? null) as Record<string, unknown> | null,
         has_side_effects:
@@ -117,7 +122,7 @@ export function toolAssetDefinitions(folder: string, hints: boolean): ToolDefini
         source: 'dynamic' as const,
         version: 1,
         ...(hints && asset.planning_hints
-          ? { planning_hints: asset.planning_hints as ToolDefinition['planning_hints'] }
+          ? { planning_hints: asset.planning_hints }
           : {}),
       };
     });

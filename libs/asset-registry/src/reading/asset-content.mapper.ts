@@ -2,7 +2,7 @@ import type {
   CatalogContent,
   HttpToolConfig,
   MappingContent,
-  PlanningHints,
+
   PromptContent,
   QueryToolConfig,
   SqlToolConfig,
@@ -28,7 +28,7 @@ export function toToolSpec(snapshot: AssetSnapshot): ToolAssetSpec {
     ...(config?.timeout_ms ? { timeout_ms: config.timeout_ms } : {}),
     ...(typeof snapshot.source_ref === 'string' ? { source_ref: snapshot.source_ref } : {}),
     ...(snapshot.planning_hints && typeof snapshot.planning_hints === 'object'
-      ? { planning_hints: snapshot.planning_hints as PlanningHints }
+      ? { planning_hints: snapshot.planning_hints }
       : {}),
   };
 }

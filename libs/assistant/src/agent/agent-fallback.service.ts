@@ -81,7 +81,7 @@ export class AgentFallbackService {
       if (!schema) continue;
       const given = new Set<string>();
       // Inputs the calling service named in the request's context (a draft's title and markdown, say).
-      for (const name of Object.keys((schema.properties ?? {}) as Record<string, unknown>))
+      for (const name of Object.keys((schema.properties ?? {})))
         if (step.parameters[name] === undefined && requestContext[name] !== undefined && name !== 'user_id') {
           step.parameters[name] = requestContext[name];
           given.add(name);

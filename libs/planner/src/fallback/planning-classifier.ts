@@ -3,6 +3,7 @@ import type { ToolDefinition } from '@app/tools';
 import type { CatalogIndex } from '../knowledge/catalog-index';
 import { schemaProperties } from '../plan/schema-introspection.util';
 import { IntentClassifier, type IntentExample } from './intent-classifier';
+import { HINT_KEYWORD } from './hint-keyword';
 import { measureColumn } from './question-analysis';
 
 /** A classifier trained on one tenant's knowledge for one tool set, with what it learned from. */
@@ -40,7 +41,7 @@ const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resol
 export function hintKeywordMappings(tools: ToolDefinition[]): KeywordMapping[] {
   return tools.flatMap((tool) =>
     hintTexts(tool.planning_hints?.keywords ?? undefined).map(
-      (keyword): KeywordMapping => ({ keyword, value: tool.name, kind: 'tool' }),
+      (keyword): KeywordMapping => ({ keyword, value: tool.name, kind: 'tool', description: HINT_KEYWORD }),
     ),
   );
 }

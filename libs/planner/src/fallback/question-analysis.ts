@@ -4,6 +4,7 @@ import { CatalogIndex, type CatalogValueHit } from '../knowledge/catalog-index';
 import { containsTerm, contentTerms, normalizeText, queryHasTerm } from '../knowledge/text-match.util';
 import { schemaProperties } from '../plan/schema-introspection.util';
 import { extractSignals, QuerySignals } from './query-signals.util';
+import { HINT_KEYWORD } from './hint-keyword';
 import { isItemLookup, itemVocabulary, namesItems, type ItemVocabulary } from '../knowledge/item-vocabulary';
 
 /** A value the question names: a catalog value or a mapped keyword, with the field it belongs to. */
@@ -431,7 +432,9 @@ export function analyseQuestion(
     let description = 0;
     for (const term of toolTerms(tool))
       if (queryHasTerm(factText, terms, term)) description += idf.get(term) ?? 0;
-    const mapped = matchedMappings.some((m) => m.kind === 'tool' && m.value === tool.name);
+    const mapped = matchedMappings.some(
+      (m) => m.kind === 'tool' && m.value === tool.name && m.description !== HINT_KEYWORD,
+    );
     let column = 0;
     weak[tool.name] = 0;
     // The tool's own source: its catalog and the values that catalog lists.
@@ -457,7 +460,11 @@ export function analyseQuestion(
         ).length;
       }
     }
-    strong[tool.name] = Math.round((description + (mapped ? 3 : 0) + column * 3) * 100) / 100;
+    const hinted = matchedMappings.some(
+      (m) => m.kind === 'tool' && m.value === tool.name && m.description === HINT_KEYWORD,
+    );
+    strong[tool.name] = Math.round((description + (mapped || hinted ? 3 : 0) + column * 3) * 100) / 100;
+    if (hinted) features[`hinted:${tool.name}`] = 1;
     features[`desc:${tool.name}`] = Math.min(description, 4) / 4;
     if (mapped) features[`mapped:${tool.name}`] = 1;
     if (column) features[`column:${tool.name}`] = Math.min(column, 2);

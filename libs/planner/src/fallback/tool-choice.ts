@@ -61,6 +61,7 @@ export function chooseTools(input: ToolChoiceInput): ToolDefinition[] {
     Boolean(
       analysis.features[`column:${tool.name}`] ||
       analysis.features[`mapped:${tool.name}`] ||
+      analysis.features[`hinted:${tool.name}`] ||
       (tool === lookup && analysis.weak[tool.name] > 0),
     );
   let chosen = tools.filter(

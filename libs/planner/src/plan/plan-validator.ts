@@ -112,7 +112,7 @@ export class PlanValidator {
         depends_on: [...new Set(dependsOn as string[])],
         ...(typeof candidate.purpose === 'string' ? { purpose: candidate.purpose } : {}),
         ...(Array.isArray(candidate.needs_input) && candidate.needs_input.every((n) => typeof n === 'string')
-          ? { needs_input: [...new Set(candidate.needs_input as string[])] }
+          ? { needs_input: [...new Set(candidate.needs_input)] }
           : {}),
       });
     });

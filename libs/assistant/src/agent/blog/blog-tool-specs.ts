@@ -52,7 +52,7 @@ export const POST_ARTICLE_HINTS = {
   },
   keywords: {
     ko: ['올려줘', '게시', '발행', '포스팅', '블로그 글 작성'],
-    en: ['publish', 'post it', 'post this'],
+    en: ['publish', 'post it', 'post this', 'write a blog post', 'blog post about'],
   },
   not_for: {
     ko: ['내 블로그 글 보여줘', '블로그 글 스타일 알려줘'],
