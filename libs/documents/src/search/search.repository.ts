@@ -86,9 +86,10 @@ export interface KeywordTerms {
   candidateQuery: string | null;
   avgdl: number;
   /**
-   * IDF of the query's terms the tenant's corpus does not hold (each at the IDF of a term in no chunk), which
-   * no chunk can match: counted in the keyword score's maximum, so a chunk sharing one word of a long
-   * off-topic question does not score as if it matched the whole question.
+   * IDF of the query's terms the tenant's corpus does not hold, which no chunk can match, each counted at the
+   * mean IDF of the terms it does hold (at the IDF of an unseen term, filler words of a question would swamp a
+   * small corpus): part of the keyword score's maximum, so a chunk sharing one word of a long off-topic
+   * question does not score as if it matched the whole question.
    */
   missingIdf: number;
 }
@@ -121,8 +122,7 @@ const KEYWORD_TERMS_SQL = `
          string_agg(quote_literal(term), ' | ' ORDER BY rarity) FILTER (WHERE rarity = 1 OR postings_through <= $3)
            AS candidate_query,
          max(avgdl) AS avgdl,
-         (cardinality(tsvector_to_array(to_tsvector('english', $2))) - count(*))
-           * ln(1 + (max(n) + 0.5) / 0.5) AS missing_idf
+         cardinality(tsvector_to_array(to_tsvector('english', $2))) - count(*) AS missing
   FROM terms`;
 
 /**
@@ -130,7 +130,7 @@ const KEYWORD_TERMS_SQL = `
  * finds for the candidate query. Per candidate, `setweight(..., lexemes)` + `ts_filter` keep the
  * lexemes of ALL query terms (a C-level lookup), whose position counts are the term frequencies,
  * so scores are exact BM25 over every term. The score is reported as a fraction of the best a
- * chunk could reach (every query term, saturated, including the terms no chunk holds), so it stays in
+ * chunk could reach (every query term, saturated, including the terms no chunk holds: see missingIdf), so it stays in
  * [0, 1] like the other branch and says how much of the question a chunk matches.
  */
 function keywordBranchSql(plan: SearchPlan, terms: KeywordTerms, p: Params, filters: string): string {
@@ -225,15 +225,17 @@ export class SearchRepository {
       idfs: number[];
       candidate_query: string | null;
       avgdl: number | null;
-      missing_idf: number | null;
+      missing: number | string | null;
     }> = await em.query(KEYWORD_TERMS_SQL, [plan.tenantId, plan.keywordQuery, plan.keywordBudget]);
     if (!row || row.terms.length === 0 || row.candidate_query === null) return null;
+    const idfs = row.idfs.map(Number);
+    const meanIdf = idfs.reduce((sum, idf) => sum + idf, 0) / idfs.length;
     return {
       terms: row.terms,
-      idfs: row.idfs.map(Number),
+      idfs,
       candidateQuery: row.candidate_query,
       avgdl: Number(row.avgdl),
-      missingIdf: Math.max(0, Number(row.missing_idf ?? 0)),
+      missingIdf: Math.max(0, Number(row.missing ?? 0)) * meanIdf,
     };
   }
 
