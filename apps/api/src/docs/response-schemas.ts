@@ -2159,6 +2159,15 @@ export const RESPONSE_SCHEMAS: {
           "items": {
             "type": "string"
           }
+        },
+        "planning_hints": {
+          "allOf": [
+            {
+              "$ref": "#/components/schemas/PlanningHints"
+            }
+          ],
+          "nullable": true,
+          "description": "What the tool's owner tells the planner about when to use it (examples, keywords, not_for per\nlanguage): a tool asset's `planning_hints`, or the hints a built-in tool's lib declares with it."
         }
       },
       "required": [
@@ -2177,6 +2186,75 @@ export const RESPONSE_SCHEMAS: {
       "type": "object",
       "properties": {},
       "additionalProperties": {}
+    },
+    "PlanningHints": {
+      "type": "object",
+      "properties": {
+        "examples": {
+          "anyOf": [
+            {
+              "type": "array",
+              "items": {
+                "type": "string"
+              }
+            },
+            {
+              "type": "object",
+              "properties": {},
+              "additionalProperties": {
+                "type": "array",
+                "items": {
+                  "type": "string"
+                }
+              }
+            }
+          ]
+        },
+        "keywords": {
+          "anyOf": [
+            {
+              "type": "array",
+              "items": {
+                "type": "string"
+              }
+            },
+            {
+              "type": "object",
+              "properties": {},
+              "additionalProperties": {
+                "type": "array",
+                "items": {
+                  "type": "string"
+                }
+              }
+            }
+          ]
+        },
+        "not_for": {
+          "anyOf": [
+            {
+              "type": "array",
+              "items": {
+                "type": "string"
+              }
+            },
+            {
+              "type": "object",
+              "properties": {},
+              "additionalProperties": {
+                "type": "array",
+                "items": {
+                  "type": "string"
+                }
+              }
+            }
+          ]
+        },
+        "intent": {
+          "type": "string",
+          "description": "The plan's `intent` when this tool leads it (default `use_<tool>`)."
+        }
+      }
     },
     "DemoStatus": {
       "type": "object",
@@ -2674,7 +2752,7 @@ export const RESPONSE_SCHEMAS: {
             "no_data",
             "plan_rejected"
           ],
-          "description": "`no_data`: the steps ran, but this tenant has no OPS data loaded, so they could find nothing."
+          "description": "`no_data`: the steps ran, but this tenant has none of the data they read loaded, so they could find nothing."
         },
         "query": {
           "type": "string"

@@ -1044,7 +1044,7 @@ export interface components {
       planning: components['schemas']['PlanOutcome'];
       query: string;
       /**
-       * @description `no_data`: the steps ran, but this tenant has no OPS data loaded, so they could find nothing.
+       * @description `no_data`: the steps ran, but this tenant has none of the data they read loaded, so they could find nothing.
        * @enum {string}
        */
       status: 'failed' | 'partial' | 'answered' | 'no_data' | 'plan_rejected';
@@ -1364,6 +1364,7 @@ export interface components {
               synced_at?: string;
             };
             tables: {
+              aliases?: string[];
               columns: {
                 aliases?: string[];
                 description?: string | null;
@@ -1384,6 +1385,11 @@ export interface components {
             }[];
           }
         | {
+            /** @description Questions labelled with the tools that answer them ([] for none) */
+            examples?: {
+              text: string;
+              tools: string[];
+            }[];
             mappings: {
               description?: string;
               field?: string;
@@ -1452,6 +1458,33 @@ export interface components {
       output_contract?: {
         [key: string]: unknown;
       };
+      /** @description tool: optional hints for the planner without a language model: `examples` (questions the tool answers), `keywords` (words that point at it) and `not_for` (related-looking questions it does not answer), each one list or lists per language ({"ko": [...], "en": [...]}), and `intent`. */
+      planning_hints?:
+        | ({
+            [key: string]: unknown;
+          } & ({
+            /** @description Questions the tool answers (per language or one list) */
+            examples?:
+              | string[]
+              | {
+                  [key: string]: string[];
+                };
+            /** @description The plan's intent when the tool leads it */
+            intent?: string;
+            /** @description Words or short phrases that point at the tool */
+            keywords?:
+              | string[]
+              | {
+                  [key: string]: string[];
+                };
+            /** @description Questions that look related but the tool does not answer */
+            not_for?:
+              | string[]
+              | {
+                  [key: string]: string[];
+                };
+          } | null))
+        | null;
       /** @description query: Cypher text */
       query_cypher?: string | null;
       /** @description query: HTTP request {method, url, headers, body} */
@@ -1706,7 +1739,9 @@ export interface components {
        * @enum {string}
        */
       fusion?: 'rrf' | 'convex';
-      /** @description Floor on each branch score (see README), never on the fused score. */
+      /** @description Floor on each branch's own score (BM25 over its maximum, cosine similarity) before fusion (see README). */
+      min_branch_relevance?: number;
+      /** @description Floor on relevance_score (see README): for hybrid the fused score scaled to [0, 1], for text and vector the branch score. */
       min_relevance?: number;
       /** @example payment processing system */
       query: string;
@@ -1952,6 +1987,25 @@ export interface components {
       message: string;
       path: string;
       step_id: string | null;
+    };
+    PlanningHints: {
+      examples?:
+        | string[]
+        | {
+            [key: string]: string[];
+          };
+      /** @description The plan's `intent` when this tool leads it (default `use_<tool>`). */
+      intent?: string;
+      keywords?:
+        | string[]
+        | {
+            [key: string]: string[];
+          };
+      not_for?:
+        | string[]
+        | {
+            [key: string]: string[];
+          };
     };
     PlanOutcome: {
       asset_versions: components['schemas']['PlanAssetVersions'];
@@ -2339,6 +2393,11 @@ export interface components {
       input_schema: components['schemas']['JsonSchema'];
       name: string;
       output_schema: components['schemas']['JsonSchema'] | null;
+      /**
+       * @description What the tool's owner tells the planner about when to use it (examples, keywords, not_for per
+       *     language): a tool asset's `planning_hints`, or the hints a built-in tool's lib declares with it.
+       */
+      planning_hints?: components['schemas']['PlanningHints'] | null;
       /** @enum {string} */
       source: 'builtin' | 'dynamic' | 'mcp';
       /**
@@ -2383,6 +2442,7 @@ export interface components {
               synced_at?: string;
             };
             tables: {
+              aliases?: string[];
               columns: {
                 aliases?: string[];
                 description?: string | null;
@@ -2403,6 +2463,11 @@ export interface components {
             }[];
           }
         | {
+            /** @description Questions labelled with the tools that answer them ([] for none) */
+            examples?: {
+              text: string;
+              tools: string[];
+            }[];
             mappings: {
               description?: string;
               field?: string;
@@ -2466,6 +2531,33 @@ export interface components {
       output_contract?: {
         [key: string]: unknown;
       };
+      /** @description tool: optional hints for the planner without a language model: `examples` (questions the tool answers), `keywords` (words that point at it) and `not_for` (related-looking questions it does not answer), each one list or lists per language ({"ko": [...], "en": [...]}), and `intent`. */
+      planning_hints?:
+        | ({
+            [key: string]: unknown;
+          } & ({
+            /** @description Questions the tool answers (per language or one list) */
+            examples?:
+              | string[]
+              | {
+                  [key: string]: string[];
+                };
+            /** @description The plan's intent when the tool leads it */
+            intent?: string;
+            /** @description Words or short phrases that point at the tool */
+            keywords?:
+              | string[]
+              | {
+                  [key: string]: string[];
+                };
+            /** @description Questions that look related but the tool does not answer */
+            not_for?:
+              | string[]
+              | {
+                  [key: string]: string[];
+                };
+          } | null))
+        | null;
       /** @description query: Cypher text */
       query_cypher?: string | null;
       /** @description query: HTTP request {method, url, headers, body} */
@@ -2603,6 +2695,7 @@ export type SchemaPlan = components['schemas']['Plan'];
 export type SchemaPlanAssetVersions = components['schemas']['PlanAssetVersions'];
 export type SchemaPlanExecutionResult = components['schemas']['PlanExecutionResult'];
 export type SchemaPlanIssue = components['schemas']['PlanIssue'];
+export type SchemaPlanningHints = components['schemas']['PlanningHints'];
 export type SchemaPlanOutcome = components['schemas']['PlanOutcome'];
 export type SchemaPlanRequestDto = components['schemas']['PlanRequestDto'];
 export type SchemaPlanStep = components['schemas']['PlanStep'];
