@@ -1,5 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import { gunzipSync } from 'node:zlib';
 
 export interface Passage {
   id: string;
@@ -14,7 +15,7 @@ export interface Query {
 }
 
 export interface Dataset {
-  name: 'scifact' | 'korquad';
+  name: 'scifact' | 'korquad' | 'code';
   passages: Passage[];
   /** Queries fusion defaults may be tuned on. */
   tune: Query[];
@@ -109,11 +110,54 @@ function loadKorQuad(root: string): Dataset {
   };
 }
 
+interface KyCommit {
+  message: string;
+  files: Array<{ path: string; status: string; after: string | null }>;
+}
+
+/**
+ * The code set, built from code-ky (a real TypeScript repository's last 139 commits): the passages are the
+ * source and test files as they stand after the last commit, the queries the commit subjects (PR numbers
+ * removed), each relevant to the files its commit changed that still exist. Even commits tune, odd ones report.
+ * A commit subject names what changed in words the code often uses (`retry`, `hooks`, `timeout`), so it is a
+ * keyword-heavy set, unlike KorQuAD's paraphrased questions.
+ */
+function loadCode(root: string): Dataset {
+  const commits = gunzipSync(readFileSync(path.join(root, 'code-ky', 'commits.jsonl.gz')))
+    .toString('utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as KyCommit);
+  const files = new Map<string, string>();
+  for (const commit of commits)
+    for (const file of commit.files) {
+      if (file.status === 'deleted' || file.after === null) files.delete(file.path);
+      else files.set(file.path, file.after);
+    }
+  const id = (file: string) => file.replace(/[^A-Za-z0-9.-]/g, '_');
+  const passages = [...files].map(([file, text]) => ({ id: id(file), text: `${file}\n\n${text}` }));
+  const queries: Query[] = [];
+  commits.forEach((commit, i) => {
+    const relevant = new Map(
+      commit.files.filter((f) => files.has(f.path)).map((f) => [id(f.path), 1] as [string, number]),
+    );
+    const text = commit.message.replace(/\s*\(#\d+\)\s*$/, '').trim();
+    if (relevant.size && text.length >= 2) queries.push({ id: `c${i}`, text, relevant });
+  });
+  return {
+    name: 'code',
+    passages,
+    tune: queries.filter((_, i) => i % 2 === 0),
+    report: queries.filter((_, i) => i % 2 === 1),
+  };
+}
+
 export function loadDataset(name: string): Dataset {
   const root = dataRoot();
   if (name === 'scifact') return loadSciFact(root);
   if (name === 'korquad') return loadKorQuad(root);
-  throw new Error(`unknown dataset ${name} (scifact | korquad)`);
+  if (name === 'code') return loadCode(root);
+  throw new Error(`unknown dataset ${name} (scifact | korquad | code)`);
 }
 
 /** nDCG@10, Recall@100 and MRR@10 of one ranked list of corpus ids. */

@@ -113,17 +113,25 @@ function fusionFromArgs(argv: string[]): Fusion {
 }
 
 /** Grid over fusion parameters, scored on the tuning queries only. */
-async function sweep(search: DocumentSearchService, tenantId: string, queries: Query[]) {
-  for (const mode of ['text', 'vector'] as const) {
+async function sweep(search: DocumentSearchService, tenantId: string, queries: Query[], only?: string) {
+  for (const mode of only ? [] : (['text', 'vector'] as const)) {
     console.log(
       `branch ${mode} nDCG@10=${fmt((await evaluate(search, tenantId, queries, mode, {})).ndcg10)}`,
     );
   }
-  const grid: Fusion[] = [];
-  for (const vector of [0.1, 0.2, 0.3, 0.5, 0.7, 1])
-    grid.push({ fusion: 'convex', weights: { text: 1, vector } });
-  for (const rrf_k of [5, 60])
-    for (const vector of [0.1, 0.3]) grid.push({ fusion: 'rrf', rrf_k, weights: { text: 1, vector } });
+  let grid: Fusion[] = [];
+  for (const vector of [0.1, 0.2, 0.3, 0.5]) grid.push({ fusion: 'convex', weights: { text: 1, vector } });
+  // RRF at the designed k=60: the branch weights decide how much the weak offline vector ranking may move BM25's.
+  for (const vector of [0.02, 0.05, 0.1, 0.2, 0.3, 0.5, 1])
+    grid.push({ fusion: 'rrf', rrf_k: 60, weights: { text: 1, vector } });
+  // --grid rrf:0.05,convex:0.2 runs just those cells (fusion:vector weight, text weight 1, RRF k=60).
+  if (only)
+    grid = only.split(',').map((cell) => {
+      const [fusion, vector] = cell.split(':');
+      return fusion === 'rrf'
+        ? { fusion: 'rrf', rrf_k: 60, weights: { text: 1, vector: Number(vector) } }
+        : { fusion: 'convex', weights: { text: 1, vector: Number(vector) } };
+    });
   const rows: Array<Fusion & { ndcg10: number }> = [];
   for (const fusion of grid) {
     const f = await evaluate(search, tenantId, queries, 'hybrid', fusion);
@@ -135,11 +143,12 @@ async function sweep(search: DocumentSearchService, tenantId: string, queries: Q
 }
 
 /**
- * The relevance floor for citations (CHAT_MIN_RELEVANCE): the vector branch's cosine similarity (absolute, unlike
- * the fused and BM25 scores, which are relative to the query's best) of the first relevant hit of
- * each on-topic tuning query against the top hit of off-topic queries (the other collection's questions, which
- * have no answer in this corpus). Prints, per candidate floor, the share of relevant hits kept and of
- * off-topic top hits dropped.
+ * The relevance floor for citations (CHAT_MIN_RELEVANCE, CHAT_MIN_KEYWORD_RELEVANCE): the branch scores (absolute,
+ * unlike the fused score, which is relative to the query's best) of the first relevant hit of each on-topic tuning
+ * query against every hit of off-topic queries (the planner's operations questions, which have no answer in this
+ * corpus), in the top 5 as the chat searches. A passage is cited when its vector cosine reaches the vector floor OR
+ * its keyword score reaches the keyword floor. Prints, per floor pair, the share of relevant hits kept and of
+ * off-topic questions left with no cited passage.
  */
 async function calibrateFloor(
   search: DocumentSearchService,
@@ -147,37 +156,54 @@ async function calibrateFloor(
   onTopic: Query[],
   offTopic: Query[],
 ) {
-  const relevantScores: number[] = [];
-  const offTopicScores: number[] = [];
+  type Scores = { vector: number; text: number };
+  const scoresOf = (r: {
+    branches: { text: { score: number } | null; vector: { score: number } | null };
+  }) => ({
+    vector: r.branches.vector?.score ?? 0,
+    text: r.branches.text?.score ?? 0,
+  });
+  const relevant: Scores[] = [];
+  const offTopicHits: Scores[][] = [];
   for (const query of onTopic) {
     const response = await search.search(tenantId, { query: query.text, search_type: 'hybrid', top_k: 5 });
     const hit = response.results.find((r) => query.relevant.has(r.document_name.replace(/\.txt$/, '')));
-    if (hit) relevantScores.push(hit.branches.vector?.score ?? 0);
+    if (hit) relevant.push(scoresOf(hit));
   }
   for (const query of offTopic) {
-    const response = await search.search(tenantId, { query: query.text, search_type: 'hybrid', top_k: 1 });
-    offTopicScores.push(response.results[0]?.branches.vector?.score ?? 0);
+    const response = await search.search(tenantId, { query: query.text, search_type: 'hybrid', top_k: 5 });
+    offTopicHits.push(response.results.map(scoresOf));
   }
   console.log(
-    `relevant hits in top 5: ${relevantScores.length}/${onTopic.length}; off-topic queries: ${offTopic.length}`,
+    `relevant hits in top 5: ${relevant.length}/${onTopic.length}; off-topic queries: ${offTopic.length}`,
   );
-  console.log('| floor | relevant hits kept | off-topic top hits dropped |');
-  console.log('|---|---|---|');
   const q = (values: number[], p: number) => {
     const sorted = [...values].sort((a, b) => a - b);
     return sorted.length
       ? sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))].toFixed(3)
       : '-';
   };
-  console.log(
-    `relevant hit score p5=${q(relevantScores, 0.05)} p10=${q(relevantScores, 0.1)} p50=${q(relevantScores, 0.5)}; ` +
-      `off-topic top score p50=${q(offTopicScores, 0.5)} p90=${q(offTopicScores, 0.9)} max=${q(offTopicScores, 1)}`,
-  );
-  for (const floor of [0.02, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.5]) {
-    const kept = relevantScores.filter((s) => s >= floor).length / (relevantScores.length || 1);
-    const dropped = offTopicScores.filter((s) => s < floor).length / (offTopicScores.length || 1);
-    console.log(`| ${floor} | ${(kept * 100).toFixed(1)}% | ${(dropped * 100).toFixed(1)}% |`);
+  for (const branch of ['vector', 'text'] as const) {
+    const rel = relevant.map((s) => s[branch]);
+    const off = offTopicHits.map((hits) => Math.max(0, ...hits.map((s) => s[branch])));
+    console.log(
+      `${branch}: relevant hit p5=${q(rel, 0.05)} p10=${q(rel, 0.1)} p50=${q(rel, 0.5)}; ` +
+        `off-topic best of top 5 p50=${q(off, 0.5)} p90=${q(off, 0.9)} max=${q(off, 1)}`,
+    );
   }
+  console.log(
+    '| vector floor | keyword floor | relevant hits kept | off-topic questions with nothing cited |',
+  );
+  console.log('|---|---|---|---|');
+  const passes = (s: Scores, vf: number, kf: number) => s.vector >= vf || (kf > 0 && s.text >= kf);
+  for (const vf of [0.05, 0.08, 0.1, 0.15])
+    for (const kf of [0, 0.1, 0.15, 0.2, 0.25, 0.3, 0.4]) {
+      const kept = relevant.filter((s) => passes(s, vf, kf)).length / (relevant.length || 1);
+      const dropped =
+        offTopicHits.filter((hits) => !hits.some((s) => passes(s, vf, kf))).length /
+        (offTopicHits.length || 1);
+      console.log(`| ${vf} | ${kf} | ${(kept * 100).toFixed(1)}% | ${(dropped * 100).toFixed(1)}% |`);
+    }
 }
 
 /** Everyday operations questions (the planner's labelled set) in the collection's language: no answer in it. */
@@ -234,6 +260,7 @@ async function main() {
           search,
           bench.tenantId,
           dataset.tune.slice(0, Number(flag(argv, 'sweep-queries') ?? 1e9)),
+          flag(argv, 'grid'),
         );
         return;
       }

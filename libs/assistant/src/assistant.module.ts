@@ -64,6 +64,7 @@ import {
         maxToolCalls: config.get('CHAT_MAX_TOOL_CALLS'),
         topK: config.get('CHAT_TOP_K'),
         minRelevance: config.get('CHAT_MIN_RELEVANCE'),
+        minKeywordRelevance: config.get('CHAT_MIN_KEYWORD_RELEVANCE'),
         retryBaseDelayMs: config.get('CHAT_RETRY_BASE_DELAY_MS'),
         timeoutMs: config.get('AGENT_TIMEOUT_MS'),
         retries: {

@@ -152,8 +152,10 @@ export interface DocumentSearchRequest {
   query: string;
   search_type?: SearchType;
   top_k?: number;
-  /** See README "min_relevance": a floor on each branch's own score, never on the fused score. */
+  /** See README "min_relevance": a floor on the returned `relevance_score` (for hybrid, the fused score, as in the seed). */
   min_relevance?: number;
+  /** A floor on each branch's own score (BM25 fraction, cosine), applied inside the branch before fusion. */
+  min_branch_relevance?: number;
   filters?: DocumentSearchFilters;
   /** Hybrid fusion (default from config): `rrf` (ranks) or `convex` (normalised scores). */
   fusion?: FusionMethod;

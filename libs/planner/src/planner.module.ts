@@ -6,7 +6,7 @@ import { DocumentSearchMatcher } from './fallback/document-search.matcher';
 import { AssetRegistryModule } from '@app/asset-registry';
 import { DocumentsModule } from '@app/documents';
 import { OpsModule } from '@app/ops';
-import { ToolsModule } from '@app/tools';
+import { ToolKindsModule, ToolsModule } from '@app/tools';
 import { AnswerWriter } from './answer/answer-writer';
 import { AskService } from './ask.service';
 import { PlanExecutor } from './execution/plan-executor';
@@ -38,7 +38,7 @@ export function createLlmClient(config: AppConfig): LlmClient {
 }
 
 @Module({
-  imports: [ToolsModule, OpsModule, AssetRegistryModule, DocumentsModule],
+  imports: [ToolsModule, ToolKindsModule, OpsModule, AssetRegistryModule, DocumentsModule],
   controllers: [PlannerController],
   providers: [
     PlanningKnowledgeHealth,

@@ -54,6 +54,36 @@ describe(`agentic RAG chat without a language model (${testBackend()})`, () => {
     expect(onTopic.citations[0]).toMatchObject({ document_name: 'backup.md' });
   });
 
+  it("seed 002's example: a policy worded unlike the question is cited on keyword evidence", async () => {
+    // A policy that covers more than leave: the hashed vector's cosine to the question is 0.028, below
+    // CHAT_MIN_RELEVANCE; the keyword branch ranks it first, and the floor now counts that evidence.
+    const other = (await ctx.get(AuthService).createTenant('chat-ko', 'Ko', undefined)).tenant.id;
+    const ingestion = ctx.get(DocumentIngestionService);
+    await ingestion.create(other, {
+      filename: 'work-rules.md',
+      content:
+        '# 근무 규정\n\n연차 휴가는 HR 포털에서 신청하며, 팀장의 승인이 필요합니다. 재택 근무는 주 2회까지 가능하고, 출근 시간은 오전 10시입니다. 야근 수당은 월말에 정산합니다.',
+    });
+    await ingestion.create(other, {
+      filename: 'deploy.md',
+      content: '# 배포 절차\n\n배포는 화요일과 목요일에만 진행하며, 롤백 계획을 미리 작성합니다.',
+    });
+    await ingestion.processQueue();
+    const result = await chat.chat({ tenantId: other, userId: 'alice', message: '휴가 신청 방법 알려줘' });
+    expect(result).toMatchObject({ route: 'INTERNAL_SEARCH', grade: 'PASS', answer_source: 'extractive' });
+    expect(result.citations[0]).toMatchObject({ document_name: 'work-rules.md' });
+    expect(result.documents.map((d) => d.document_name)).not.toContain('deploy.md');
+    expect(result.answer).toContain('연차 휴가는 HR 포털에서 신청하며');
+    expect(result.answer).not.toContain('관련 문서를 찾지');
+    // Off-topic Korean questions still get no citation.
+    const offTopic = await chat.chat({
+      tenantId: other,
+      userId: 'alice',
+      message: '회의실 예약은 어디서 하나요?',
+    });
+    expect(offTopic.citations).toEqual([]);
+  });
+
   it('answers greetings from a template without searching', async () => {
     const result = await ask('Hello there!');
     expect(result).toMatchObject({

@@ -97,7 +97,7 @@ describe(`document search (${testBackend()})`, () => {
     expect((await search.search(other, { query: 'payment gateway' })).results).toEqual([]);
   });
 
-  it('applies filters in both branches, and min_relevance to each branch score', async () => {
+  it('applies filters in both branches, and min_relevance to the returned relevance_score', async () => {
     const ko = await search.search(tenantA, {
       query: 'gateway 휴가',
       top_k: 10,
@@ -115,6 +115,41 @@ describe(`document search (${testBackend()})`, () => {
     expect(strict.results.length).toBeLessThan(6);
   });
 
+  it('hybrid: min_relevance filters the fused score (as in the seed), min_branch_relevance each branch', async () => {
+    const query = 'restart the payment gateway';
+    const all = await search.search(tenantA, { query, top_k: 10 });
+    // Just above the top hit's cosine: a per-branch floor would drop its vector hit; the fused score keeps it.
+    const floor = Math.min(0.95, all.results[0].branches.vector!.score + 0.01);
+    const fused = await search.search(tenantA, { query, top_k: 10, min_relevance: floor });
+    // Exactly the unfiltered results whose fused relevance_score reaches the floor, ranks kept.
+    expect(fused.results.map((r) => [r.rank, r.chunk_id])).toEqual(
+      all.results.filter((r) => r.relevance_score >= floor).map((r) => [r.rank, r.chunk_id]),
+    );
+    expect(fused.results.length).toBeGreaterThan(0);
+    expect(fused.results.length).toBeLessThan(all.results.length);
+    expect(fused.results[0]).toMatchObject({ document_name: 'payments.md' });
+    expect(fused.results[0].branches.vector!.score).toBeLessThan(floor);
+    expect(fused.results[0].relevance_score).toBeGreaterThanOrEqual(floor);
+    const branch = await search.search(tenantA, { query, top_k: 10, min_branch_relevance: 0.3 });
+    for (const r of branch.results) {
+      for (const hit of [r.branches.text, r.branches.vector])
+        if (hit) expect(hit.score).toBeGreaterThanOrEqual(0.3);
+    }
+    expect(branch.results[0]).toMatchObject({ document_name: 'payments.md' });
+  });
+
+  it('the keyword score counts the question words no document holds', async () => {
+    const score = async (query: string) => {
+      const response = await search.search(tenantA, { query, search_type: 'text', top_k: 1 });
+      expect(response.results[0]?.document_name).toBe('backup.md');
+      return response.results[0].branches.text!.score;
+    };
+    const matched = await score('nightly backups');
+    // Two more words in no document: the same chunk now matches a smaller share of the question.
+    const diluted = await score('nightly backups zebra quokka');
+    expect(diluted).toBeLessThan(matched * 0.75);
+  });
+
   it('rejects bad requests with a coded 400-kind error', async () => {
     const bad = [
       { query: ' a ' },
@@ -122,6 +157,8 @@ describe(`document search (${testBackend()})`, () => {
       { query: 'ok query', top_k: 1000 },
       { query: 'ok query', filters: { colour: 'red' } },
       { query: 'ok query', search_type: 'fuzzy' },
+      { query: 'ok query', min_relevance: 2 },
+      { query: 'ok query', min_branch_relevance: -3 },
     ];
     for (const request of bad) {
       await expect(search.search(tenantA, request as never)).rejects.toMatchObject({

@@ -3,8 +3,10 @@ export abstract class ChatOptions {
   abstract readonly historyTurns: number;
   abstract readonly maxToolCalls: number;
   abstract readonly topK: number;
-  /** Vector-branch cosine similarity below which a document passage is not cited (0: off). */
+  /** Vector-branch cosine similarity below which a document passage is not cited (0: off)... */
   abstract readonly minRelevance: number;
+  /** ...unless its keyword score (BM25 over the question's best, in [0, 1]) reaches this: keyword evidence. */
+  abstract readonly minKeywordRelevance: number;
   abstract readonly retryBaseDelayMs: number;
   abstract readonly timeoutMs: number;
   /** Retries per component; a model step without a value uses the LLM client's LLM_MAX_RETRIES. */

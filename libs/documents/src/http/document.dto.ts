@@ -232,11 +232,20 @@ export class DocumentSearchRequestDto {
   top_k?: number;
 
   @ApiPropertyOptional({
-    description: 'Floor on each branch score (see README), never on the fused score.',
+    description:
+      'Floor on relevance_score (see README): for hybrid the fused score scaled to [0, 1], for text and vector the branch score.',
   })
   @IsOptional()
   @IsNumber()
   min_relevance?: number;
+
+  @ApiPropertyOptional({
+    description:
+      "Floor on each branch's own score (BM25 over its maximum, cosine similarity) before fusion (see README).",
+  })
+  @IsOptional()
+  @IsNumber()
+  min_branch_relevance?: number;
 
   @IsOptional()
   @ValidateNested()

@@ -37,6 +37,7 @@ interface NormalizedRequest {
   search_type: SearchType;
   top_k: number;
   min_relevance: number;
+  min_branch_relevance: number;
   fusion: FusionMethod;
   rrf_k: number;
   candidates: number;
@@ -187,11 +188,20 @@ export class DocumentSearchService {
         field: 'min_relevance',
       });
     }
+    // A text or vector search's relevance_score is the branch score, so there the two floors are one;
+    // a hybrid search keeps every branch candidate with a non-negative score unless asked otherwise.
+    const minBranchRelevance = request.min_branch_relevance ?? (searchType === 'hybrid' ? 0 : minRelevance);
+    if (!Number.isFinite(minBranchRelevance) || minBranchRelevance < -1 || minBranchRelevance > 1) {
+      throw DocumentsException.invalidSearch('min_branch_relevance must be a number from -1 to 1.', {
+        field: 'min_branch_relevance',
+      });
+    }
     return {
       query,
       search_type: searchType,
       top_k: topK,
       min_relevance: minRelevance,
+      min_branch_relevance: minBranchRelevance,
       fusion,
       rrf_k: rrfK,
       candidates,
@@ -295,7 +305,7 @@ export class DocumentSearchService {
       rrfK: request.rrf_k,
       textWeight: request.weights.text,
       vectorWeight: request.weights.vector,
-      minRelevance: request.min_relevance,
+      minRelevance: request.min_branch_relevance,
       bm25K1: this.config.get('DOCUMENTS_SEARCH_BM25_K1'),
       bm25B: this.config.get('DOCUMENTS_SEARCH_BM25_B'),
       keywordBudget: this.config.get('DOCUMENTS_SEARCH_KEYWORD_BUDGET'),
@@ -303,7 +313,12 @@ export class DocumentSearchService {
       codeOwner: request.code_owner,
     };
     const rows = await this.repository.search(plan);
-    const results = rows.map((row, index) => this.toResult(row, index, request));
+    // min_relevance is a floor on the returned relevance_score (the seed's filter after fusion). The rows come
+    // ordered by the fused score, which relevance_score grows with, so filtering after the LIMIT drops only a tail.
+    const results = rows
+      .map((row, index) => this.toResult(row, index, request))
+      .filter((result) => result.relevance_score >= request.min_relevance)
+      .map((result, index) => ({ ...result, rank: index + 1 }));
     return {
       status: 'ok',
       query: request.query,

@@ -18,6 +18,7 @@ export interface SearchPlan {
   rrfK: number;
   textWeight: number;
   vectorWeight: number;
+  /** Floor on each branch's own score inside the branch (the request's min_branch_relevance). */
   minRelevance: number;
   bm25K1: number;
   bm25B: number;
@@ -84,6 +85,13 @@ export interface KeywordTerms {
   /** Terms whose postings are read to find candidates, as a tsquery; null when none. */
   candidateQuery: string | null;
   avgdl: number;
+  /**
+   * IDF of the query's terms the tenant's corpus does not hold, which no chunk can match, each counted at the
+   * mean IDF of the terms it does hold (at the IDF of an unseen term, filler words of a question would swamp a
+   * small corpus): part of the keyword score's maximum, so a chunk sharing one word of a long off-topic
+   * question does not score as if it matched the whole question.
+   */
+  missingIdf: number;
 }
 
 /**
@@ -103,7 +111,7 @@ const KEYWORD_TERMS_SQL = `
     FROM document_corpus n WHERE n.tenant_id = $1
   ),
   terms AS (
-    SELECT s.term, ln(1 + (tc.n - least(s.df, tc.n) + 0.5) / (least(s.df, tc.n) + 0.5)) AS idf, tc.avgdl,
+    SELECT s.term, ln(1 + (tc.n - least(s.df, tc.n) + 0.5) / (least(s.df, tc.n) + 0.5)) AS idf, tc.avgdl, tc.n,
            sum(s.df) OVER (ORDER BY s.df, s.term ROWS UNBOUNDED PRECEDING) AS postings_through,
            row_number() OVER (ORDER BY s.df, s.term) AS rarity
     FROM document_term_stats s CROSS JOIN tc
@@ -113,7 +121,8 @@ const KEYWORD_TERMS_SQL = `
          coalesce(array_agg(idf ORDER BY rarity), '{}') AS idfs,
          string_agg(quote_literal(term), ' | ' ORDER BY rarity) FILTER (WHERE rarity = 1 OR postings_through <= $3)
            AS candidate_query,
-         max(avgdl) AS avgdl
+         max(avgdl) AS avgdl,
+         cardinality(tsvector_to_array(to_tsvector('english', $2))) - count(*) AS missing
   FROM terms`;
 
 /**
@@ -121,13 +130,14 @@ const KEYWORD_TERMS_SQL = `
  * finds for the candidate query. Per candidate, `setweight(..., lexemes)` + `ts_filter` keep the
  * lexemes of ALL query terms (a C-level lookup), whose position counts are the term frequencies,
  * so scores are exact BM25 over every term. The score is reported as a fraction of the best a
- * chunk could reach (every query term, saturated), so it stays in [0, 1] like the other branch.
+ * chunk could reach (every query term, saturated, including the terms no chunk holds: see missingIdf), so it stays in
+ * [0, 1] like the other branch and says how much of the question a chunk matches.
  */
 function keywordBranchSql(plan: SearchPlan, terms: KeywordTerms, p: Params, filters: string): string {
   const k1 = `${p.add(plan.bm25K1)}::float8`;
   const b = `${p.add(plan.bm25B)}::float8`;
   const termList = `${p.add(terms.terms)}::text[]`;
-  const best = terms.idfs.reduce((sum, idf) => sum + idf, 0) * (plan.bm25K1 + 1);
+  const best = (terms.idfs.reduce((sum, idf) => sum + idf, 0) + terms.missingIdf) * (plan.bm25K1 + 1);
   return `text_terms AS (
     SELECT * FROM unnest(${termList}, ${p.add(terms.idfs)}::float8[]) AS t(term, idf)
   ),
@@ -215,13 +225,17 @@ export class SearchRepository {
       idfs: number[];
       candidate_query: string | null;
       avgdl: number | null;
+      missing: number | string | null;
     }> = await em.query(KEYWORD_TERMS_SQL, [plan.tenantId, plan.keywordQuery, plan.keywordBudget]);
     if (!row || row.terms.length === 0 || row.candidate_query === null) return null;
+    const idfs = row.idfs.map(Number);
+    const meanIdf = idfs.reduce((sum, idf) => sum + idf, 0) / idfs.length;
     return {
       terms: row.terms,
-      idfs: row.idfs.map(Number),
+      idfs,
       candidateQuery: row.candidate_query,
       avgdl: Number(row.avgdl),
+      missingIdf: Math.max(0, Number(row.missing ?? 0)) * meanIdf,
     };
   }
 

@@ -745,6 +745,17 @@ export class EnvironmentVariables {
   @Max(1)
   CHAT_MIN_RELEVANCE = 0.08;
 
+  /**
+   * Keyword evidence for the chat's relevance floor: a passage whose keyword score (BM25 as a share of the whole
+   * question's best, terms missing from the corpus included) reaches this is cited whatever its vector similarity.
+   * Calibrated with `npm run eval:retrieval -- --calibrate-floor` (BENCHMARKS.md); 0 turns keyword evidence off.
+   */
+  @Transform(toNumber)
+  @IsNumber()
+  @Min(0)
+  @Max(1)
+  CHAT_MIN_KEYWORD_RELEVANCE = 0.15;
+
   /** First backoff delay of search retries in the chat; doubles per retry (1 s, 2 s). */
   @Transform(toNumber)
   @IsInt()

@@ -64,7 +64,7 @@ export const DOCUMENT_SEARCH_TOOL: ToolDefinition = {
         minimum: 0,
         maximum: 1,
         description:
-          "A floor on each branch's own score (text rank or cosine similarity), not on the fused score.",
+          'A floor on relevance_score: for hybrid the fused score scaled to [0, 1], for text and vector the branch score.',
       },
       filters: {
         type: 'object',
@@ -99,7 +99,11 @@ export const DOCUMENT_SEARCH_TOOL: ToolDefinition = {
     intent: 'search_documents',
     examples: {
       ko: ['휴가 신청 방법 알려줘', '장애 대응 절차 문서 찾아줘', '인증서 갱신은 어떻게 해?'],
-      en: ['how do I request vacation?', 'find the incident response procedure', 'how do we renew the certificate?'],
+      en: [
+        'how do I request vacation?',
+        'find the incident response procedure',
+        'how do we renew the certificate?',
+      ],
     },
     keywords: {
       ko: ['문서', '매뉴얼', '가이드', '절차', '방법', '정책', '런북'],

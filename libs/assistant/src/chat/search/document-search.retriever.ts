@@ -10,8 +10,11 @@ const MAX_QUERY_CHARS = 1000;
 /**
  * The chat's document search: hybrid (keyword + vector, fused) search of @app/documents, with the seed's
  * similarity filter. The fused score is relative to the query's best hit (an off-topic question's top hit
- * scores as high as a good one), so the floor applies to the vector branch's cosine similarity, which is
- * absolute; it is skipped when the search ran without a query vector.
+ * scores as high as a good one), so the floor looks at the branches' own scores, which are absolute: a
+ * passage is cited when its vector cosine similarity reaches `minRelevance` OR its keyword score (the share
+ * of the whole question's BM25 it matches, terms the corpus lacks included) reaches `minKeywordRelevance`,
+ * so a strong keyword hit is never dropped for a weak (offline, hashed) vector score. Skipped when the
+ * search ran without a query vector.
  */
 @Injectable()
 export class DocumentSearchRetriever extends DocumentRetriever {
@@ -33,7 +36,12 @@ export class DocumentSearchRetriever extends DocumentRetriever {
       top_k: topK,
     });
     const floor = response.embedding_model ? this.options.minRelevance : 0;
-    const relevant = response.results.filter((hit) => (hit.branches.vector?.score ?? 0) >= floor);
+    const keywordFloor = this.options.minKeywordRelevance;
+    const relevant = response.results.filter(
+      (hit) =>
+        (hit.branches.vector?.score ?? 0) >= floor ||
+        (keywordFloor > 0 && (hit.branches.text?.score ?? 0) >= keywordFloor),
+    );
     return relevant.map((hit) => ({
       kind: 'document' as const,
       document_id: hit.document_id,
