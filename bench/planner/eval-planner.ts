@@ -121,9 +121,7 @@ export function toolAssetDefinitions(folder: string, hints: boolean): ToolDefini
         timeout_ms: 10_000,
         source: 'dynamic' as const,
         version: 1,
-        ...(hints && asset.planning_hints
-          ? { planning_hints: asset.planning_hints }
-          : {}),
+        ...(hints && asset.planning_hints ? { planning_hints: asset.planning_hints } : {}),
       };
     });
 }

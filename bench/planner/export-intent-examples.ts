@@ -19,7 +19,7 @@ function main(): void {
     '',
     '/**',
     " * The OPS demo's labelled questions, published with the demo in the mapping asset `ops-keywords`",
-    ' * (`content.examples`): what the planner without a language model learns the OPS tools\' use from, as',
+    " * (`content.examples`): what the planner without a language model learns the OPS tools' use from, as",
     ' * tenant data (any tenant publishes its own the same way). They are the questions of',
     ' * bench/planner/planner-questions-independent.json, -2.json, -3.json and -4.json, written from the tool',
     ` * descriptions only (${only === 'all' ? 'their held-out parts were retired on 2026-11-25' : `their ${only} parts`}). Regenerate with`,

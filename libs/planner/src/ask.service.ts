@@ -122,12 +122,12 @@ export class AskService {
     const status = needed.length
       ? 'needs_input'
       : noData
-      ? 'no_data'
-      : !execution || execution.status === 'succeeded'
-        ? 'answered'
-        : execution.status === 'partial'
-          ? 'partial'
-          : 'failed';
+        ? 'no_data'
+        : !execution || execution.status === 'succeeded'
+          ? 'answered'
+          : execution.status === 'partial'
+            ? 'partial'
+            : 'failed';
     return {
       status,
       query: request.query,

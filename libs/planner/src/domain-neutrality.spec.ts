@@ -61,7 +61,9 @@ function sourceFiles(dir: string): string[] {
 function bannedTerms(): string[] {
   const tools = BUILTIN_TOOL_DEFINITIONS.map((t) => t.name).filter((name) => name !== 'document_search');
   const tables = OPS_CATALOG.tables.map((t) => t.name).filter((t) => t.includes('_'));
-  const columns = OPS_CATALOG.tables.flatMap((t) => t.columns.map((c) => c.name)).filter((c) => c.includes('_'));
+  const columns = OPS_CATALOG.tables
+    .flatMap((t) => t.columns.map((c) => c.name))
+    .filter((c) => c.includes('_'));
   const enumValues = OPS_CATALOG.tables
     .flatMap((t) => t.columns.flatMap((c) => c.enum_values ?? []))
     // depends_on is a relation type of the OPS data and also the plan's own field.

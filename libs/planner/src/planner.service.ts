@@ -149,7 +149,12 @@ export class PlannerService implements OnModuleDestroy {
     const listing = this.tools.list(tenantId);
     const usable = listing.filter((tool) => tool.available);
     // Each tool is planned over the catalog of the source it reads (docs/notes/sources.md).
-    const { index: catalog, sources } = await loadSourceCatalogs(this.knowledge, tenantId, catalogAsset, listing);
+    const { index: catalog, sources } = await loadSourceCatalogs(
+      this.knowledge,
+      tenantId,
+      catalogAsset,
+      listing,
+    );
     return { catalogAsset, mappingsAsset, promptAsset, listing, usable, catalog, sources };
   }
 
@@ -172,9 +177,8 @@ export class PlannerService implements OnModuleDestroy {
   async plan(request: PlanRequest): Promise<PlanOutcome> {
     const started = performance.now();
     const now = request.now ?? new Date();
-    const { catalogAsset, mappingsAsset, promptAsset, listing, usable, catalog, sources } = await this.knowledgeOf(
-      request.tenantId,
-    );
+    const { catalogAsset, mappingsAsset, promptAsset, listing, usable, catalog, sources } =
+      await this.knowledgeOf(request.tenantId);
     const sourceWarnings = sources
       .filter((s) => !s.catalog && s.source !== INTERNAL_SOURCE_REF && s.tools.length)
       .map(

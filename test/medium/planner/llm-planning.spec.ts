@@ -1,11 +1,6 @@
 import { AssetRegistryService } from '@app/asset-registry';
 import { AuthService, HealthRegistry } from '@app/platform';
-import {
-  AskService,
-  PLANNER_ASSET_NAMES,
-  PlannerModule,
-  PlannerService,
-} from '@app/planner';
+import { AskService, PLANNER_ASSET_NAMES, PlannerModule, PlannerService } from '@app/planner';
 import { ToolRegistry } from '@app/tools';
 import { NO_OPS_DATA_WARNING, OPS_CATALOG, OPS_KEYWORD_MAPPINGS } from '@app/ops';
 import { FakeLlmServer, SEED_QUERY, startTestContext, TestContext, testBackend } from '@test/support';

@@ -2554,6 +2554,13 @@ export const RESPONSE_SCHEMAS: {
         },
         "purpose": {
           "type": "string"
+        },
+        "needs_input": {
+          "type": "array",
+          "items": {
+            "type": "string"
+          },
+          "description": "Required inputs the question does not give: the step is not run until the caller supplies them (the\nanswer asks for them; `status: \"needs_input\"`), instead of guessing or failing the step."
         }
       },
       "required": [
@@ -2847,9 +2854,17 @@ export const RESPONSE_SCHEMAS: {
             "partial",
             "answered",
             "no_data",
-            "plan_rejected"
+            "plan_rejected",
+            "needs_input"
           ],
-          "description": "`no_data`: the steps ran, but this tenant has none of the data they read loaded, so they could find nothing."
+          "description": "`needs_input`: a step waits for an input the question does not give (`needs_input` lists them)."
+        },
+        "needs_input": {
+          "type": "array",
+          "items": {
+            "$ref": "#/components/schemas/NeededInput"
+          },
+          "description": "The inputs the plan waits for (empty unless `status` is `needs_input`)."
         },
         "query": {
           "type": "string"
@@ -2918,6 +2933,7 @@ export const RESPONSE_SCHEMAS: {
       },
       "required": [
         "status",
+        "needs_input",
         "query",
         "answer",
         "answer_source",
@@ -2927,6 +2943,38 @@ export const RESPONSE_SCHEMAS: {
         "warnings",
         "asset_versions",
         "timings"
+      ]
+    },
+    "NeededInput": {
+      "type": "object",
+      "properties": {
+        "step_id": {
+          "type": "string"
+        },
+        "tool": {
+          "type": "string"
+        },
+        "parameter": {
+          "type": "string"
+        },
+        "description": {
+          "type": "string",
+          "nullable": true
+        },
+        "allowed_values": {
+          "type": "array",
+          "items": {
+            "type": "string"
+          },
+          "nullable": true
+        }
+      },
+      "required": [
+        "step_id",
+        "tool",
+        "parameter",
+        "description",
+        "allowed_values"
       ]
     },
     "PlanExecutionResult": {

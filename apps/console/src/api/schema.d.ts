@@ -1081,7 +1081,7 @@ export interface components {
       model?: string;
       /** @description Reference time for relative ranges ("last week"), ISO 8601; defaults to now */
       now?: string;
-      /** @example 지난 주 prod 환경의 서버들 중 CPU 사용률이 높은 top 5개를 보여줘 */
+      /** @example 지난 주 사용률이 가장 높은 항목 top 5개를 보여줘 */
       query: string;
       /**
        * @description false plans (and answers) deterministically even when an LLM is configured
@@ -1096,13 +1096,15 @@ export interface components {
       asset_versions: components['schemas']['PlanAssetVersions'];
       execution: components['schemas']['PlanExecutionResult'] | null;
       model: string | null;
+      /** @description The inputs the plan waits for (empty unless `status` is `needs_input`). */
+      needs_input: components['schemas']['NeededInput'][];
       planning: components['schemas']['PlanOutcome'];
       query: string;
       /**
-       * @description `no_data`: the steps ran, but this tenant has none of the data they read loaded, so they could find nothing.
+       * @description `needs_input`: a step waits for an input the question does not give (`needs_input` lists them).
        * @enum {string}
        */
-      status: 'failed' | 'partial' | 'answered' | 'no_data' | 'plan_rejected';
+      status: 'failed' | 'partial' | 'answered' | 'no_data' | 'plan_rejected' | 'needs_input';
       timings: {
         answer_ms: number;
         execution_ms: number;
@@ -1956,6 +1958,13 @@ export interface components {
        */
       user_id: number | string;
     };
+    NeededInput: {
+      allowed_values: string[] | null;
+      description: string | null;
+      parameter: string;
+      step_id: string;
+      tool: string;
+    };
     Object: Record<string, never>;
     Page_AssetView: {
       items: components['schemas']['AssetView'][];
@@ -2086,7 +2095,7 @@ export interface components {
       model?: string;
       /** @description Reference time for relative ranges ("last week"), ISO 8601; defaults to now */
       now?: string;
-      /** @example 지난 주 prod 환경의 서버들 중 CPU 사용률이 높은 top 5개를 보여줘 */
+      /** @example 지난 주 사용률이 가장 높은 항목 top 5개를 보여줘 */
       query: string;
       /**
        * @description false plans (and answers) deterministically even when an LLM is configured
@@ -2097,6 +2106,11 @@ export interface components {
     PlanStep: {
       depends_on?: string[];
       id: string;
+      /**
+       * @description Required inputs the question does not give: the step is not run until the caller supplies them (the
+       *     answer asks for them; `status: "needs_input"`), instead of guessing or failing the step.
+       */
+      needs_input?: string[];
       parameters: {
         [key: string]: unknown;
       };
@@ -2760,6 +2774,7 @@ export type SchemaErrorResponseDto = components['schemas']['ErrorResponseDto'];
 export type SchemaFailedFile = components['schemas']['FailedFile'];
 export type SchemaJsonSchema = components['schemas']['JsonSchema'];
 export type SchemaLlmExecuteRequestDto = components['schemas']['LlmExecuteRequestDto'];
+export type SchemaNeededInput = components['schemas']['NeededInput'];
 export type SchemaObject = components['schemas']['Object'];
 export type SchemaPageAssetView = components['schemas']['Page_AssetView'];
 export type SchemaPendingAction = components['schemas']['PendingAction'];

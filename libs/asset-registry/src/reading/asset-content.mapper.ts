@@ -2,7 +2,6 @@ import type {
   CatalogContent,
   HttpToolConfig,
   MappingContent,
-
   PromptContent,
   QueryToolConfig,
   SqlToolConfig,

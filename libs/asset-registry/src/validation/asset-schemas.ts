@@ -83,8 +83,15 @@ export const PLANNING_HINTS_SCHEMA: Schema = {
   properties: {
     examples: { ...HINT_TEXTS_SCHEMA, description: 'Questions the tool answers (per language or one list)' },
     keywords: { ...HINT_TEXTS_SCHEMA, description: 'Words or short phrases that point at the tool' },
-    not_for: { ...HINT_TEXTS_SCHEMA, description: 'Questions that look related but the tool does not answer' },
-    intent: { type: 'string', pattern: '^[a-z][a-z0-9_]{0,63}$', description: "The plan's intent when the tool leads it" },
+    not_for: {
+      ...HINT_TEXTS_SCHEMA,
+      description: 'Questions that look related but the tool does not answer',
+    },
+    intent: {
+      type: 'string',
+      pattern: '^[a-z][a-z0-9_]{0,63}$',
+      description: "The plan's intent when the tool leads it",
+    },
   },
 };
 
@@ -260,7 +267,11 @@ export const MAPPING_CONTENT_SCHEMA: Schema = {
         required: ['text', 'tools'],
         properties: {
           text: text(2000),
-          tools: { type: 'array', maxItems: 20, items: { type: 'string', pattern: '^[A-Za-z][A-Za-z0-9_-]{0,63}$' } },
+          tools: {
+            type: 'array',
+            maxItems: 20,
+            items: { type: 'string', pattern: '^[A-Za-z][A-Za-z0-9_-]{0,63}$' },
+          },
         },
       },
     },

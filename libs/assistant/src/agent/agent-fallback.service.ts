@@ -70,7 +70,9 @@ export class AgentFallbackService {
       maxLimit: this.options.maxLimit,
     });
     const plan = planned.plan;
-    const warnings = [`The language model was not used (${reason}); tools were chosen by the deterministic planner.`];
+    const warnings = [
+      `The language model was not used (${reason}); tools were chosen by the deterministic planner.`,
+    ];
     warnings.push(...planned.warnings);
     if (!plan.steps.length) {
       const lang = isKorean(prompt) ? 'ko' : 'en';
@@ -81,7 +83,7 @@ export class AgentFallbackService {
       if (!schema) continue;
       const given = new Set<string>();
       // Inputs the calling service named in the request's context (a draft's title and markdown, say).
-      for (const name of Object.keys((schema.properties ?? {})))
+      for (const name of Object.keys(schema.properties ?? {}))
         if (step.parameters[name] === undefined && requestContext[name] !== undefined && name !== 'user_id') {
           step.parameters[name] = requestContext[name];
           given.add(name);

@@ -28,7 +28,12 @@ export const CODE_GRAPH_TOOL: ToolDefinition = {
   planning_hints: {
     intent: 'walk_code_graph',
     examples: {
-      ko: ['authenticate 함수를 호출하는 곳 전부', 'saveOrder 바꾸면 영향 받는 함수들', 'login 에서 hashPassword 까지 호출 경로', 'parseConfig 가 부르는 함수 2단계까지'],
+      ko: [
+        'authenticate 함수를 호출하는 곳 전부',
+        'saveOrder 바꾸면 영향 받는 함수들',
+        'login 에서 hashPassword 까지 호출 경로',
+        'parseConfig 가 부르는 함수 2단계까지',
+      ],
       en: [
         'every caller of authenticate',
         'what is impacted if I change saveOrder',

@@ -54,7 +54,12 @@ export const SEARCH_GRAPH_DB_TOOL: ToolDefinition = {
   planning_hints: {
     intent: 'search_code_graph',
     examples: {
-      ko: ['authenticate 함수가 어떤 함수를 호출하는지 알려줘', 'parseToken 함수는 어디서 호출돼?', 'UserService 클래스 상속 구조 보여줘', 'validateOrder 가 import 하는 모듈'],
+      ko: [
+        'authenticate 함수가 어떤 함수를 호출하는지 알려줘',
+        'parseToken 함수는 어디서 호출돼?',
+        'UserService 클래스 상속 구조 보여줘',
+        'validateOrder 가 import 하는 모듈',
+      ],
       en: [
         'which functions does authenticate call',
         'what calls parseToken?',
@@ -64,7 +69,19 @@ export const SEARCH_GRAPH_DB_TOOL: ToolDefinition = {
     },
     keywords: {
       ko: ['함수', '호출', '호출하는', '클래스', '상속', 'import', '메서드'],
-      en: ['function', 'functions', 'calls', 'called', 'callers', 'callees', 'class', 'inherits', 'import', 'imports', 'method'],
+      en: [
+        'function',
+        'functions',
+        'calls',
+        'called',
+        'callers',
+        'callees',
+        'class',
+        'inherits',
+        'import',
+        'imports',
+        'method',
+      ],
     },
     not_for: {
       ko: ['결제 서비스가 의존하는 서비스', '이 서버에 올라간 서비스'],

@@ -55,7 +55,12 @@ export const SEARCH_VECTOR_DB_TOOL: ToolDefinition = {
   planning_hints: {
     intent: 'search_code',
     examples: {
-      ko: ['사용자 인증 로직 찾아줘', '결제 금액 계산하는 코드 어디 있어?', '토큰 갱신 구현 보여줘', '파일 업로드 처리하는 함수 찾아줘'],
+      ko: [
+        '사용자 인증 로직 찾아줘',
+        '결제 금액 계산하는 코드 어디 있어?',
+        '토큰 갱신 구현 보여줘',
+        '파일 업로드 처리하는 함수 찾아줘',
+      ],
       en: [
         'find the authentication logic',
         'where is the code that computes the order total?',
@@ -65,11 +70,25 @@ export const SEARCH_VECTOR_DB_TOOL: ToolDefinition = {
     },
     keywords: {
       ko: ['코드', '소스 코드', '코드베이스', '구현', '로직', '함수', '클래스', '메서드'],
-      en: ['code', 'source code', 'codebase', 'implementation', 'implemented', 'function', 'class', 'method', 'repo'],
+      en: [
+        'code',
+        'source code',
+        'codebase',
+        'implementation',
+        'implemented',
+        'function',
+        'class',
+        'method',
+        'repo',
+      ],
     },
     not_for: {
       ko: ['결제 서비스 담당팀 누구야', '주문 서비스가 의존하는 DB', '배포 방법 문서 찾아줘'],
-      en: ['who owns the payment service', 'what does the order service depend on', 'find the deployment runbook'],
+      en: [
+        'who owns the payment service',
+        'what does the order service depend on',
+        'find the deployment runbook',
+      ],
     },
   },
 };

@@ -80,8 +80,18 @@ export const CI_LOOKUP_TOOL: ToolDefinition = {
   planning_hints: {
     intent: 'lookup_ci',
     examples: {
-      ko: ['prod 서버 목록 보여줘', '결제 서비스 담당팀 누구야?', '점검 중인 DB 몇 대야', 'prod-payment-db 스펙 알려줘'],
-      en: ['list the prod servers', 'who owns the payment service?', 'how many databases are in maintenance', 'specs of prod-payment-db'],
+      ko: [
+        'prod 서버 목록 보여줘',
+        '결제 서비스 담당팀 누구야?',
+        '점검 중인 DB 몇 대야',
+        'prod-payment-db 스펙 알려줘',
+      ],
+      en: [
+        'list the prod servers',
+        'who owns the payment service?',
+        'how many databases are in maintenance',
+        'specs of prod-payment-db',
+      ],
     },
     keywords: { ko: ['목록', '담당팀', '스펙', '사양'], en: ['inventory', 'owner', 'specs'] },
   },

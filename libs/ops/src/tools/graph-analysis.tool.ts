@@ -103,10 +103,21 @@ export const GRAPH_ANALYSIS_TOOL: ToolDefinition = {
   planning_hints: {
     intent: 'analyze_graph',
     examples: {
-      ko: ['prod-payment-db 장애 나면 영향 받는 서비스', 'prod-order-api 가 의존하는 것들', 'prod-shop-system 구성 요소 보여줘'],
-      en: ['what is affected if prod-payment-db goes down', 'what does prod-order-api depend on', 'components of prod-shop-system'],
+      ko: [
+        'prod-payment-db 장애 나면 영향 받는 서비스',
+        'prod-order-api 가 의존하는 것들',
+        'prod-shop-system 구성 요소 보여줘',
+      ],
+      en: [
+        'what is affected if prod-payment-db goes down',
+        'what does prod-order-api depend on',
+        'components of prod-shop-system',
+      ],
     },
-    keywords: { ko: ['영향도', '의존성', '구성도'], en: ['impact', 'dependencies', 'blast radius', 'topology'] },
+    keywords: {
+      ko: ['영향도', '의존성', '구성도'],
+      en: ['impact', 'dependencies', 'blast radius', 'topology'],
+    },
   },
 };
 

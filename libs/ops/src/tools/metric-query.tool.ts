@@ -142,8 +142,16 @@ export const METRIC_QUERY_TOOL: ToolDefinition = {
   planning_hints: {
     intent: 'query_metrics',
     examples: {
-      ko: ['지난주 prod 서버 CPU 사용률 top 5', 'prod-order-api 에러율 추이 어제 기준', 'DB 커넥션 제일 많은 데이터베이스'],
-      en: ['top 5 prod servers by cpu usage last week', 'error rate trend of prod-order-api yesterday', 'which database has the most connections'],
+      ko: [
+        '지난주 prod 서버 CPU 사용률 top 5',
+        'prod-order-api 에러율 추이 어제 기준',
+        'DB 커넥션 제일 많은 데이터베이스',
+      ],
+      en: [
+        'top 5 prod servers by cpu usage last week',
+        'error rate trend of prod-order-api yesterday',
+        'which database has the most connections',
+      ],
     },
     keywords: { ko: ['사용률', '추이', '메트릭'], en: ['usage', 'trend', 'metrics'] },
   },

@@ -12,7 +12,12 @@ import {
   schemaProperties,
 } from '../plan/schema-introspection.util';
 import type { IntentExample } from './intent-classifier';
-import { ClassifierTrainer, hintKeywordMappings, type TrainedClassifier, type TrainingInput } from './planning-classifier';
+import {
+  ClassifierTrainer,
+  hintKeywordMappings,
+  type TrainedClassifier,
+  type TrainingInput,
+} from './planning-classifier';
 import { documentEvidence, DocumentEvidence, isDocumentTool, knowledgeVocabulary } from './document-signal';
 import { analyseQuestion, Fact, factFitsSource } from './question-analysis';
 import { chooseTools, isItemLookup } from './tool-choice';
@@ -120,11 +125,17 @@ function toolSignature(tool: ToolDefinition): string {
 
 /** The mappings the planner reads: the tenant's, with every tool's hint keywords added (cached per key). */
 const MERGED_MAPPINGS = new Map<string, MappingContent | null>();
-function mergedMappings(key: string, tools: ToolDefinition[], mappings: MappingContent | null): MappingContent | null {
+function mergedMappings(
+  key: string,
+  tools: ToolDefinition[],
+  mappings: MappingContent | null,
+): MappingContent | null {
   let merged = MERGED_MAPPINGS.get(key);
   if (merged === undefined) {
     const hinted = hintKeywordMappings(tools);
-    merged = hinted.length ? { ...(mappings ?? {}), mappings: [...(mappings?.mappings ?? []), ...hinted] } : mappings;
+    merged = hinted.length
+      ? { ...(mappings ?? {}), mappings: [...(mappings?.mappings ?? []), ...hinted] }
+      : mappings;
     if (MERGED_MAPPINGS.size > 64) MERGED_MAPPINGS.delete(MERGED_MAPPINGS.keys().next().value!);
     MERGED_MAPPINGS.set(key, merged);
   }
@@ -157,7 +168,8 @@ export class FallbackPlanner {
     trainer: ClassifierTrainer = SHARED_TRAINER,
   ) {
     this.trainer = trainer;
-    if (examples && !EXAMPLE_SET_IDS.has(examples)) EXAMPLE_SET_IDS.set(examples, EXAMPLE_SET_IDS_NEXT.value++);
+    if (examples && !EXAMPLE_SET_IDS.has(examples))
+      EXAMPLE_SET_IDS.set(examples, EXAMPLE_SET_IDS_NEXT.value++);
     this.exampleSet = examples ? `set${EXAMPLE_SET_IDS.get(examples)}` : 'published';
   }
 
@@ -165,7 +177,9 @@ export class FallbackPlanner {
   private keyOf(input: FallbackPlannerInput): string {
     const knowledge =
       input.knowledgeKey ??
-      fingerprint(`${JSON.stringify(input.mappings ?? null)}\n${JSON.stringify(input.catalog.content ?? null)}`);
+      fingerprint(
+        `${JSON.stringify(input.mappings ?? null)}\n${JSON.stringify(input.catalog.content ?? null)}`,
+      );
     const { mappingWeight, descriptionWeight, l2, epochs } = this.options;
     const training = { mappingWeight, descriptionWeight, l2, epochs };
     return `${knowledge}|${input.tools.map(toolSignature).sort().join(',')}|${this.exampleSet}|${JSON.stringify(training)}`;
@@ -438,9 +452,7 @@ export class FallbackPlanner {
             start: new Date(input.now.getTime() - hours * 3_600_000).toISOString(),
             end: input.now.toISOString(),
           };
-          warnings.push(
-            `${tool.name}: no time range in the question, assumed the last ${hours} hours.`,
-          );
+          warnings.push(`${tool.name}: no time range in the question, assumed the last ${hours} hours.`);
         }
       } else if (['limit', 'top_n', 'top_k', 'size'].includes(name)) {
         const wanted = signals.limit ?? (name === 'top_n' && signals.superlative ? 1 : null);
@@ -474,7 +486,9 @@ export class FallbackPlanner {
     // A required input the question does not give is asked for (the step waits for it), not guessed.
     const missing = properties.filter((p) => p.required && params[p.name] === undefined && !p.hasDefault);
     if (missing.length)
-      warnings.push(`${tool.name}: the question does not give ${missing.map((p) => p.name).join(', ')}; asked for.`);
+      warnings.push(
+        `${tool.name}: the question does not give ${missing.map((p) => p.name).join(', ')}; asked for.`,
+      );
     return [{ parameters: params, needs: missing.map((p) => p.name) }];
   }
 
@@ -528,7 +542,8 @@ export class FallbackPlanner {
       for (const property of schemaProperties(tool?.input_schema).filter((p) => p.catalogTable)) {
         const filters = step.parameters[property.name] as Record<string, unknown> | undefined;
         if (!filters) continue;
-        for (const key of Object.keys(filters)) if (NAME_COLUMN.test(key) || NAME_LIST_KEY.test(key)) delete filters[key];
+        for (const key of Object.keys(filters))
+          if (NAME_COLUMN.test(key) || NAME_LIST_KEY.test(key)) delete filters[key];
         if (!Object.keys(filters).length) delete step.parameters[property.name];
       }
       step.depends_on = [source.id];

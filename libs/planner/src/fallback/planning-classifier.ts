@@ -40,9 +40,12 @@ const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resol
 /** A tool's planning hints as keyword mappings (kind `tool`), so hints count as the tenant's mappings do. */
 export function hintKeywordMappings(tools: ToolDefinition[]): KeywordMapping[] {
   return tools.flatMap((tool) =>
-    hintTexts(tool.planning_hints?.keywords ?? undefined).map(
-      (keyword): KeywordMapping => ({ keyword, value: tool.name, kind: 'tool', description: HINT_KEYWORD }),
-    ),
+    hintTexts(tool.planning_hints?.keywords ?? undefined).map((keyword): KeywordMapping => ({
+      keyword,
+      value: tool.name,
+      kind: 'tool',
+      description: HINT_KEYWORD,
+    })),
   );
 }
 
@@ -74,7 +77,9 @@ export function trainingExamples(
     for (const text of hintTexts(hints?.not_for ?? undefined))
       examples.push({ text, tools: [], only: [tool.name] });
     examples.push({ text: tool.description, tools: [tool.name], weight: options.descriptionWeight ?? 0.5 });
-    const columns = schemaProperties(tool.input_schema).map((p) => (p.catalogColumn ?? p.name).split('.').pop()!);
+    const columns = schemaProperties(tool.input_schema).map((p) =>
+      (p.catalogColumn ?? p.name).split('.').pop()!,
+    );
     for (const mapping of input.mappings?.mappings ?? []) {
       const field = mapping.kind === 'metric' ? (mapping.field ?? measured) : mapping.field;
       const points =
@@ -150,10 +155,10 @@ export class ClassifierTrainer {
     const done = this.get(key);
     if (done) return done;
     const { examples, counts } = trainingExamples(input, options);
-    const classifier = new IntentClassifier(
-      input.tools.map((t) => t.name).sort(),
-      { l2: options.l2, epochs: options.epochs },
-    );
+    const classifier = new IntentClassifier(input.tools.map((t) => t.name).sort(), {
+      l2: options.l2,
+      epochs: options.epochs,
+    });
     const steps = classifier.trainSteps(examples.map((e) => ({ ...e, signals: input.signalsOf(e.text) })));
     while (!steps.next().done);
     const entry = { classifier, counts };
@@ -173,10 +178,10 @@ export class ClassifierTrainer {
         sliceStart = performance.now();
       }
     }
-    const classifier = new IntentClassifier(
-      input.tools.map((t) => t.name).sort(),
-      { l2: options.l2, epochs: options.epochs },
-    );
+    const classifier = new IntentClassifier(input.tools.map((t) => t.name).sort(), {
+      l2: options.l2,
+      epochs: options.epochs,
+    });
     const steps = classifier.trainSteps(featured);
     sliceStart = performance.now();
     while (!steps.next().done) {

@@ -126,7 +126,9 @@ export function extractSignals(query: string, now: Date, itemNouns: readonly str
   const offset = offsetMatch ? Number(offsetMatch[1] ?? offsetMatch[2]) : null;
   if (offsetMatch) rest = rest.replace(offsetMatch[0], ' ');
   const counted = nounCount(itemNouns);
-  const patterns: typeof LIMIT_PATTERNS = counted ? [...LIMIT_PATTERNS, [counted, null, false]] : LIMIT_PATTERNS;
+  const patterns: typeof LIMIT_PATTERNS = counted
+    ? [...LIMIT_PATTERNS, [counted, null, false]]
+    : LIMIT_PATTERNS;
   for (const [pattern, direction, ranked] of patterns) {
     const match = pattern.exec(rest);
     if (match) {

@@ -388,7 +388,13 @@ export function analyseQuestion(
     if (keyword.includes(' ') || /[\uac00-\ud7a3]/.test(keyword))
       unclaimed = unclaimed.split(keyword).join(' '.repeat(keyword.length));
   }
-  const facts = knowledgeFacts(factText, catalog, matchedMappings, schemaEnumValues(tools), measureColumn(tools));
+  const facts = knowledgeFacts(
+    factText,
+    catalog,
+    matchedMappings,
+    schemaEnumValues(tools),
+    measureColumn(tools),
+  );
   // A list of events ("어제 예약 목록", "cancelled booking list") is no list of items: the item lookup's own words
   // ("목록", "list") do not point at it then, unless an item type or a field of the record is named too.
   const lookups = new Set(tools.filter(isItemLookup).map((t) => t.name));
@@ -504,7 +510,10 @@ export function analyseQuestion(
   for (let i = 0; i + 1 < words.length; i++) {
     const [word, next, after] = [words[i], words[i + 1], words[i + 2] ?? ''];
     if (!/^[\uac00-\ud7a3]{2,}$/.test(word)) continue;
-    if ((KO_TOPIC_LINK.test(next) && namesItems(items, after)) || (KO_TEAM.test(word) && namesItems(items, next)))
+    if (
+      (KO_TOPIC_LINK.test(next) && namesItems(items, after)) ||
+      (KO_TEAM.test(word) && namesItems(items, next))
+    )
       itemTopics.push(word);
   }
   if (itemTopics.length) features.topic = 1;

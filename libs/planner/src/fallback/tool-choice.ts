@@ -1,7 +1,12 @@
 import { ITEM_RECORD_FIELD, TOOL_OUTPUT_NOUN } from '@app/asset-registry';
 import type { ToolDefinition } from '@app/tools';
 import { isItemLookup, measuresValue, type ItemVocabulary } from '../knowledge/item-vocabulary';
-import { findIdPath, findProperty, linkableIdFields, schemaProperties } from '../plan/schema-introspection.util';
+import {
+  findIdPath,
+  findProperty,
+  linkableIdFields,
+  schemaProperties,
+} from '../plan/schema-introspection.util';
 import type { QuestionAnalysis } from './question-analysis';
 import type { QuerySignals } from './query-signals.util';
 

@@ -83,7 +83,10 @@ export function linkableIdFields(tools: ReadonlyArray<{ input_schema: JsonSchema
  * A path through an output schema to the ids of the items it returns (`nodes.<x>_id`), so that a later
  * step can take them as input. Searches arrays of objects for one of the id fields, in their order.
  */
-export function findIdPath(schema: JsonSchema | null | undefined, idFields: string[] = ['id']): string | null {
+export function findIdPath(
+  schema: JsonSchema | null | undefined,
+  idFields: string[] = ['id'],
+): string | null {
   if (!schema) return null;
   for (const { name, schema: property, type } of schemaProperties(schema)) {
     if (type === 'array') {
