@@ -56,6 +56,7 @@ export {
   type FallbackPlanResult,
 } from './fallback/fallback-planner';
 export { PlanValidator, type PlanValidationContext } from './plan/plan-validator';
+export type { PlanExplanation } from './plan/plan.types';
 export { PromptBuilder, DEFAULT_PLANNER_SYSTEM_PROMPT, type BuiltPrompt } from './prompt/prompt-builder';
 export { summarizeCatalog, type CatalogSummary } from './prompt/catalog-summary';
 export { planJsonSchema } from './plan/plan-json-schema';

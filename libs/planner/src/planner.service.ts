@@ -212,6 +212,7 @@ export class PlannerService implements OnModuleDestroy {
       model: string | null,
       extraWarnings: string[] = [],
     ): PlanOutcome => ({
+      explain: deterministic.explain,
       plan: validation.plan,
       valid: validation.valid,
       planner: source,

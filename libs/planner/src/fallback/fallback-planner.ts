@@ -2,7 +2,7 @@ import type { MappingContent } from '@app/asset-registry';
 import type { ToolDefinition } from '@app/tools';
 import { CatalogIndex } from '../knowledge/catalog-index';
 import { containsTerm, isKorean } from '../knowledge/text-match.util';
-import type { Plan, PlanStep } from '../plan/plan.types';
+import type { Plan, PlanExplanation, PlanStep } from '../plan/plan.types';
 import {
   allowedKeys,
   findIdPath,
@@ -19,7 +19,7 @@ import {
   type TrainingInput,
 } from './planning-classifier';
 import { documentEvidence, DocumentEvidence, isDocumentTool, knowledgeVocabulary } from './document-signal';
-import { analyseQuestion, Fact, factFitsSource } from './question-analysis';
+import { analyseQuestion, Fact, factFitsSource, type QuestionAnalysis } from './question-analysis';
 import { chooseTools, isItemLookup } from './tool-choice';
 import { QuerySignals } from './query-signals.util';
 import { autoBucket } from './time-range.util';
@@ -48,6 +48,7 @@ export interface FallbackPlanResult {
   warnings: string[];
   /** Per tool: how strongly the question points at it (for explanations and evaluation). */
   scores: Record<string, number>;
+  explain: PlanExplanation;
 }
 
 /** A column or filter key holding an item's unique name ("name", "<x>_name", "hostname"); "names": several. */
@@ -241,15 +242,36 @@ export class FallbackPlanner {
     // Tools with too few labelled questions are scored by their own evidence (description, hints, mappings,
     // catalog columns), relative to the best-supported tool of the question or of one of its parts: a word
     // shared with some tool's description does not pull that tool into a question another tool fits better.
-    const ruleScores = relativeEvidence(analysis.strong);
+    // A tool scored by its evidence alone gives way, in a text the trained classifier is confident another
+    // tool answers, unless a keyword of its own (a mapping or a hint) is in that text: a word shared with its
+    // description does not add it beside the tool the tenant's labelled questions point at.
+    const learnedTools = new Set(
+      input.tools.filter((t) => (counts.get(t.name) ?? 0) >= MIN_TOOL_EXAMPLES).map((t) => t.name),
+    );
+    const confidentIn = (predicted: Record<string, number>) =>
+      Object.entries(predicted).some(
+        ([tool, p]) => learnedTools.has(tool) && p >= (this.options.threshold ?? 0.5),
+      );
+    // A part of a question whose whole the classifier reads confidently is read with the whole.
+    const wholeConfident = confidentIn(probabilities);
+    const evidenceScores = (text: QuestionAnalysis, predicted: Record<string, number>) => {
+      const relative = relativeEvidence(text.strong);
+      const confident = wholeConfident || confidentIn(predicted);
+      if (confident)
+        for (const tool of Object.keys(relative))
+          if (!text.features[`mapped:${tool}`] && !text.features[`hinted:${tool}`]) relative[tool] /= 2;
+      return relative;
+    };
+    const ruleScores = evidenceScores(analysis, probabilities);
     if (clauses.length > 1)
       for (const clause of clauses) {
         const clauseAnalysis = analyseQuestion(clause, input.tools, input.catalog, input.mappings, input.now);
         const features = clauseAnalysis.features;
-        for (const [tool, score] of Object.entries(relativeEvidence(clauseAnalysis.strong)))
+        const predicted = trained?.classifier.predict(clause, features) ?? {};
+        for (const [tool, score] of Object.entries(evidenceScores(clauseAnalysis, predicted)))
           ruleScores[tool] = Math.max(ruleScores[tool] ?? 0, score);
         if (passages && documentLed(documentEvidence(clause, passages, vocabulary))) documentClause = true;
-        for (const [tool, p] of Object.entries(trained?.classifier.predict(clause, features) ?? {}))
+        for (const [tool, p] of Object.entries(predicted))
           if (p >= clauseThreshold) probabilities[tool] = Math.max(probabilities[tool] ?? 0, p);
       }
     const scores: Record<string, number> = {};
@@ -340,6 +362,28 @@ export class FallbackPlanner {
       },
       warnings,
       scores,
+      explain: {
+        classifier: trained ? 'ready' : 'training',
+        tools: [...input.tools]
+          .sort((a, b) => scores[b.name] - scores[a.name])
+          .slice(0, 6)
+          .map((tool) => ({
+            tool: tool.name,
+            score: scores[tool.name],
+            examples: counts.get(tool.name) ?? 0,
+            description: Math.round((analysis.features[`desc:${tool.name}`] ?? 0) * 100) / 100,
+            mapped: Boolean(analysis.features[`mapped:${tool.name}`]),
+            hinted: Boolean(analysis.features[`hinted:${tool.name}`]),
+            catalog_values: analysis.features[`column:${tool.name}`] ?? 0,
+          })),
+        keywords: analysis.matchedMappings.map((m) => ({
+          keyword: m.keyword,
+          value: String(m.value),
+          kind: m.kind,
+        })),
+        facts: facts.map((f) => ({ field: f.field, value: f.value })),
+        clauses,
+      },
     };
   }
 

@@ -114,7 +114,32 @@ export interface PromptSourceReport {
   estimated_tokens: number;
 }
 
+/** Why the deterministic planner chose what it chose (explain-plan as an API field). */
+export interface PlanExplanation {
+  /** `ready`: the classifier trained on the tenant's knowledge scored the tools; `training`: rules alone. */
+  classifier: 'ready' | 'training';
+  /** The best-scored tools with their evidence (the question's words in their description or hints, a
+   *  mapped or hinted keyword, catalog values for their parameters) and how many labelled questions they have. */
+  tools: Array<{
+    tool: string;
+    score: number;
+    examples: number;
+    description: number;
+    mapped: boolean;
+    hinted: boolean;
+    catalog_values: number;
+  }>;
+  /** Keywords of the tenant's mappings and the tools' hints the question contains. */
+  keywords: Array<{ keyword: string; value: string; kind: string }>;
+  /** Values the question names, by field (catalog values and mapped keywords). */
+  facts: Array<{ field: string; value: string }>;
+  /** The parts of the question classified on their own. */
+  clauses: string[];
+}
+
 export interface PlanOutcome {
+  /** Why the deterministic planner chose its plan (also computed when the LLM planned, for comparison). */
+  explain?: PlanExplanation;
   plan: Plan | null;
   valid: boolean;
   planner: PlannerSource;
