@@ -127,10 +127,20 @@ describe('FallbackPlanner', () => {
       expect(plan(query).plan).toMatchObject({ intent: 'general', steps: [] });
   });
 
-  it('leaves out a tool whose required parameters the question does not give, and says so', () => {
+  it('keeps a tool whose required input the question does not give, asking for it (needs_input), and says so', () => {
     const result = plan('show the dependency graph');
-    expect(result.plan.steps).toEqual([]);
-    expect(result.warnings.join(' ')).toMatch(/graph_analysis .* scope/);
+    expect(result.plan.steps).toEqual([
+      expect.objectContaining({ tool_type: 'graph_analysis', needs_input: ['scope'] }),
+    ]);
+    expect(result.warnings.join(' ')).toMatch(/graph_analysis: .* scope; asked for/);
+    // The validator accepts the step: the missing input is asked for, not an invalid plan.
+    const validation = new PlanValidator().validate(result.plan, {
+      tools: OPS_TOOL_DEFINITIONS,
+      catalog,
+      maxLimit: 100,
+      maxSteps: 8,
+    });
+    expect(validation.valid).toBe(true);
   });
 
   it('without mappings still uses literal catalog values and metric names', () => {
