@@ -1,14 +1,13 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
-import { APP_ROLE } from './1795607000000-EnableRowLevelSecurity';
 
 // The same policy shape as EnableRowLevelSecurity (scalar subqueries evaluated once per statement).
 const TENANT_MATCH = `(SELECT nullif(current_setting('app.tenant_id', true), '')::uuid)`;
-const BYPASS = `(SELECT current_setting('app.rls_bypass', true)) = 'on'`;
 
 /**
  * Stored agent runs (libs/assistant): who asked (user, caller, key, request and trace ids), the result,
  * and for a run paused on a held side-effect call what resuming it in any process needs. A tenant
- * table: tenant_isolation / system_bypass policies as on the others.
+ * table: the tenant_isolation policy as on the others (system work bypasses it as ops_system, which has
+ * BYPASSRLS; no setting switches it off).
  */
 export class CreateAgentRuns1795900000000 implements MigrationInterface {
   name = 'CreateAgentRuns1795900000000';
@@ -28,9 +27,6 @@ export class CreateAgentRuns1795900000000 implements MigrationInterface {
     const match = `tenant_id = ${TENANT_MATCH}`;
     await queryRunner.query(
       `CREATE POLICY tenant_isolation ON "agent_runs" AS PERMISSIVE FOR ALL TO PUBLIC USING (${match}) WITH CHECK (${match})`,
-    );
-    await queryRunner.query(
-      `CREATE POLICY system_bypass ON "agent_runs" AS PERMISSIVE FOR ALL TO ${APP_ROLE} USING (${BYPASS}) WITH CHECK (${BYPASS})`,
     );
   }
 

@@ -95,6 +95,12 @@ describe(`row-level security (${testBackend()})`, () => {
          VALUES ($1, 'post_blog_article', '{}', 'pending', 'agent', 'u', now() + interval '1 hour')`,
         [tenantA],
       );
+      // A stored agent run.
+      await db.query(
+        `INSERT INTO agent_runs (tenant_id, status, mode, user_id, caller_id, caller, prompt)
+         VALUES ($1, 'succeeded', 'fallback', 'u', 'u', 'api', 'hi')`,
+        [tenantA],
+      );
     });
     tables = (
       await asSystem(() =>

@@ -93,7 +93,7 @@ export const CI_LOOKUP_TOOL: ToolDefinition = {
         'specs of prod-payment-db',
       ],
     },
-    keywords: { ko: ['목록', '담당팀', '스펙', '사양'], en: ['inventory', 'owner', 'specs'] },
+    keywords: { ko: ['담당팀', '스펙', '사양'], en: ['owner', 'specs'] },
   },
 };
 

@@ -218,11 +218,9 @@ export function toolTerms(tool: ToolDefinition): Set<string> {
   if (!terms) {
     // Names of other tools and values (snake_case: other_tool, some_value) in a description say nothing about this tool.
     const description = tool.description.replace(/\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b/g, ' ');
-    // What its owner says it answers counts as its description: hint keywords and example questions.
-    const hints = [
-      ...hintTexts(tool.planning_hints?.keywords ?? undefined),
-      ...hintTexts(tool.planning_hints?.examples ?? undefined),
-    ].join(' ');
+    // The owner's hint keywords count as its description (its example questions train the classifier: their
+    // everyday words, "today", "show me", would read as this tool's vocabulary here).
+    const hints = hintTexts(tool.planning_hints?.keywords ?? undefined).join(' ');
     terms = contentTerms(`${tool.name.replace(/_/g, ' ')} ${description} ${hints}`);
     if (TOOL_TERMS.size > 5000) TOOL_TERMS.clear();
     TOOL_TERMS.set(key, terms);

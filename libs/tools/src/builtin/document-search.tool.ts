@@ -106,8 +106,8 @@ export const DOCUMENT_SEARCH_TOOL: ToolDefinition = {
       ],
     },
     keywords: {
-      ko: ['문서', '매뉴얼', '가이드', '절차', '방법', '정책', '런북'],
-      en: ['document', 'documents', 'manual', 'guide', 'procedure', 'policy', 'runbook', 'how to'],
+      ko: ['문서', '매뉴얼', '가이드', '절차', '정책', '런북'],
+      en: ['document', 'documents', 'manual', 'guide', 'procedure', 'policy', 'runbook'],
     },
   },
 };
