@@ -2421,6 +2421,9 @@ export const RESPONSE_SCHEMAS: {
     "PlanOutcome": {
       "type": "object",
       "properties": {
+        "explain": {
+          "$ref": "#/components/schemas/PlanExplanation"
+        },
         "plan": {
           "allOf": [
             {
@@ -2500,6 +2503,114 @@ export const RESPONSE_SCHEMAS: {
         "prompt",
         "asset_versions",
         "timings"
+      ]
+    },
+    "PlanExplanation": {
+      "type": "object",
+      "properties": {
+        "classifier": {
+          "type": "string",
+          "enum": [
+            "ready",
+            "training"
+          ],
+          "description": "`ready`: the classifier trained on the tenant's knowledge scored the tools; `training`: rules alone."
+        },
+        "tools": {
+          "type": "array",
+          "items": {
+            "type": "object",
+            "properties": {
+              "tool": {
+                "type": "string"
+              },
+              "score": {
+                "type": "number"
+              },
+              "examples": {
+                "type": "number"
+              },
+              "description": {
+                "type": "number"
+              },
+              "mapped": {
+                "type": "boolean"
+              },
+              "hinted": {
+                "type": "boolean"
+              },
+              "catalog_values": {
+                "type": "number"
+              }
+            },
+            "required": [
+              "tool",
+              "score",
+              "examples",
+              "description",
+              "mapped",
+              "hinted",
+              "catalog_values"
+            ]
+          },
+          "description": "The best-scored tools with their evidence (the question's words in their description or hints, a\nmapped or hinted keyword, catalog values for their parameters) and how many labelled questions they have."
+        },
+        "keywords": {
+          "type": "array",
+          "items": {
+            "type": "object",
+            "properties": {
+              "keyword": {
+                "type": "string"
+              },
+              "value": {
+                "type": "string"
+              },
+              "kind": {
+                "type": "string"
+              }
+            },
+            "required": [
+              "keyword",
+              "value",
+              "kind"
+            ]
+          },
+          "description": "Keywords of the tenant's mappings and the tools' hints the question contains."
+        },
+        "facts": {
+          "type": "array",
+          "items": {
+            "type": "object",
+            "properties": {
+              "field": {
+                "type": "string"
+              },
+              "value": {
+                "type": "string"
+              }
+            },
+            "required": [
+              "field",
+              "value"
+            ]
+          },
+          "description": "Values the question names, by field (catalog values and mapped keywords)."
+        },
+        "clauses": {
+          "type": "array",
+          "items": {
+            "type": "string"
+          },
+          "description": "The parts of the question classified on their own."
+        }
+      },
+      "required": [
+        "classifier",
+        "tools",
+        "keywords",
+        "facts",
+        "clauses"
       ]
     },
     "Plan": {

@@ -2032,6 +2032,39 @@ export interface components {
       status: 'failed' | 'skipped' | 'partial' | 'succeeded';
       steps: components['schemas']['StepExecution'][];
     };
+    PlanExplanation: {
+      /**
+       * @description `ready`: the classifier trained on the tenant's knowledge scored the tools; `training`: rules alone.
+       * @enum {string}
+       */
+      classifier: 'ready' | 'training';
+      /** @description The parts of the question classified on their own. */
+      clauses: string[];
+      /** @description Values the question names, by field (catalog values and mapped keywords). */
+      facts: {
+        field: string;
+        value: string;
+      }[];
+      /** @description Keywords of the tenant's mappings and the tools' hints the question contains. */
+      keywords: {
+        keyword: string;
+        kind: string;
+        value: string;
+      }[];
+      /**
+       * @description The best-scored tools with their evidence (the question's words in their description or hints, a
+       *     mapped or hinted keyword, catalog values for their parameters) and how many labelled questions they have.
+       */
+      tools: {
+        catalog_values: number;
+        description: number;
+        examples: number;
+        hinted: boolean;
+        mapped: boolean;
+        score: number;
+        tool: string;
+      }[];
+    };
     PlanIssue: {
       /** @enum {string} */
       code:
@@ -2074,6 +2107,7 @@ export interface components {
     PlanOutcome: {
       asset_versions: components['schemas']['PlanAssetVersions'];
       errors: components['schemas']['PlanIssue'][];
+      explain?: components['schemas']['PlanExplanation'];
       model: string | null;
       plan: components['schemas']['Plan'] | null;
       /** @enum {string} */
@@ -2782,6 +2816,7 @@ export type SchemaPendingActionView = components['schemas']['PendingActionView']
 export type SchemaPlan = components['schemas']['Plan'];
 export type SchemaPlanAssetVersions = components['schemas']['PlanAssetVersions'];
 export type SchemaPlanExecutionResult = components['schemas']['PlanExecutionResult'];
+export type SchemaPlanExplanation = components['schemas']['PlanExplanation'];
 export type SchemaPlanIssue = components['schemas']['PlanIssue'];
 export type SchemaPlanningHints = components['schemas']['PlanningHints'];
 export type SchemaPlanOutcome = components['schemas']['PlanOutcome'];
