@@ -156,8 +156,11 @@ export class RedisChangeBus extends ChangeBus {
   }
 
   private heartbeatReceived(): void {
+    // A gap longer than the heartbeat interval is a stall even when no heartbeat tick has marked it yet (the
+    // health check may already have reported it): delivery resuming after it needs the catch-up poll.
+    const stalled = this.stalled || !this.delivering();
     this.awaitingHeartbeatSince = undefined;
-    if (!this.stalled) return;
+    if (!stalled) return;
     // Delivering again after a stall that kept the connection open (no 'ready' event follows).
     this.stalled = false;
     this.outageReported = false;
