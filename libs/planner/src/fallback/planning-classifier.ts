@@ -155,20 +155,18 @@ export class ClassifierTrainer {
     const done = this.get(key);
     if (done) return done;
     const { examples, counts } = trainingExamples(input, options);
-    const classifier = new IntentClassifier(input.tools.map((t) => t.name).sort(), {
-      l2: options.l2,
-      epochs: options.epochs,
-    });
-    const steps = classifier.trainSteps(examples.map((e) => ({ ...e, signals: input.signalsOf(e.text) })));
+    const featured = examples.map((example) => ({ ...example, signals: input.signalsOf(example.text) }));
+    const { steps, entry } = classifierSteps(input, options, featured, counts);
     while (!steps.next().done);
-    const entry = { classifier, counts };
     this.trained.set(key, entry);
     return entry;
   }
 
+  /** The same training as trainNow, spread over the event loop in slices of SLICE_MS. */
   private async train(input: TrainingInput, options: TrainingOptions): Promise<TrainedClassifier> {
     await yieldToEventLoop();
     const { examples, counts } = trainingExamples(input, options);
+    // Reading each example against the knowledge is most of the work: sliced too.
     const featured: typeof examples = [];
     let sliceStart = performance.now();
     for (const example of examples) {
@@ -178,11 +176,7 @@ export class ClassifierTrainer {
         sliceStart = performance.now();
       }
     }
-    const classifier = new IntentClassifier(input.tools.map((t) => t.name).sort(), {
-      l2: options.l2,
-      epochs: options.epochs,
-    });
-    const steps = classifier.trainSteps(featured);
+    const { steps, entry } = classifierSteps(input, options, featured, counts);
     sliceStart = performance.now();
     while (!steps.next().done) {
       if (performance.now() - sliceStart > SLICE_MS) {
@@ -190,6 +184,20 @@ export class ClassifierTrainer {
         sliceStart = performance.now();
       }
     }
-    return { classifier, counts };
+    return entry;
   }
+}
+
+/** A classifier over the input's tools and the steps that train it on examples already read. */
+function classifierSteps(
+  input: TrainingInput,
+  options: TrainingOptions,
+  featured: Array<IntentExample & { only?: string[] }>,
+  counts: Map<string, number>,
+) {
+  const classifier = new IntentClassifier(input.tools.map((t) => t.name).sort(), {
+    l2: options.l2,
+    epochs: options.epochs,
+  });
+  return { steps: classifier.trainSteps(featured), entry: { classifier, counts } };
 }

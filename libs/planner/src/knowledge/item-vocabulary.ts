@@ -44,8 +44,9 @@ export function measuresValue(tool: ToolDefinition): boolean {
   );
 }
 
-const CACHE = new WeakMap<object, Map<string, ItemVocabulary>>();
+const CACHE = new WeakMap<object, WeakMap<object, Map<string | null, ItemVocabulary>>>();
 const NO_MAPPINGS = {};
+const NO_CATALOG = {};
 
 export function itemVocabulary(
   tools: ToolDefinition[],
@@ -56,9 +57,14 @@ export function itemVocabulary(
   const table = lookup
     ? (schemaProperties(lookup.input_schema).find((p) => p.catalogTable)?.catalogTable ?? null)
     : null;
-  const cacheKey = `${table}|${catalog.content ? JSON.stringify(catalog.content).length : 0}`;
-  const holder = CACHE.get(mappings ?? NO_MAPPINGS) ?? new Map<string, ItemVocabulary>();
-  CACHE.set(mappings ?? NO_MAPPINGS, holder);
+  // Per mapping content, catalog content and item table (the same objects for every part of one plan and
+  // for every example of one training): no serialising on the hot path.
+  const byCatalog =
+    CACHE.get(mappings ?? NO_MAPPINGS) ?? new WeakMap<object, Map<string | null, ItemVocabulary>>();
+  CACHE.set(mappings ?? NO_MAPPINGS, byCatalog);
+  const holder = byCatalog.get(catalog.content ?? NO_CATALOG) ?? new Map<string | null, ItemVocabulary>();
+  byCatalog.set(catalog.content ?? NO_CATALOG, holder);
+  const cacheKey = table;
   const cached = holder.get(cacheKey);
   if (cached) return cached;
 
