@@ -22,6 +22,7 @@ import { documentEvidence, DocumentEvidence, isDocumentTool, knowledgeVocabulary
 import { analyseQuestion, Fact, factFitsSource, type QuestionAnalysis } from './question-analysis';
 import { chooseTools, isItemLookup } from './tool-choice';
 import { QuerySignals } from './query-signals.util';
+import { enumFromText, numberFromText, patternFromText, shapeKey, sharedEnumValues } from './slot-values';
 import { autoBucket } from './time-range.util';
 
 export interface FallbackPlannerInput {
@@ -59,6 +60,13 @@ const ID_LIST_KEY = /^(?:[a-z]+_)?ids$/;
 const MIN_TOOL_SCORE = 1;
 /** A tool the classifier has fewer labelled questions for than this is chosen by the rule score alone. */
 const MIN_TOOL_EXAMPLES = 5;
+/**
+ * The score an input value only this tool takes gives it ("standard doubles" for the one tool with a room
+ * type), per value: below the bar of a tool on wording alone, so it counts as evidence (see chooseTools)
+ * rather than choosing a tool by itself.
+ */
+const SLOT_SCORE = 0.25;
+const SLOT_SCORE_MAX = 0.25;
 /** Each tool's evidence score scaled by its share of the best tool's: min(1, strong / 2) x strong / best. */
 function relativeEvidence(strong: Record<string, number>): Record<string, number> {
   const best = Math.max(0, ...Object.values(strong));
@@ -144,6 +152,29 @@ function mergedMappings(
 }
 
 const VOCABULARIES = new Map<string, Set<string>>();
+const SHARED_ENUMS = new Map<string, Set<string>>();
+
+/**
+ * How many of a tool's own inputs the question gives a value for: an enum value (or its label) of an enum
+ * no other tool takes, or a string shaped like the property's pattern or example. Catalog-backed inputs
+ * are the catalog's evidence (see QuestionAnalysis), not counted here.
+ */
+function slotEvidence(query: string, tool: ToolDefinition, shared: Set<string>): number {
+  let count = 0;
+  for (const property of schemaProperties(tool.input_schema)) {
+    if (property.catalogColumn || property.catalogTable) continue;
+    if (property.enumValues) {
+      const value = property.enumValues.length >= 2 ? enumFromText(query, property) : null;
+      if (value && !shared.has(value)) count++;
+    } else if (
+      property.type === 'string' &&
+      !shared.has(shapeKey(property)) &&
+      patternFromText(query, property)
+    )
+      count++;
+  }
+  return count;
+}
 
 export class FallbackPlanner {
   private readonly trainer: ClassifierTrainer;
@@ -275,11 +306,17 @@ export class FallbackPlanner {
           if (p >= clauseThreshold) probabilities[tool] = Math.max(probabilities[tool] ?? 0, p);
       }
     const scores: Record<string, number> = {};
-    for (const tool of input.tools)
-      scores[tool.name] =
+    for (const tool of input.tools) {
+      const base =
         (counts.get(tool.name) ?? 0) >= MIN_TOOL_EXAMPLES
-          ? Math.round((probabilities[tool.name] ?? 0) * 100) / 100
-          : Math.round((ruleScores[tool.name] ?? 0) * 100) / 100;
+          ? (probabilities[tool.name] ?? 0)
+          : (ruleScores[tool.name] ?? 0);
+      // Values only this tool's inputs take ("standard doubles", "HS2611034") point at it.
+      const slots = slotEvidence(input.query, tool, this.sharedEnums(key, input.tools));
+      if (slots) analysis.features[`slot:${tool.name}`] = slots;
+      const slotScore = slots ? Math.min(SLOT_SCORE_MAX, SLOT_SCORE * slots) : 0;
+      scores[tool.name] = Math.round(Math.max(base, slotScore) * 100) / 100;
+    }
     const lookup = input.tools.find(isItemLookup);
     const chosen = chooseTools({
       tools: input.tools,
@@ -407,6 +444,17 @@ export class FallbackPlanner {
     return undefined;
   }
 
+  /** Enum values more than one tool takes (a property of the whole business): they point at none. */
+  private sharedEnums(key: string, tools: ToolDefinition[]): Set<string> {
+    let shared = SHARED_ENUMS.get(key);
+    if (!shared) {
+      shared = sharedEnumValues(tools.map((tool) => schemaProperties(tool.input_schema)));
+      if (SHARED_ENUMS.size > 64) SHARED_ENUMS.delete(SHARED_ENUMS.keys().next().value!);
+      SHARED_ENUMS.set(key, shared);
+    }
+    return shared;
+  }
+
   private vocabularyFor(key: string, input: FallbackPlannerInput): Set<string> {
     let vocabulary = VOCABULARIES.get(key);
     if (!vocabulary) {
@@ -522,6 +570,12 @@ export class FallbackPlanner {
         else if (ctx.feeder) params[name] = { $ref: ctx.feeder.id, path: ctx.feeder.path };
       } else if (['query', 'question', 'text'].includes(name) && property.type === 'string') {
         params[name] = input.query.trim();
+      } else if (property.type === 'integer' || property.type === 'number') {
+        const value = numberFromText(ctx.text, property);
+        if (value !== null) params[name] = value;
+      } else if (property.type === 'string') {
+        const value = patternFromText(ctx.input.query, property);
+        if (value !== null) params[name] = value;
       }
     }
     if (ordered && !params.order && properties.some((p) => p.name === 'order')) params.order = 'desc';
@@ -639,7 +693,10 @@ export class FallbackPlanner {
     const fact = facts.find((f) => f.field === property.name && values.includes(f.value));
     if (fact) return fact.value;
     const literal = values.find((value) => value.length >= 3 && containsTerm(text, value.toLowerCase()));
-    if (literal || !property.required) return literal ?? null;
+    if (literal) return literal;
+    // The value by a label its description gives it, or by its Korean spelling.
+    const labelled = enumFromText(text, property);
+    if (labelled || !property.required) return labelled;
     // Without mappings, the value whose words the question uses most ("disk read" -> disk_read_mb), if only one.
     const scored = values.map((value) => ({
       value,

@@ -67,6 +67,7 @@ export function chooseTools(input: ToolChoiceInput): ToolDefinition[] {
       analysis.features[`column:${tool.name}`] ||
       analysis.features[`mapped:${tool.name}`] ||
       analysis.features[`hinted:${tool.name}`] ||
+      analysis.features[`slot:${tool.name}`] ||
       (tool === lookup && analysis.weak[tool.name] > 0),
     );
   let chosen = tools.filter(

@@ -1,0 +1,83 @@
+import { schemaProperties } from '../plan/schema-introspection.util';
+import {
+  enumFromText,
+  enumTerms,
+  numberFromText,
+  patternFromText,
+  romanize,
+  sharedEnumValues,
+} from './slot-values';
+
+// A clinic's booking tool, as its admin might write it: nothing of the planner's own vocabulary.
+const schema = {
+  type: 'object',
+  properties: {
+    clinic: {
+      type: 'string',
+      enum: ['bundang', 'ilsan', 'suwon'],
+      description: 'Clinic: bundang (Seongnam), ilsan (Goyang), suwon',
+    },
+    department: {
+      type: 'string',
+      enum: ['dermatology', 'pediatrics', 'dental'],
+      description: '진료과 (피부과 / 소아과 / 치과)',
+    },
+    slot: {
+      type: 'string',
+      enum: ['am', 'pm'],
+      description: 'am=오전 진료, pm=오후 진료',
+    },
+    patient_no: { type: 'string', description: 'Patient number, e.g. PT-20391' },
+    visit_time: { type: 'string', pattern: '^([01][0-9]|2[0-3]):[0-5][0-9]$' },
+    room: { type: 'string', pattern: '^[0-9]{3}$', description: '진료실 호수' },
+    days: { type: 'integer', minimum: 1, maximum: 14, description: 'Number of days' },
+    floor: { type: 'integer', minimum: 1, maximum: 9, description: '층' },
+  },
+};
+const property = (name: string) => schemaProperties(schema).find((p) => p.name === name)!;
+
+describe('slot values read from a tool schema', () => {
+  it('romanises Korean as ASCII names are spelt', () => {
+    expect(romanize('분당')).toBe('bundang');
+    expect(romanize('일산')).toBe('ilsan');
+    expect(romanize('수원')).toBe('suwon');
+  });
+
+  it('reads an enum value by itself, by its description label, by its Korean spelling and by position', () => {
+    expect(enumFromText('Is the Suwon clinic open?', property('clinic'))).toBe('suwon');
+    expect(enumFromText('anything in Goyang tomorrow', property('clinic'))).toBe('ilsan');
+    expect(enumFromText('분당점 예약 현황', property('clinic'))).toBe('bundang');
+    expect(enumFromText('소아과 자리 있어요?', property('department'))).toBe('pediatrics');
+    expect(enumFromText('오후 진료 가능한가요', property('slot'))).toBe('pm');
+    expect(enumTerms(property('department')).map((t) => t.term)).toContain('치과');
+  });
+
+  it('names no value when the question names none or two', () => {
+    expect(enumFromText('what time is it', property('clinic'))).toBeNull();
+    expect(enumFromText('bundang or ilsan?', property('clinic'))).toBeNull();
+  });
+
+  it("reads strings shaped like the property's pattern or its description's example", () => {
+    expect(patternFromText('move PT-88123 to friday', property('patient_no'))).toBe('PT-88123');
+    expect(patternFromText('오후 3시 반으로 바꿔줘', property('visit_time'))).toBe('15:30');
+    expect(patternFromText('at 9am please', property('visit_time'))).toBe('09:00');
+    // Digits alone need the property's own word beside them: 204호 is a room, 2026 is not.
+    expect(patternFromText('204호 비었나', property('room'))).toBe('204');
+    expect(patternFromText('2026년 실적', property('room'))).toBeNull();
+  });
+
+  it('reads a number only with the unit the property counts, within its bounds', () => {
+    expect(numberFromText('3일 동안', property('days'))).toBe(3);
+    expect(numberFromText('for 5 days', property('days'))).toBe(5);
+    expect(numberFromText('for 40 days', property('days'))).toBeNull();
+    expect(numberFromText('2층 진료실', property('floor'))).toBe(2);
+    expect(numberFromText('2층 진료실', property('days'))).toBeNull();
+  });
+
+  it('finds the values more than one tool takes', () => {
+    const other = { type: 'object', properties: { clinic: schema.properties.clinic } };
+    const shared = sharedEnumValues([schemaProperties(schema), schemaProperties(other)]);
+    expect(shared.has('bundang')).toBe(true);
+    expect(shared.has('dermatology')).toBe(false);
+  });
+});
