@@ -1,6 +1,6 @@
 // The console's Korean font fallback: Noto Sans KR (SIL Open Font License 1.1, @fontsource/noto-sans-kr),
 // weight 400, split by unicode-range into ~120 small woff2 files so a browser fetches only the pieces a
-// page's Hangul needs. Copied into dist/console/fonts with a fonts.css that names them (woff2 only: every
+// page's Hangul needs (a page without Hangul fetches none). Copied into dist/console/fonts with a fonts.css that names them (woff2 only: every
 // browser the console supports reads it). Without it, a machine with no CJK font shows Hangul as empty boxes.
 import { copyFile, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
@@ -17,7 +17,13 @@ export async function buildConsoleFonts(consoleOut) {
     .split(/(?=\/\* noto-sans-kr-)/)
     .filter((block) => /^\/\* noto-sans-kr-\[\d+\]-400-normal \*\//.test(block))
     .join('')
-    .replace(/,\s*url\([^)]*\.woff\) format\('woff'\)/g, '');
+    .replace(/,\s*url\([^)]*\.woff\) format\('woff'\)/g, '')
+    // Latin and Latin-1 stay with the system fonts: the face can then lead every font list (Chromium
+    // does not reliably fall back to a family listed after a generic one such as monospace).
+    .replace(/unicode-range: ([^;]*);/g, (_, ranges) => {
+      const kept = ranges.split(',').filter((range) => parseInt(range.trim().slice(2), 16) >= 0x100);
+      return `unicode-range: ${kept.join(',')};`;
+    });
   const files = [...css.matchAll(/url\(\.\/files\/([^)]+\.woff2)\)/g)].map((m) => m[1]);
   const out = path.join(consoleOut, 'fonts');
   await mkdir(out, { recursive: true });

@@ -5,7 +5,8 @@
  */
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
-type Segment = { kind: 'text'; text: string } | { kind: 'json'; value: Json } | { kind: 'table'; rows: string[][] };
+type Segment =
+  { kind: 'text'; text: string } | { kind: 'json'; value: Json } | { kind: 'table'; rows: string[][] };
 
 const isRecord = (value: unknown): value is Record<string, Json> =>
   value !== null && typeof value === 'object' && !Array.isArray(value);
@@ -44,7 +45,9 @@ function splitJson(text: string): Segment[] {
       continue;
     }
     // "[1]" or "{}" in prose is not a pasted value.
-    if (Array.isArray(value) ? !value.some((v) => typeof v === 'object' && v) : !Object.keys(value ?? {}).length)
+    if (
+      Array.isArray(value) ? !value.some((v) => typeof v === 'object' && v) : !Object.keys(value ?? {}).length
+    )
       continue;
     let before = text.slice(rest, i);
     let after = end;
@@ -100,7 +103,8 @@ export function answerSegments(text: string): Segment[] {
   return splitJson(text).flatMap((s) => (s.kind === 'text' ? splitTables(s.text) : [s]));
 }
 
-const scalar = (value: Json): string => (value === null ? '—' : String(value));
+const scalar = (value: Json): string =>
+  value === null ? '—' : typeof value === 'object' ? JSON.stringify(value) : String(value);
 
 /** Rows (records) as a table whose columns are their fields, in first-seen order. */
 function RecordsTable({ rows, label }: { rows: Record<string, Json>[]; label?: string }) {

@@ -212,7 +212,9 @@ export function DocumentsPage({ session }: { session: Session }) {
                       <div class="error">
                         {d.error_details.code}: {d.error_details.message}
                         <div class="muted">
-                          {d.error_details.retryable === false ? 'not retryable: fix the file and upload it again · ' : ''}
+                          {d.error_details.retryable === false
+                            ? 'not retryable: fix the file and upload it again · '
+                            : ''}
                           {d.error_details.attempts} attempts
                           {d.retry_count > 0 ? ` · retried ${d.retry_count}×` : ''}
                         </div>
