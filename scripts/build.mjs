@@ -6,6 +6,7 @@ import { build as esbuild } from 'esbuild';
 import { copyFile, mkdir, readdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { createRequire } from 'node:module';
+import { buildConsoleFonts } from './console-fonts.mjs';
 
 const require = createRequire(import.meta.url);
 const { swcOptions, root } = require('./swc-options.cjs');
@@ -87,6 +88,7 @@ jobs.push(
     Promise.all([
       copyFile(path.join(consoleDir, 'index.html'), path.join(consoleOut, 'index.html')),
       copyFile(path.join(consoleDir, 'src/console.css'), path.join(consoleOut, 'console.css')),
+      buildConsoleFonts(consoleOut),
     ]),
   ),
 );

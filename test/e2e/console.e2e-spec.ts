@@ -13,6 +13,8 @@ const RUNBOOK = `# Payment API runbook
 
 When the payment processing system reports timeouts, check the payment gateway connection pool and
 restart the payment worker. Escalate to the payments on-call engineer after two failed restarts.
+
+Pool settings: ${'payment-gateway-connection-pool-max-size=64;'.repeat(16)}
 `;
 const NOTES = `# Database notes
 
@@ -100,10 +102,46 @@ describe(`web console in a browser (${testBackend()})`, () => {
         .waitFor({ timeout: 90_000 });
     await admin.getByTestId('doc-payment-runbook.md').getByRole('button', { name: 'Chunks' }).click();
     await admin.getByRole('heading', { name: 'Chunks of payment-runbook.md' }).waitFor();
+    // Issue 31: the chunk view opens at the top (above the upload form and the list), in view, and
+    // wraps the runbook's long line instead of cutting it.
+    const view = (await admin.getByTestId('chunk-view').boundingBox())!;
+    const upload = (await admin.getByRole('heading', { name: 'Upload' }).boundingBox())!;
+    expect(view.y).toBeGreaterThanOrEqual(0);
+    expect(view.y).toBeLessThan(upload.y);
+    expect(view.y).toBeLessThan(900);
+    const overflow = await admin
+      .getByTestId('chunk-view')
+      .locator('pre')
+      .evaluateAll((pres) => pres.map((pre) => pre.scrollWidth - pre.clientWidth));
+    expect(overflow.length).toBeGreaterThan(0);
+    expect(Math.max(...overflow)).toBeLessThanOrEqual(0);
+    expect(await admin.getByTestId('chunk-view').textContent()).toContain('max-size=64;payment');
     await shot(admin, '02-documents');
   }, 120_000);
 
-  it('shows a failed document with its error and retries it with one click', async () => {
+  it('asks before deleting a document', async () => {
+    await open(admin, 'documents');
+    await admin
+      .getByLabel('Files to upload')
+      .setInputFiles([
+        { name: 'old-notes.md', mimeType: 'text/markdown', buffer: Buffer.from('# Old\n\nStale.') },
+      ]);
+    const row = admin.getByTestId('doc-old-notes.md');
+    await row.getByTestId('doc-status').filter({ hasText: 'done' }).waitFor({ timeout: 90_000 });
+    const asked = admin.waitForEvent('dialog');
+    const clicked = row.getByRole('button', { name: 'Delete' }).click();
+    const dialog = await asked;
+    expect(dialog.message()).toContain('Delete old-notes.md?');
+    await dialog.dismiss();
+    await clicked;
+    await admin.getByRole('button', { name: 'Refresh' }).click();
+    await row.getByRole('button', { name: 'Delete' }).waitFor();
+    admin.once('dialog', (dialog) => void dialog.accept());
+    await row.getByRole('button', { name: 'Delete' }).click();
+    await row.waitFor({ state: 'detached' });
+  }, 120_000);
+
+  it('shows a failed document with its error and offers no Retry when the error is not retryable', async () => {
     await open(admin, 'documents');
     await admin.getByLabel('Files to upload').setInputFiles([
       {
@@ -114,11 +152,17 @@ describe(`web console in a browser (${testBackend()})`, () => {
     ]);
     const row = admin.getByTestId('doc-broken.docx');
     await row.getByTestId('doc-status').filter({ hasText: 'failed' }).waitFor({ timeout: 90_000 });
-    await admin.getByRole('button', { name: 'Retry all failed' }).waitFor();
-    await row.getByRole('button', { name: 'Retry' }).click();
-    // The same bytes fail again, now counted as a retry (the API kept them from the first failure).
-    await row.getByTestId('doc-status').filter({ hasText: 'retried 1×' }).waitFor({ timeout: 90_000 });
-    expect(await row.getByTestId('doc-status').textContent()).toContain('DOCUMENT_CORRUPT');
+    // A corrupt file fails the same way every time (`retryable: false`): no Retry, and it says why.
+    const status = await row.getByTestId('doc-status').textContent();
+    expect(status).toContain('DOCUMENT_CORRUPT');
+    expect(status).toContain('not retryable');
+    const listed = await admin.request.get(`${t.url}/api/documents?status=failed`, {
+      headers: { authorization: `Bearer ${t.adminKey}` },
+    });
+    const failed = (await listed.json()).items.find((d: any) => d.filename === 'broken.docx');
+    expect(failed.error_details.retryable).toBe(false);
+    expect(await row.getByRole('button', { name: 'Retry' }).count()).toBe(0);
+    expect(await admin.getByRole('button', { name: 'Retry all failed' }).count()).toBe(0);
     await shot(admin, '02b-documents-failed');
   }, 120_000);
 
@@ -151,8 +195,16 @@ describe(`web console in a browser (${testBackend()})`, () => {
 
   it('creates, publishes, breaks and force-publishes, diffs and rolls back a tool asset', async () => {
     await open(admin, 'assets');
+    // Issue 31: the type filter offers every asset type, `stage` included.
+    await admin.locator('#asset-type').selectOption('stage');
+    await admin.locator('#asset-type').selectOption('');
     await admin.getByRole('button', { name: 'Create draft' }).click();
     await admin.getByTestId('asset-state').filter({ hasText: 'draft' }).waitFor();
+    // The detail opens instead of the new-asset editor, in view.
+    expect(await admin.getByRole('heading', { name: 'New asset' }).count()).toBe(0);
+    const detail = (await admin.getByTestId('asset-detail').boundingBox())!;
+    expect(detail.y).toBeGreaterThanOrEqual(0);
+    expect(detail.y).toBeLessThan(900);
     await admin.getByRole('button', { name: 'Publish', exact: true }).click();
     await admin.getByRole('status').filter({ hasText: 'Published version 1' }).waitFor();
     expect(await admin.getByTestId('contract-report').textContent()).toContain('No breaking changes');
@@ -165,6 +217,10 @@ describe(`web console in a browser (${testBackend()})`, () => {
     await editor.fill(JSON.stringify(definition, null, 2));
     await admin.getByRole('button', { name: 'Save draft' }).click();
     await admin.getByRole('status').filter({ hasText: 'Saved' }).waitFor();
+    // Serving version 1 with pending edits: listed as published, not as a draft.
+    const listed = admin.getByRole('row').filter({ hasText: 'cpu_top' }).getByTestId('asset-list-state');
+    await listed.filter({ hasText: 'unpublished changes' }).waitFor();
+    expect(await listed.textContent()).toBe('published · unpublished changes');
     await admin.getByRole('button', { name: 'Publish', exact: true }).click();
     await admin.getByTestId('publish-blocked').waitFor();
     expect(await admin.getByRole('alert').textContent()).toContain('ASSET_BREAKING_CHANGE');
@@ -181,7 +237,20 @@ describe(`web console in a browser (${testBackend()})`, () => {
     await admin.getByRole('button', { name: 'Roll back to 1' }).click();
     await admin.getByRole('status').filter({ hasText: 'version 3 restores version 1' }).waitFor();
     await admin.getByTestId('history').getByText('rollback of 1').waitFor();
+    // The contract report was of version 2, which is no longer served.
+    expect(await admin.getByTestId('contract-report').count()).toBe(0);
     await shot(admin, '06-assets');
+    // Archiving asks first.
+    const asked = admin.waitForEvent('dialog');
+    const clicked = admin.getByRole('button', { name: 'Archive' }).click();
+    const dialog = await asked;
+    expect(dialog.message()).toContain('Archive tool cpu_top?');
+    await dialog.dismiss();
+    await clicked;
+    expect(await admin.getByTestId('asset-state').textContent()).not.toContain('archived');
+    admin.once('dialog', (dialog) => void dialog.accept());
+    await admin.getByRole('button', { name: 'Archive' }).click();
+    await admin.getByTestId('asset-state').filter({ hasText: 'archived' }).waitFor();
   });
 
   it('runs a tool from a form built from its input schema, and a two-step stage with its timeline', async () => {
@@ -252,6 +321,34 @@ describe(`web console in a browser (${testBackend()})`, () => {
     await temporary.getByRole('alert').filter({ hasText: 'refused' }).waitFor();
     expect(await temporary.getByLabel('API key').count()).toBe(1);
     expect(await temporary.evaluate('sessionStorage.length')).toBe(0);
+  });
+
+  it('draws Hangul with the bundled font fallback on a machine without a Korean font', async () => {
+    const page = await signedIn(t.adminKey, { width: 800, height: 400 });
+    await open(page, 'search');
+    // Two Hangul texts of the same length in the console's own styles, as body text, code and a text
+    // field (string scripts: the spec has no DOM types).
+    await page.evaluate(`for (const tag of ['p', 'pre', 'textarea'])
+      for (const [id, text] of [['a', '가나다라마바사'], ['b', '한국어로답변요']]) {
+        const element = document.createElement(tag);
+        element.id = 'hangul-' + tag + '-' + id;
+        element[tag === 'textarea' ? 'value' : 'textContent'] = text;
+        element.style.cssText = 'font-size:32px;display:inline-block;margin:4px;width:260px;height:60px;';
+        document.getElementById('page').prepend(element);
+      }`);
+    const faces = await page.evaluate<number>(
+      `document.fonts.load('32px "Noto Sans KR"', '가나다라마바사한국어로답변요').then((f) => f.length)`,
+    );
+    expect(faces).toBeGreaterThan(0);
+    await page.evaluate('document.fonts.ready.then(() => true)');
+    expect(await page.evaluate(`document.fonts.check('32px "Noto Sans KR"', '가나다라마바사')`)).toBe(true);
+    // Empty boxes (tofu) draw every syllable the same: two different texts would look alike.
+    for (const tag of ['p', 'pre', 'textarea']) {
+      const a = await page.locator(`#hangul-${tag}-a`).screenshot();
+      const b = await page.locator(`#hangul-${tag}-b`).screenshot();
+      expect({ tag, same: a.equals(b) }).toEqual({ tag, same: false });
+    }
+    await shot(page, '12-hangul-page');
   });
 
   it('reads at phone width', async () => {

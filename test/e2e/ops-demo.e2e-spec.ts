@@ -1,4 +1,5 @@
 import { sleep, startTestApp, TestApp, testBackend } from '@test/support';
+import { demoBannerLines } from '../../apps/api/src/startup-banner';
 
 describe(`demo data loaded in the background at start-up (${testBackend()})`, () => {
   it('plans made before the demo knowledge is published say the knowledge is incomplete', async () => {
@@ -50,6 +51,8 @@ describe(`demo data loaded in the background at start-up (${testBackend()})`, ()
     expect(status).toMatchObject({ state: 'ready', scale: 'small', phase: 'done' });
     expect(status.counts.items).toBeGreaterThan(80);
     expect(status.counts).toMatchObject({ published_assets: 2, runbooks: 6 });
+    // The start-up banner of a restart over this loaded demo says it is loaded (issue 31), not loading.
+    expect(await demoBannerLines(t.app, t.url)).toEqual(['  Demo data: loaded in tenant "default"']);
     const health = await t.request('GET', '/health/ready', { key: null });
     expect(health.body.checks.demo_data).toMatchObject({
       status: 'ok',

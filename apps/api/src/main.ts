@@ -1,14 +1,7 @@
 import 'reflect-metadata';
-import { INestApplication } from '@nestjs/common';
-import {
-  AppConfig,
-  AuthService,
-  DEFAULT_TENANT_SLUG,
-  InvalidEnvironmentError,
-  validateEnvironment,
-} from '@app/platform';
-import { DemoDataService } from '@app/ops';
+import { AppConfig, InvalidEnvironmentError, validateEnvironment } from '@app/platform';
 import { createApp, ensureBootstrapAdmin } from './bootstrap';
+import { demoBannerLines } from './startup-banner';
 
 async function main(): Promise<void> {
   let env;
@@ -43,7 +36,7 @@ async function main(): Promise<void> {
     `  API docs:  ${url}/docs`,
     `  Database:  ${config.databaseUrl ? 'PostgreSQL (DATABASE_URL)' : `embedded PGlite in ${config.dataDir}`}`,
     `  Cache:     ${config.redisUrl ? 'Redis (REDIS_URL)' : 'in-process'}`,
-    ...(await demoLines(app, url)),
+    ...(await demoBannerLines(app, url)),
   ];
   if (firstRun.keyFile) {
     lines.push(
@@ -54,22 +47,6 @@ async function main(): Promise<void> {
     );
   }
   process.stdout.write(`${lines.join('\n')}\n\n`);
-}
-
-/** Says whether the demo dataset is loading in the background and how to follow it. */
-async function demoLines(app: INestApplication, url: string): Promise<string[]> {
-  const demo = app.get(DemoDataService);
-  if (!demo.autoLoadWanted()) return [];
-  const tenant = await app
-    .get(AuthService)
-    .getTenant(DEFAULT_TENANT_SLUG)
-    .catch(() => null);
-  const status = tenant ? await demo.status(tenant.id) : null;
-  if (status?.state === 'ready') return [`  Demo data: loaded in tenant "default"`];
-  return [
-    `  Demo data: loading into tenant "default" in the background (a few minutes; the API answers meanwhile).`,
-    `             Follow it: curl -s ${url}/health/ready   (checks.demo_data: phase, progress_percent, counts)`,
-  ];
 }
 
 main().catch((error: unknown) => {

@@ -46,3 +46,5 @@ export function errorText(error: unknown): string {
 const RANK: Record<string, number> = { reader: 0, service: 0, operator: 1, admin: 2 };
 export const canOperate = (s: Session) => RANK[s.role] >= 1;
 export const isAdmin = (s: Session) => s.role === 'admin';
+/** The agent endpoint (`/internal/v1/llm/execute`) takes service and admin keys, as the API does. */
+export const runsAgent = (s: Session) => s.role === 'service' || s.role === 'admin';

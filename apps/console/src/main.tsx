@@ -1,6 +1,17 @@
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
-import { api, canOperate, errorText, isAdmin, keyStore, type Session, whenKeyRefused } from './api';
+import {
+  api,
+  canOperate,
+  errorText,
+  isAdmin,
+  keyStore,
+  runsAgent,
+  type Session,
+  whenKeyRefused,
+} from './api';
+import { ActionsPage } from './pages/actions';
+import { AgentPage } from './pages/agent';
 import { AssetsPage } from './pages/assets';
 import { DocumentsPage } from './pages/documents';
 import { AskPage, ChatPage } from './pages/ask';
@@ -27,6 +38,8 @@ const PAGES: PageDef[] = [
   { path: 'tools', title: 'Tools and stages', visible: canOperate, render: () => <ToolsPage /> },
   { path: 'ask', title: 'Plan and ask', visible: canOperate, render: () => <AskPage /> },
   { path: 'chat', title: 'Chat', visible: () => true, render: () => <ChatPage /> },
+  { path: 'agent', title: 'Agent', visible: runsAgent, render: (s) => <AgentPage session={s} /> },
+  { path: 'actions', title: 'Pending actions', visible: canOperate, render: () => <ActionsPage /> },
   { path: 'keys', title: 'Keys', visible: isAdmin, render: (s) => <KeysPage session={s} /> },
 ];
 

@@ -1,5 +1,6 @@
 import { useState } from 'preact/hooks';
 import { api, errorText, type Schemas } from '../api';
+import { AnswerText, Value } from '../answer';
 
 function PlanView({ outcome }: { outcome: Schemas['PlanOutcome'] }) {
   return (
@@ -61,6 +62,10 @@ export function AskPage() {
   return (
     <section>
       <h2>Plan and ask</h2>
+      <p class="muted">
+        A step with side effects waits for a person: confirm or reject it in{' '}
+        <a href="#/actions">Pending actions</a>.
+      </p>
       <form onSubmit={(e) => (e.preventDefault(), void go('ask'))}>
         <label for="question">Question</label>
         <textarea
@@ -88,14 +93,24 @@ export function AskPage() {
           <h3>Results</h3>
           <ol>
             {answer.execution?.steps.map((s) => (
-              <li key={s.step_id}>
+              <li key={s.step_id} data-testid={`step-result-${s.step_id}`}>
                 {s.step_id} {s.tool_type}
                 {s.source ? ` (source ${s.source})` : ''}: {s.status} · {s.duration_ms} ms
+                {s.result.success ? (
+                  s.result.data != null && (
+                    <details open>
+                      <summary>Output</summary>
+                      <Value value={s.result.data} label={`${s.step_id} output`} />
+                    </details>
+                  )
+                ) : (
+                  <div class="error">{s.result.error}</div>
+                )}
               </li>
             ))}
           </ol>
           <h3>Answer</h3>
-          <p>{answer.answer}</p>
+          <AnswerText text={answer.answer} />
           <p class="muted">
             {answer.status} · answer by {answer.answer_source}
           </p>
@@ -140,9 +155,9 @@ export function ChatPage() {
             <p>
               <strong>You:</strong> {turn.question}
             </p>
-            <p>
-              <strong>Assistant:</strong> {turn.result.answer}
-            </p>
+            <div>
+              <strong>Assistant:</strong> <AnswerText text={turn.result.answer} testId="chat-answer" />
+            </div>
             {turn.result.citations.length > 0 && (
               <ol class="muted">
                 {turn.result.citations.map((c, j) => (
@@ -153,9 +168,9 @@ export function ChatPage() {
                         {c.page != null ? ` · page ${c.page}` : ''}
                       </a>
                     ) : (
-                      <span>
-                        [{j + 1}] {JSON.stringify(c)}
-                      </span>
+                      <a href={c.url} rel="noreferrer noopener" target="_blank">
+                        [{j + 1}] {c.title}
+                      </a>
                     )}
                   </li>
                 ))}

@@ -1,7 +1,33 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, errorText, isAdmin, type Schemas, type Session } from '../api';
 
 type Asset = Schemas['AssetView'];
+
+/** Every asset type of the API (AssetView.asset_type), `stage` included; '' is any. */
+const ASSET_TYPES: ('' | Asset['asset_type'])[] = [
+  '',
+  'tool',
+  'stage',
+  'query',
+  'prompt',
+  'mapping',
+  'policy',
+  'source',
+  'catalog',
+  'resolver',
+  'screen',
+];
+
+/**
+ * What the list says of an asset: `published` while a version is served, with pending edits noted
+ * (the stored status stays `draft` until the first publish and after an edit of a served asset).
+ */
+export function assetState(a: Asset): string {
+  if (a.status === 'archived') return 'archived';
+  if (a.published_version != null)
+    return a.has_unpublished_changes ? 'published · unpublished changes' : 'published';
+  return 'draft';
+}
 type Version = Schemas['AssetVersionView'];
 
 const NEW_TOOL = {
@@ -145,6 +171,11 @@ function AssetDetail({
     ? checkToolJson(JSON.stringify({ asset_type: asset.asset_type, name: asset.name, ...edited }))
     : checkToolJson(text);
   const path = { params: { path: { id: asset.id } } };
+  const top = useRef<HTMLElement>(null);
+  // Opening an asset shows its detail at the top of the view.
+  useEffect(() => {
+    top.current?.scrollIntoView({ block: 'start' });
+  }, [asset.id]);
 
   const history = async () => {
     const { data } = await api.GET('/api/assets/{id}/versions', path);
@@ -161,6 +192,7 @@ function AssetDetail({
     const { data, error: failed } = await api.PATCH('/api/assets/{id}', { ...path, body: parsed });
     if (data) {
       setMessage('Saved');
+      setPublished(null);
       onChanged(data);
     } else setError(errorText(failed));
   };
@@ -182,6 +214,9 @@ function AssetDetail({
     } else setError(errorText(failed));
   };
   const rollback = async (version: number) => {
+    // The report shown was of the version rolled away from: it no longer describes what is served.
+    setPublished(null);
+    setBlocked(null);
     const { data, error: failed } = await api.POST('/api/assets/{id}/rollback', {
       ...path,
       body: { version, force: true },
@@ -192,6 +227,7 @@ function AssetDetail({
     } else setError(errorText(failed));
   };
   const archive = async () => {
+    if (!confirm(`Archive ${asset.asset_type} ${asset.name}? It stops being served.`)) return;
     const { data, error: failed } = await api.POST('/api/assets/{id}/archive', path);
     if (data) onChanged(data);
     else setError(errorText(failed));
@@ -206,13 +242,12 @@ function AssetDetail({
   };
 
   return (
-    <section>
+    <section ref={top} data-testid="asset-detail">
       <h2>
         {asset.asset_type} {asset.name}
       </h2>
       <p class="muted" data-testid="asset-state">
-        {asset.status} · version {asset.version} · serving {asset.published_version ?? 'none'}
-        {asset.has_unpublished_changes ? ' · unpublished changes' : ''}
+        {assetState(asset)} · version {asset.version} · serving {asset.published_version ?? 'none'}
       </p>
       {admin && (
         <>
@@ -406,18 +441,7 @@ export function AssetsPage({ session }: { session: Session }) {
           <div>
             <label for="asset-type">Type</label>
             <select id="asset-type" value={type} onChange={(e) => setType(e.currentTarget.value)}>
-              {[
-                '',
-                'tool',
-                'query',
-                'prompt',
-                'mapping',
-                'policy',
-                'source',
-                'catalog',
-                'resolver',
-                'screen',
-              ].map((t) => (
+              {ASSET_TYPES.map((t) => (
                 <option key={t} value={t}>
                   {t || 'any'}
                 </option>
@@ -461,7 +485,7 @@ export function AssetsPage({ session }: { session: Session }) {
                     </button>
                   </td>
                   <td>{a.asset_type}</td>
-                  <td>{a.status}</td>
+                  <td data-testid="asset-list-state">{assetState(a)}</td>
                   <td>{a.published_version ?? '—'}</td>
                 </tr>
               ))}
@@ -469,7 +493,17 @@ export function AssetsPage({ session }: { session: Session }) {
           </table>
         </div>
       </section>
-      {admin && (
+      {selected && (
+        <AssetDetail key={selected.id} asset={selected} admin={admin} onChanged={(a) => void refresh(a)} />
+      )}
+      {admin && selected && (
+        <p>
+          <button type="button" class="secondary" onClick={() => setSelected(null)}>
+            New asset
+          </button>
+        </p>
+      )}
+      {admin && !selected && (
         <section>
           <h2>New asset</h2>
           <form onSubmit={(e) => void create(e)}>
@@ -489,9 +523,6 @@ export function AssetsPage({ session }: { session: Session }) {
             </button>
           </form>
         </section>
-      )}
-      {selected && (
-        <AssetDetail key={selected.id} asset={selected} admin={admin} onChanged={(a) => void refresh(a)} />
       )}
     </>
   );

@@ -1,7 +1,9 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, canOperate, errorText, type Schemas, type Session } from '../api';
 
 type Doc = Schemas['DocumentView'];
+/** Retry helps only a failure that may pass on another try; a corrupt, encrypted or empty file fails the same way. */
+const retryable = (d: Doc) => d.status === 'failed' && !d.deleted_at && d.error_details?.retryable !== false;
 const STATUSES = ['', 'queued', 'processing', 'done', 'failed'] as const;
 
 export function DocumentsPage({ session }: { session: Session }) {
@@ -12,6 +14,11 @@ export function DocumentsPage({ session }: { session: Session }) {
   const [uploads, setUploads] = useState<string[]>([]);
   const [chunks, setChunks] = useState<{ doc: Doc; items: Schemas['DocumentChunkView'][] } | null>(null);
   const operator = canOperate(session);
+  const chunkView = useRef<HTMLElement>(null);
+  // The chunk view opens at its top, in view (not somewhere below the document list).
+  useEffect(() => {
+    chunkView.current?.scrollIntoView({ block: 'start' });
+  }, [chunks]);
 
   const load = async () => {
     const { data, error: failed } = await api.GET('/api/documents', {
@@ -55,6 +62,8 @@ export function DocumentsPage({ session }: { session: Session }) {
   };
 
   const act = async (doc: Doc, action: 'delete' | 'restore' | 'retry') => {
+    if (action === 'delete' && !confirm(`Delete ${doc.filename}? It leaves search; Restore brings it back.`))
+      return;
     setError('');
     const params = { params: { path: { id: doc.id } } };
     const { error: failed } =
@@ -82,7 +91,7 @@ export function DocumentsPage({ session }: { session: Session }) {
       );
     await load();
   };
-  const anyFailed = page?.items.some((d) => d.status === 'failed' && !d.deleted_at) ?? false;
+  const anyFailed = page?.items.some(retryable) ?? false;
 
   const showChunks = async (doc: Doc) => {
     const { data, error: failed } = await api.GET('/api/documents/{id}/chunks', {
@@ -94,6 +103,25 @@ export function DocumentsPage({ session }: { session: Session }) {
 
   return (
     <>
+      {chunks && (
+        <section ref={chunkView} data-testid="chunk-view">
+          <h2>Chunks of {chunks.doc.filename}</h2>
+          <button type="button" class="secondary" onClick={() => setChunks(null)}>
+            Close
+          </button>
+          <ol>
+            {chunks.items.map((c) => (
+              <li key={c.chunk_id}>
+                <span class="muted">
+                  {c.chunk_type}
+                  {c.page_number != null && ` · page ${c.page_number}`}
+                </span>
+                <pre class="wrap">{c.text}</pre>
+              </li>
+            ))}
+          </ol>
+        </section>
+      )}
       {operator && (
         <section
           onDragOver={(e) => e.preventDefault()}
@@ -184,6 +212,9 @@ export function DocumentsPage({ session }: { session: Session }) {
                       <div class="error">
                         {d.error_details.code}: {d.error_details.message}
                         <div class="muted">
+                          {d.error_details.retryable === false
+                            ? 'not retryable: fix the file and upload it again · '
+                            : ''}
                           {d.error_details.attempts} attempts
                           {d.retry_count > 0 ? ` · retried ${d.retry_count}×` : ''}
                         </div>
@@ -204,7 +235,7 @@ export function DocumentsPage({ session }: { session: Session }) {
                         Delete
                       </button>
                     )}
-                    {operator && d.status === 'failed' && !d.deleted_at && (
+                    {operator && retryable(d) && (
                       <button type="button" onClick={() => void act(d, 'retry')}>
                         Retry
                       </button>
@@ -222,22 +253,6 @@ export function DocumentsPage({ session }: { session: Session }) {
         </div>
         <p class="muted">{page ? `${page.total} documents` : 'Loading…'}</p>
       </section>
-      {chunks && (
-        <section>
-          <h2>Chunks of {chunks.doc.filename}</h2>
-          <ol>
-            {chunks.items.map((c) => (
-              <li key={c.chunk_id}>
-                <span class="muted">
-                  {c.chunk_type}
-                  {c.page_number != null && ` · page ${c.page_number}`}
-                </span>
-                <pre>{c.text}</pre>
-              </li>
-            ))}
-          </ol>
-        </section>
-      )}
     </>
   );
 }
