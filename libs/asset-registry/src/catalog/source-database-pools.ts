@@ -133,6 +133,12 @@ export class SourceDatabasePools implements OnModuleDestroy {
         `No published postgres source asset named "${name}" (publish it, or fix the tool's source_ref)`,
         { source: name },
       );
+    if (/^(pg_|information_schema$)/i.test(content.schema ?? 'public'))
+      throw new AssetRegistryException(
+        Code.CATALOG_SOURCE_INVALID,
+        `Source "${name}" names the PostgreSQL system schema ${content.schema}, which tools never read`,
+        { source: name, schema: content.schema },
+      );
     return content;
   }
 
