@@ -1,62 +1,22 @@
 import { randomBytes } from 'node:crypto';
-import { Client } from 'pg';
 import { SourceDatabasePools } from '@app/asset-registry';
 import { SourceSqlRepository } from '@app/ops';
-import { FakeLlmServer, NATIVE_ADMIN_URL, sleep, startTestApp, TestApp, testBackend } from '@test/support';
+import {
+  createSourceDatabase,
+  FakeLlmServer,
+  sleep,
+  SourceDatabase,
+  startTestApp,
+  TestApp,
+  testBackend,
+} from '@test/support';
 
 const suffix = randomBytes(4).toString('hex');
-const SOURCE_DB = `ops_source_${suffix}`;
-const READER = `ops_source_reader_${suffix}`;
-const native = new URL(NATIVE_ADMIN_URL);
-const HOST = native.hostname;
-const PORT = Number(native.port || 5432);
-
-/** Seed 004's postgres_prod: servers and their metrics, in a database of its own. */
-const SOURCE_SCHEMA = `
-  CREATE TABLE servers (
-    server_id varchar PRIMARY KEY,
-    status varchar NOT NULL CHECK (status IN ('running', 'stopped', 'error')),
-    environment varchar NOT NULL CHECK (environment IN ('prod', 'staging', 'dev'))
-  );
-  COMMENT ON TABLE servers IS '서버 정보';
-  COMMENT ON COLUMN servers.server_id IS '서버 고유 ID (sys-xxx 형식)';
-  CREATE TABLE metrics (
-    server_id varchar NOT NULL REFERENCES servers (server_id),
-    metric_name varchar NOT NULL,
-    value numeric NOT NULL,
-    "timestamp" timestamp NOT NULL
-  );
-  COMMENT ON TABLE metrics IS '성능 메트릭';
-  INSERT INTO servers
-  SELECT 'sys-' || i, CASE WHEN i % 7 = 0 THEN 'stopped' ELSE 'running' END, (ARRAY['prod', 'staging', 'dev'])[1 + i % 3]
-    FROM generate_series(1, 30) i;
-  INSERT INTO metrics
-  SELECT 'sys-' || (1 + i % 30), (ARRAY['cpu_usage', 'memory_usage'])[1 + i % 2], (i * 37) % 100, now() - i * interval '1 hour'
-    FROM generate_series(1, 600) i;
-  -- Writes as its owner whoever calls it: only the read-only transaction can stop it.
-  CREATE FUNCTION record_probe() RETURNS int LANGUAGE sql SECURITY DEFINER
-    AS $$ INSERT INTO servers VALUES ('sys-probe', 'running', 'dev') RETURNING 1 $$;
-  CREATE ROLE ${READER} LOGIN PASSWORD 'reader-pw';
-  GRANT SELECT ON servers, metrics TO ${READER};
-  GRANT EXECUTE ON FUNCTION record_probe() TO ${READER};
-`;
 
 const TOP_CPU_SQL = `SELECT s.server_id, round(avg(m.value), 1) AS avg_cpu
   FROM metrics m JOIN servers s ON s.server_id = m.server_id
  WHERE m.metric_name = 'cpu_usage' AND s.environment = :environment
  GROUP BY s.server_id ORDER BY avg_cpu DESC, s.server_id LIMIT :top`;
-
-async function admin<T>(database: string, work: (client: Client) => Promise<T>): Promise<T> {
-  const url = new URL(NATIVE_ADMIN_URL);
-  url.pathname = `/${database}`;
-  const client = new Client({ connectionString: url.toString() });
-  await client.connect();
-  try {
-    return await work(client);
-  } finally {
-    await client.end();
-  }
-}
 
 /**
  * Seed 004's `postgres_prod` flow on a second database of the local PostgreSQL (whatever backend the
@@ -70,6 +30,11 @@ describe(`sql on a registered source database (${testBackend()})`, () => {
   let llm: FakeLlmServer;
   let key: string;
   let tenantId: string;
+  let db: SourceDatabase;
+  let SOURCE_DB: string;
+  let READER: string;
+  let HOST: string;
+  let PORT: number;
 
   const request = (method: string, route: string, body?: unknown) =>
     t.request(method, route, { key, ...(body === undefined ? {} : { body }) });
@@ -120,8 +85,8 @@ describe(`sql on a registered source database (${testBackend()})`, () => {
   });
 
   beforeAll(async () => {
-    await admin('postgres', (c) => c.query(`CREATE DATABASE ${SOURCE_DB}`));
-    await admin(SOURCE_DB, (c) => c.query(SOURCE_SCHEMA));
+    db = await createSourceDatabase();
+    ({ name: SOURCE_DB, reader: READER, host: HOST, port: PORT } = db);
     llm = await FakeLlmServer.start();
     t = await startTestApp({
       DEMO_DATA: 'off',
@@ -137,7 +102,7 @@ describe(`sql on a registered source database (${testBackend()})`, () => {
     const tenant = await t.request('POST', '/api/tenants', { body: { slug: `src-${suffix}` } });
     key = tenant.body.secret;
     tenantId = tenant.body.tenant.id;
-    expect((await request('PUT', '/api/secrets/postgres_prod_password', { value: 'reader-pw' })).status).toBe(
+    expect((await request('PUT', '/api/secrets/postgres_prod_password', { value: db.password })).status).toBe(
       200,
     );
     expect(
@@ -158,10 +123,7 @@ describe(`sql on a registered source database (${testBackend()})`, () => {
   afterAll(async () => {
     await t?.close();
     await llm?.close();
-    await admin('postgres', async (c) => {
-      await c.query(`DROP DATABASE IF EXISTS ${SOURCE_DB} WITH (FORCE)`);
-      await c.query(`DROP ROLE IF EXISTS ${READER}`);
-    });
+    await db?.drop();
   });
 
   it('syncs the source catalog, publishes a query reading it and runs it as a tool and in a stage', async () => {
@@ -190,7 +152,7 @@ describe(`sql on a registered source database (${testBackend()})`, () => {
     const run = await execute('top_cpu_servers', { environment: 'prod', top: 3 });
     expect(run.status).toBe(200);
     expect(run.body).toMatchObject({ success: true, data: { row_count: 3, truncated: false } });
-    const expected = await admin(SOURCE_DB, async (c) =>
+    const expected = await db.admin(async (c) =>
       (await c.query(TOP_CPU_SQL.replace(':environment', `'prod'`).replace(':top', '3'))).rows.map(
         (row: { server_id: string; avg_cpu: string }) => ({
           server_id: row.server_id,
@@ -284,8 +246,7 @@ describe(`sql on a registered source database (${testBackend()})`, () => {
         message: expect.stringMatching(reason),
       });
     }
-    const count = await admin(
-      SOURCE_DB,
+    const count = await db.admin(
       async (c) => (await c.query(`SELECT count(*)::int AS n FROM servers`)).rows[0].n,
     );
     expect(count).toBe(30);
@@ -301,8 +262,7 @@ describe(`sql on a registered source database (${testBackend()})`, () => {
     await expect(
       repository.run(tenantId, 'postgres_prod', 'SELECT pg_catalog.pg_sleep(5)', [], 10, 200),
     ).rejects.toMatchObject({ code: '57014' });
-    const count = await admin(
-      SOURCE_DB,
+    const count = await db.admin(
       async (c) => (await c.query(`SELECT count(*)::int AS n FROM servers`)).rows[0].n,
     );
     expect(count).toBe(30);
@@ -313,8 +273,7 @@ describe(`sql on a registered source database (${testBackend()})`, () => {
       Array.from({ length: 6 }, (_, i) => execute('top_cpu_servers', { environment: 'dev', top: 1 + i })),
     );
     expect(runs.map((r) => r.body.success)).toEqual(Array(6).fill(true));
-    const connections = await admin(
-      SOURCE_DB,
+    const connections = await db.admin(
       async (c) =>
         (
           await c.query(
@@ -337,7 +296,7 @@ describe(`sql on a registered source database (${testBackend()})`, () => {
     expect(
       (
         await request('PUT', '/api/secrets/postgres_prod_url', {
-          value: `postgres://${READER}:reader-pw@${HOST}:${PORT}/${SOURCE_DB}`,
+          value: `postgres://${READER}:${db.password}@${HOST}:${PORT}/${SOURCE_DB}`,
         })
       ).status,
     ).toBe(200);
@@ -362,7 +321,7 @@ describe(`sql on a registered source database (${testBackend()})`, () => {
     expect(JSON.stringify(rejected.body)).not.toContain('no_such_role');
     // Rotated back: works again.
     await request('PUT', '/api/secrets/postgres_prod_url', {
-      value: `postgres://${READER}:reader-pw@${HOST}:${PORT}/${SOURCE_DB}`,
+      value: `postgres://${READER}:${db.password}@${HOST}:${PORT}/${SOURCE_DB}`,
     });
     expect((await execute('rotating_top', { environment: 'prod', top: 1 })).body.success).toBe(true);
 
