@@ -55,7 +55,7 @@ const SOURCE_SQL_HINTS: Record<string, string> = {
 /** Refusals of the source pools, as tool errors with the same codes. */
 function sourceToolError(error: AssetRegistryException): ToolError {
   const details = (error.details ?? {}) as Record<string, unknown>;
-  if (error.code === AssetRegistryExceptionCode.SOURCE_BUSY)
+  if (error.code === (AssetRegistryExceptionCode.SOURCE_BUSY as string))
     return new ToolError(ToolErrorCode.RATE_LIMITED, error.message, { ...details, code: error.code });
   return new ToolError(error.code, error.message, details);
 }
