@@ -196,6 +196,28 @@ describe(`sql on a registered source database (${testBackend()})`, () => {
     expect(prompt).toContain('table servers - 서버 정보');
   });
 
+  it('without an LLM, /ops/ask plans the query from the value its source catalog lists and runs it there', async () => {
+    const res = await request('POST', '/ops/ask', {
+      query: 'prod 환경 서버 CPU 사용률 top 5',
+      use_llm: false,
+    });
+    expect(res.status).toBe(200);
+    expect(res.body.planning.plan.steps).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({
+          tool_type: 'top_cpu_servers',
+          source: 'postgres_prod',
+          parameters: expect.objectContaining({ environment: 'prod' }),
+        }),
+      ]),
+    );
+    const step = (res.body.execution.steps as Array<Record<string, any>>).find(
+      (s) => s.tool_type === 'top_cpu_servers',
+    );
+    expect(step).toMatchObject({ source: 'postgres_prod', status: 'succeeded' });
+    expect(step?.result.data.row_count).toBeGreaterThan(0);
+  });
+
   it('caps the rows, and the guard refuses writes and catalogs before anything is sent', async () => {
     expect(
       (
