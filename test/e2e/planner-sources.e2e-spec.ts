@@ -117,7 +117,7 @@ describe(`planning over the catalog of each source (${testBackend()})`, () => {
   });
   beforeEach(() => llm.reset());
 
-  it('tools say which source they read; a tool may not name a source that is not published, nor SQL another source', async () => {
+  it('tools say which source they read; a tool may not name a source that is not published', async () => {
     const tools = (await t.request('GET', '/ops/tools', { key: admin })).body.tools as Array<{
       name: string;
       source_ref?: string | null;
@@ -136,15 +136,15 @@ describe(`planning over the catalog of each source (${testBackend()})`, () => {
     expect(unknown.body.message).toContain('source_ref "nowhere_db"');
     const sql = await publish({
       asset_type: 'tool',
-      name: 'crm_sql',
-      description: 'SQL claiming to read the CRM',
+      name: 'ghost_sql',
+      description: 'SQL on a database nobody published',
       tool_type: 'sql',
-      source_ref: 'crm_db',
-      tool_config: { query: 'SELECT name FROM configuration_items LIMIT 1' },
+      source_ref: 'nowhere_db',
+      tool_config: { query: 'SELECT name FROM accounts LIMIT 1' },
       tool_input_schema: { type: 'object', properties: {} },
     });
     expect(sql.status).toBe(400);
-    expect(sql.body.message).toMatch(/source_ref .*SQL runs over the service's own OPS tables/);
+    expect(sql.body.message).toContain('source_ref "nowhere_db"');
   });
 
   it('the LLM gets every source with its catalog and the tools under their source; the step carries its source', async () => {

@@ -5,12 +5,14 @@ import os from 'node:os';
 import path from 'node:path';
 import {
   buildDist,
+  createSourceDatabase,
   createTestDatabase,
   freePort,
   ROOT,
   runNode,
   RunningProcess,
   sleep,
+  SourceDatabase,
   TestDatabase,
   testBackend,
 } from '@test/support';
@@ -37,6 +39,7 @@ function skipReason(example: ReadmeExample): string | undefined {
 
 describe(`README.md examples (${testBackend()})`, () => {
   let database: TestDatabase;
+  let sourceDatabase: SourceDatabase;
   let server: RunningProcess;
   let workDir: string;
   let shell: ReadmeShell;
@@ -48,6 +51,9 @@ describe(`README.md examples (${testBackend()})`, () => {
         throw new Error(`the README examples need ${tool} on PATH`);
     buildDist();
     database = await createTestDatabase();
+    // The README's `source` example reads a database of the reader's own (seed 004's postgres_prod): here a
+    // throwaway second database on the local PostgreSQL, reached over TCP whatever the backend.
+    sourceDatabase = await createSourceDatabase();
     const dataDir = database.env.DATA_DIR;
     mkdirSync(dataDir, { recursive: true });
     workDir = mkdtempSync(path.join(os.tmpdir(), 'ops-test-readme-'));
@@ -65,6 +71,7 @@ describe(`README.md examples (${testBackend()})`, () => {
         // The embedded sql time budget (30 s an hour) is spent by the README's many sql examples on a loaded CI
         // machine; its own specs test it (see the issue 27 note on what its clock counts).
         EMBEDDED_SQL_SECONDS_PER_HOUR: '3600',
+        SOURCE_HOST_ALLOWLIST: sourceDatabase.host,
         // With DATABASE_URL the operator sets the secrets key (README "Secrets"); embedded generates one.
         ...(database.env.DATABASE_URL ? { SECRETS_KEY: secretsKey } : {}),
       });
@@ -75,14 +82,20 @@ describe(`README.md examples (${testBackend()})`, () => {
     const url = `http://127.0.0.1:${port}`;
     const adminKey = readFileSync(path.join(dataDir, 'admin-key'), 'utf8').trim();
     await waitForDemoData(url, adminKey);
-    // OPS_KEY only, as the quick start exports it: the CLI examples must take it from there.
-    shell = new ReadmeShell(workDir, url, { OPS_URL: url, OPS_KEY: adminKey });
+    // OPS_KEY as the quick start exports it (the CLI examples must take it from there), and the URL of the
+    // reader's own database that the source example names.
+    shell = new ReadmeShell(workDir, url, {
+      OPS_URL: url,
+      OPS_KEY: adminKey,
+      SOURCE_DB_URL: sourceDatabase.url,
+    });
   }, 180_000);
 
   afterAll(async () => {
     server?.child.kill('SIGTERM');
     await server?.exited;
     await database?.drop();
+    await sourceDatabase?.drop();
     if (workDir) rmSync(workDir, { recursive: true, force: true });
   });
 

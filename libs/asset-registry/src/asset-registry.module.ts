@@ -3,6 +3,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { CatalogIntrospectionRepository } from './catalog/catalog-introspection.repository';
 import { CatalogSyncService } from './catalog/catalog-sync.service';
 import { SourceConnector } from './catalog/source-connector';
+import { SourceDatabasePools } from './catalog/source-database-pools';
 import { AssetController } from './http/asset.controller';
 import { AssetRegistryService } from './lifecycle/asset-registry.service';
 import { ToolContractChecker } from './lifecycle/tool-contract.checker';
@@ -28,6 +29,7 @@ import { AssetSpecValidator } from './validation/asset-spec.validator';
     CatalogIntrospectionRepository,
     CatalogSyncService,
     SourceConnector,
+    SourceDatabasePools,
   ],
   exports: [
     AssetRegistryService,
@@ -35,6 +37,7 @@ import { AssetSpecValidator } from './validation/asset-spec.validator';
     CatalogSyncService,
     ToolDryRunnerPort,
     AssetContentCheckPort,
+    SourceDatabasePools,
   ],
 })
 export class AssetRegistryModule {}

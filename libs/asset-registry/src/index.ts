@@ -32,6 +32,11 @@ export {
   type CatalogSyncInput,
   type CatalogSyncResult,
 } from './catalog/catalog-sync.service';
+export {
+  SourceDatabasePools,
+  sourceUnreachableMessage,
+  type SourceSession,
+} from './catalog/source-database-pools';
 export { AssetRegistryException, AssetRegistryExceptionCode } from './asset-registry.exception';
 export { ASSET_SPEC_SCHEMAS } from './validation/asset-schemas';
 export { AssetContentCheckPort, type AssetContentChecker } from './lifecycle/asset-content-check.port';

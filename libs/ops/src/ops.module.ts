@@ -19,6 +19,7 @@ import { DemoDataService } from './demo/demo-data.service';
 import { DemoKnowledgeService } from './demo/demo-knowledge.service';
 import { DemoLoadEntity } from './demo/demo-load.entity';
 import { QueryToolFactory } from './query/query-tool.factory';
+import { SourceSqlRepository } from './sql/source-sql.repository';
 import { SqlToolFactory } from './sql/sql-tool.factory';
 import { SqlToolRepository } from './sql/sql-tool.repository';
 import { CiLookupTool } from './tools/ci-lookup.tool';
@@ -56,6 +57,7 @@ import { MetricQueryTool } from './tools/metric-query.tool';
     HistoryQueryTool,
     GraphAnalysisTool,
     SqlToolRepository,
+    SourceSqlRepository,
     SqlToolFactory,
     QueryToolFactory,
     DemoDataRepository,

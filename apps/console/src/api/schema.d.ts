@@ -1565,7 +1565,7 @@ export interface components {
       /** @description prompt: where the prompt is used (e.g. `planner`) */
       scope?: string | null;
       /**
-       * @description tool and query: the data source the tool reads (seed 004 `source_ref`): `internal` (the OPS tables, whose catalog is `ops`; the only source sql tools and query_sql can read) or the name of a published source asset, whose catalog is the published catalog with content.source {kind: "source_asset", name}. The planner plans the tool over that catalog and names the source on each plan step.
+       * @description tool and query: the data source the tool reads (seed 004 `source_ref`): `internal` (the OPS tables, whose catalog is `ops`) or the name of a published source asset, whose catalog is the published catalog with content.source {kind: "source_asset", name}. sql tools and query_sql run on that source database (read-only transaction, statement timeout, row cap, the same SQL guard over the tables of its schema). The planner plans the tool over that catalog and names the source on each plan step.
        * @example crm_db
        */
       source_ref?: string | null;
@@ -2701,7 +2701,7 @@ export interface components {
       /** @description prompt: where the prompt is used (e.g. `planner`) */
       scope?: string | null;
       /**
-       * @description tool and query: the data source the tool reads (seed 004 `source_ref`): `internal` (the OPS tables, whose catalog is `ops`; the only source sql tools and query_sql can read) or the name of a published source asset, whose catalog is the published catalog with content.source {kind: "source_asset", name}. The planner plans the tool over that catalog and names the source on each plan step.
+       * @description tool and query: the data source the tool reads (seed 004 `source_ref`): `internal` (the OPS tables, whose catalog is `ops`) or the name of a published source asset, whose catalog is the published catalog with content.source {kind: "source_asset", name}. sql tools and query_sql run on that source database (read-only transaction, statement timeout, row cap, the same SQL guard over the tables of its schema). The planner plans the tool over that catalog and names the source on each plan step.
        * @example crm_db
        */
       source_ref?: string | null;

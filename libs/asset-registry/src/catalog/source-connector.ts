@@ -41,7 +41,7 @@ export class SourceConnector {
   async connect(target: SourceTarget): Promise<Client> {
     let client: Client | undefined;
     try {
-      client = new Client(await this.clientConfig(target));
+      client = new Client(await this.clientConfig(target, 'ops-catalog-sync'));
       await client.connect();
       return client;
     } catch (error) {
@@ -53,7 +53,11 @@ export class SourceConnector {
     }
   }
 
-  private async clientConfig(target: SourceTarget): Promise<ClientConfig> {
+  /**
+   * The pg client config for a target: the host resolved and vetted once (the address, not the name, is
+   * what the client connects to). Throws a plain Error naming the cause (for the server log only).
+   */
+  async clientConfig(target: SourceTarget, applicationName: string): Promise<ClientConfig> {
     const parsed: ClientConfig = target.url ? parseIntoClientConfig(target.url) : {};
     // pg falls back to PGHOST/PGPASSWORD/... and to localhost for what is missing; nothing is left to it.
     const hostname = (target.url ? parsed.host : target.host) || 'localhost';
@@ -65,7 +69,7 @@ export class SourceConnector {
       user: (target.url ? parsed.user : target.user) ?? undefined,
       password: () => password,
       connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
-      application_name: 'ops-catalog-sync',
+      application_name: applicationName,
     };
     const ssl = target.ssl || Boolean(parsed.ssl);
     if (hostname.startsWith('/')) {
@@ -88,7 +92,7 @@ export class SourceConnector {
   }
 }
 
-function describeTarget(target: SourceTarget): string {
+export function describeTarget(target: SourceTarget): string {
   if (target.url) {
     try {
       const config = parseIntoClientConfig(target.url);

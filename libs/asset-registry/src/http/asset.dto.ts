@@ -147,7 +147,7 @@ class AssetSpecFieldsDto {
     nullable: true,
     example: 'crm_db',
     description:
-      'tool and query: the data source the tool reads (seed 004 `source_ref`): `internal` (the OPS tables, whose catalog is `ops`; the only source sql tools and query_sql can read) or the name of a published source asset, whose catalog is the published catalog with content.source {kind: "source_asset", name}. The planner plans the tool over that catalog and names the source on each plan step.',
+      'tool and query: the data source the tool reads (seed 004 `source_ref`): `internal` (the OPS tables, whose catalog is `ops`) or the name of a published source asset, whose catalog is the published catalog with content.source {kind: "source_asset", name}. sql tools and query_sql run on that source database (read-only transaction, statement timeout, row cap, the same SQL guard over the tables of its schema). The planner plans the tool over that catalog and names the source on each plan step.',
   })
   @IsOptional()
   source_ref?: string | null;

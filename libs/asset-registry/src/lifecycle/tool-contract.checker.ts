@@ -1,5 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { INTERNAL_SOURCE_REF, type ToolDryRunOutcome } from '../asset-contents';
+import type { ToolDryRunOutcome } from '../asset-contents';
 import {
   ASSET_FIELDS_BY_TYPE,
   type AssetSnapshot,
@@ -78,25 +78,6 @@ function queryIssues(snapshot: AssetSnapshot): ContractIssue[] {
 }
 
 /**
- * SQL runs in the sql sandbox over the service's own OPS tables: an sql tool or a query_sql query reads
- * the internal source, whatever else it would claim.
- */
-function sourceRefIssues(snapshot: AssetSnapshot): ContractIssue[] {
-  const ref = snapshot.source_ref;
-  if (typeof ref !== 'string' || ref === INTERNAL_SOURCE_REF) return [];
-  const runsSql =
-    snapshot.asset_type === 'query' ? typeof snapshot.query_sql === 'string' : snapshot.tool_type === 'sql';
-  return runsSql
-    ? [
-        {
-          field: 'source_ref',
-          message: `SQL runs over the service's own OPS tables (source_ref "${INTERNAL_SOURCE_REF}"); an sql tool cannot read source "${ref}" (declare it on an http tool that queries that source, or leave source_ref out)`,
-        },
-      ]
-    : [];
-}
-
-/**
  * The publish-time contract check of tool assets: the schemas and config are valid, the change does
  * not break callers of the previous version (unless forced), and the sample input runs.
  */
@@ -124,7 +105,6 @@ export class ToolContractChecker {
       if (snapshot[field] !== undefined) spec[field] = snapshot[field];
     const issues = this.validator.specIssues(type, spec);
     if (type === 'query' && issues.length === 0) issues.push(...queryIssues(snapshot));
-    if (issues.length === 0) issues.push(...sourceRefIssues(snapshot));
     const toolSpec = toRunnableSpec(snapshot);
     const inputSchema = objectOrNull(toolSpec.tool_input_schema);
     const sample = objectOrNull(toolSpec.sample_input);

@@ -12,6 +12,7 @@ import {
   ToolsExceptionCode,
 } from '@app/tools';
 import { createSqlTool } from '../sql/sql-tool.factory';
+import { SourceSqlRepository } from '../sql/source-sql.repository';
 import { SqlToolRepository } from '../sql/sql-tool.repository';
 
 interface ConfigIssue {
@@ -64,6 +65,7 @@ class QueryTool implements Tool {
 export class QueryToolFactory implements DynamicToolFactory {
   constructor(
     private readonly repository: SqlToolRepository,
+    private readonly sources: SourceSqlRepository,
     private readonly kinds: ToolKindRegistry,
   ) {}
 
@@ -90,7 +92,7 @@ export class QueryToolFactory implements DynamicToolFactory {
         return new QueryTool(
           createSqlTool(
             { ...spec, tool_type: 'sql', tool_config: sql },
-            { repository: this.repository },
+            { repository: this.repository, sources: this.sources },
             meta,
           ),
         );

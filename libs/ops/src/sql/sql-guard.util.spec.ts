@@ -2,6 +2,7 @@ import {
   checkSqlQuery,
   loadSqlParser,
   SET_RETURNING_FUNCTIONS,
+  SOURCE_RELATIONS,
   SQL_FUNCTION_ALLOWLIST,
   SqlGuardError,
 } from './sql-guard.util';
@@ -181,5 +182,51 @@ describe('checkSqlQuery', () => {
 
   it('refuses a query longer than the limit', () => {
     expect(issues('SELECT ' + 'x'.repeat(20_001)).join('; ')).toMatch(/longer than/);
+  });
+
+  describe('on a source database', () => {
+    const sourceIssues = (sql: string): string[] => {
+      try {
+        checkSqlQuery(sql, 1, SOURCE_RELATIONS);
+        return [];
+      } catch (error) {
+        if (error instanceof SqlGuardError) return error.issues.map((i) => i.message);
+        throw error;
+      }
+    };
+
+    it("reads any table of the source's schema, numbering parameters from $1", () => {
+      const checked = checkSqlQuery(
+        'SELECT s.server_id FROM servers s JOIN metrics m USING (server_id) WHERE s.environment = :env',
+        1,
+        SOURCE_RELATIONS,
+      );
+      expect(checked).toEqual({
+        text: 'SELECT s.server_id FROM servers s JOIN metrics m USING (server_id) WHERE s.environment = $1',
+        parameters: ['env'],
+      });
+    });
+
+    it("refuses PostgreSQL's own catalogs, other schemas, writes and non-allowlisted functions as for the OPS tables", () => {
+      expect(sourceIssues('SELECT rolname, rolpassword FROM pg_authid')).toEqual([
+        expect.stringContaining("PostgreSQL's own catalogs"),
+      ]);
+      expect(sourceIssues('SELECT * FROM "PG_CLASS"')).toEqual([
+        expect.stringContaining("PostgreSQL's own catalogs"),
+      ]);
+      expect(sourceIssues('SELECT * FROM information_schema.tables')).toEqual([
+        expect.stringContaining('schema-qualified'),
+      ]);
+      expect(sourceIssues('SELECT * FROM other.servers')).toEqual([
+        expect.stringContaining('schema-qualified'),
+      ]);
+      expect(sourceIssues('DELETE FROM servers')).toEqual([expect.stringContaining('only a SELECT')]);
+      expect(sourceIssues('SELECT pg_sleep(10) FROM servers')).toEqual([
+        expect.stringContaining('function "pg_sleep" is not allowed'),
+      ]);
+      expect(sourceIssues('SELECT * FROM servers FOR UPDATE')).toEqual([
+        expect.stringContaining('row locking'),
+      ]);
+    });
   });
 });

@@ -31,6 +31,14 @@ export class SqlGuardError extends Error {
 /** The relations an sql tool may read; the executor provides each as a tenant-filtered CTE. */
 export const SQL_TOOL_RELATION_NAMES = ['configuration_items', 'metrics', 'history_events', 'ci_relations'];
 
+/**
+ * What a query on a registered `source` database may read: any table or view named without a schema
+ * (the executor pins `search_path` to the source's schema), never a `pg_` name (PostgreSQL's own
+ * catalogs, which an unqualified name would otherwise reach through the implicit pg_catalog).
+ */
+export const SOURCE_RELATIONS = 'source-schema';
+export type SqlRelations = readonly string[] | typeof SOURCE_RELATIONS;
+
 export const SQL_TOOL_MAX_QUERY_LENGTH = 20_000;
 const MAX_NUMERIC_LITERAL_DIGITS = 40;
 
@@ -164,7 +172,7 @@ interface Scope {
 class QueryChecker {
   readonly issues: SqlIssue[] = [];
 
-  constructor(private readonly relations: ReadonlySet<string>) {}
+  constructor(private readonly relations: ReadonlySet<string> | typeof SOURCE_RELATIONS) {}
 
   private issue(message: string, node: unknown): void {
     const location = (node as { location?: number } | null)?.location;
@@ -273,7 +281,13 @@ class QueryChecker {
       this.issue(`schema-qualified names are not allowed ("${[body.schemaname, name].join('.')}")`, body);
       return;
     }
-    if (!scope.ctes.has(name) && !this.relations.has(name))
+    if (scope.ctes.has(name)) return;
+    if (this.relations === SOURCE_RELATIONS) {
+      if (name.toLowerCase().startsWith('pg_'))
+        this.issue(`relation "${name}" is not available (PostgreSQL's own catalogs are never read)`, body);
+      return;
+    }
+    if (!this.relations.has(name))
       this.issue(
         `relation "${name}" is not available (only ${[...this.relations].join(', ')} and the query's own CTEs)`,
         body,
@@ -380,7 +394,7 @@ function bindNamedParameters(
 export function checkSqlQuery(
   sql: string,
   firstParameter = 1,
-  relations: readonly string[] = SQL_TOOL_RELATION_NAMES,
+  relations: SqlRelations = SQL_TOOL_RELATION_NAMES,
 ): CheckedSql {
   if (!parserReady) throw new Error('The SQL parser is not loaded yet: await loadSqlParser() first.');
   const issues: SqlIssue[] = [];
@@ -412,7 +426,7 @@ export function checkSqlQuery(
       { message: `only a SELECT is allowed (found ${describeNode(type)})`, position: 0 },
     ]);
   }
-  const checker = new QueryChecker(new Set(relations));
+  const checker = new QueryChecker(relations === SOURCE_RELATIONS ? relations : new Set(relations));
   checker.visit(statement, { ctes: new Set() });
   if (checker.issues.length) throw new SqlGuardError(checker.issues);
   const start = statements[0].stmt_location ?? 0;

@@ -1,5 +1,11 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
-import { INTERNAL_SOURCE_REF, type SqlToolConfig, type ToolAssetSpec } from '@app/asset-registry';
+import {
+  AssetRegistryException,
+  AssetRegistryExceptionCode,
+  INTERNAL_SOURCE_REF,
+  type SqlToolConfig,
+  type ToolAssetSpec,
+} from '@app/asset-registry';
 import { ErrorKind } from '@app/platform';
 import {
   SchemaValidator,
@@ -12,11 +18,13 @@ import {
   ToolErrorCode,
   ToolOutput,
 } from '@app/tools';
-import { checkSqlQuery, CheckedSql, loadSqlParser, SqlGuardError } from './sql-guard.util';
+import { checkSqlQuery, CheckedSql, loadSqlParser, SOURCE_RELATIONS, SqlGuardError } from './sql-guard.util';
 import { withRowCounter } from './sql-row-counter.util';
+import { SourceSqlRepository } from './source-sql.repository';
 import {
   SqlCostExceededError,
   SqlRowCapExceededError,
+  SqlRows,
   SqlToolBudgetSpentError,
   SqlToolRepository,
   SqlToolSuspendedError,
@@ -37,17 +45,44 @@ const SQL_ERROR_CODES: Record<string, string> = {
   '42703': 'unknown column',
 };
 
+/** On a source database the server's own text names the table, column or grant; these add the why. */
+const SOURCE_SQL_HINTS: Record<string, string> = {
+  '57014': 'query cancelled by the statement timeout',
+  '25006': 'the query tried to write in a read-only transaction',
+  '42501': "the source's database role may not read this",
+};
+
+/** Refusals of the source pools, as tool errors with the same codes. */
+function sourceToolError(error: AssetRegistryException): ToolError {
+  const details = (error.details ?? {}) as Record<string, unknown>;
+  if (error.code === (AssetRegistryExceptionCode.SOURCE_BUSY as string))
+    return new ToolError(ToolErrorCode.RATE_LIMITED, error.message, { ...details, code: error.code });
+  return new ToolError(error.code, error.message, details);
+}
+
+type SqlRunner = (
+  tenantId: string,
+  checkedText: string,
+  values: unknown[],
+  rowLimit: number,
+  timeoutMs: number,
+) => Promise<SqlRows>;
+
 function invalid(message: string, details: unknown): ToolsException {
   return new ToolsException(ToolsExceptionCode.TOOL_INPUT_INVALID, ErrorKind.INVALID_INPUT, message, details);
 }
 
-/** A tool running one checked, parameterised, read-only SELECT over the caller's tenant's OPS data. */
+/**
+ * A tool running one checked, parameterised, read-only SELECT: over the caller's tenant's OPS data, or
+ * over the tenant's registered source database its `source_ref` names.
+ */
 class SqlTool implements Tool {
   constructor(
     readonly definition: ToolDefinition,
     private readonly checked: CheckedSql,
     private readonly rowLimit: number,
-    private readonly repository: SqlToolRepository,
+    private readonly run: SqlRunner,
+    private readonly onSource: boolean,
   ) {}
 
   async execute(context: ToolContext, input: Record<string, unknown>): Promise<ToolOutput> {
@@ -61,13 +96,7 @@ class SqlTool implements Tool {
     });
     const timeoutMs = Math.max(1, Math.min(this.definition.timeout_ms, context.deadline - Date.now()));
     try {
-      const result = await this.repository.run(
-        context.tenantId,
-        this.checked.text,
-        values,
-        this.rowLimit,
-        timeoutMs,
-      );
+      const result = await this.run(context.tenantId, this.checked.text, values, this.rowLimit, timeoutMs);
       return {
         data: {
           columns: result.columns,
@@ -78,6 +107,7 @@ class SqlTool implements Tool {
         warnings: result.truncated ? [`Only the first ${this.rowLimit} rows are returned.`] : [],
       };
     } catch (error) {
+      if (error instanceof AssetRegistryException) throw sourceToolError(error);
       if (error instanceof SqlToolSuspendedError)
         throw new ToolError(ToolErrorCode.RATE_LIMITED, `SQL tool paused: ${error.message}`, {
           retry_after_seconds: error.retryAfterSeconds,
@@ -97,6 +127,14 @@ class SqlTool implements Tool {
           estimated_cost: Math.round(error.cost),
         });
       const code = (error as { code?: string }).code;
+      if (code && code.length === 5 && this.onSource) {
+        const hint = SOURCE_SQL_HINTS[code];
+        throw new ToolError(
+          code === '57014' ? ToolErrorCode.TIMEOUT : ToolErrorCode.EXECUTION_FAILED,
+          `SQL error on source "${this.definition.source_ref}": ${hint ? `${hint} (${(error as Error).message})` : (error as Error).message}`,
+          { sqlstate: code, source: this.definition.source_ref },
+        );
+      }
       if (code && code.length === 5) {
         throw new ToolError(
           code === '57014' ? ToolErrorCode.TIMEOUT : ToolErrorCode.EXECUTION_FAILED,
@@ -109,26 +147,39 @@ class SqlTool implements Tool {
   }
 }
 
+export interface SqlToolDeps {
+  repository: SqlToolRepository;
+  /** Runs queries of tools whose source_ref names a published source; absent: such tools are refused. */
+  sources?: SourceSqlRepository;
+}
+
 /**
  * Builds `sql` tools from tool asset specs. Refuses (400-kind ToolsException) a query that is not one
- * read-only SELECT, a placeholder the input schema does not declare, or limits out of range.
+ * read-only SELECT, a placeholder the input schema does not declare, or limits out of range. A
+ * `source_ref` other than `internal` runs the query on that source (the same guard; tables of the
+ * source's schema instead of the OPS relations).
  */
 export function createSqlTool(
   spec: ToolAssetSpec,
-  deps: { repository: SqlToolRepository },
+  deps: SqlToolDeps,
   options: { version?: number | null } = {},
 ): Tool {
   if (spec.tool_type !== 'sql')
     throw invalid(`Tool "${spec.name}" is not an sql tool.`, { tool_type: spec.tool_type });
   const config = spec.tool_config as SqlToolConfig;
+  const source = spec.source_ref && spec.source_ref !== INTERNAL_SOURCE_REF ? spec.source_ref : null;
   const issues: Array<{ path: string; message: string }> = [];
+  if (source && !deps.sources)
+    issues.push({ path: '/source_ref', message: 'this process cannot reach source databases' });
   let checked: CheckedSql = { text: '', parameters: [] };
   if (typeof config?.query !== 'string')
     issues.push({ path: '/tool_config/query', message: 'query is required' });
   else {
     try {
-      checked = checkSqlQuery(config.query, 2);
-      checked = { ...checked, text: withRowCounter(checked.text) };
+      // Internal: $1 is the tenant, and the row counter stands in for the embedded database's missing
+      // statement_timeout. A source is a real server, which enforces its statement timeout itself.
+      checked = source ? checkSqlQuery(config.query, 1, SOURCE_RELATIONS) : checkSqlQuery(config.query, 2);
+      if (!source) checked = { ...checked, text: withRowCounter(checked.text) };
     } catch (error) {
       if (!(error instanceof SqlGuardError)) throw error;
       issues.push(
@@ -184,23 +235,32 @@ export function createSqlTool(
     has_side_effects: false,
     timeout_ms: timeoutMs,
     source: 'dynamic',
-    // SQL runs over the service's own OPS tables: always the internal source.
-    source_ref: INTERNAL_SOURCE_REF,
+    source_ref: source ?? INTERNAL_SOURCE_REF,
     version: options.version ?? null,
   };
-  return new SqlTool(definition, checked, rowLimit, deps.repository);
+  const sources = deps.sources;
+  const run: SqlRunner =
+    source && sources
+      ? (tenantId, text, values, limit, timeout) =>
+          sources.run(tenantId, source, text, values, limit, timeout)
+      : (tenantId, text, values, limit, timeout) =>
+          deps.repository.run(tenantId, text, values, limit, timeout);
+  return new SqlTool(definition, checked, rowLimit, run, source !== null);
 }
 
 /** Injectable form of createSqlTool, for the code that turns published tool assets into tools. */
 @Injectable()
 export class SqlToolFactory implements OnModuleInit {
-  constructor(private readonly repository: SqlToolRepository) {}
+  constructor(
+    private readonly repository: SqlToolRepository,
+    private readonly sources: SourceSqlRepository,
+  ) {}
 
   onModuleInit(): Promise<void> {
     return loadSqlParser();
   }
 
   create(spec: ToolAssetSpec, options: { version?: number | null } = {}): Tool {
-    return createSqlTool(spec, { repository: this.repository }, options);
+    return createSqlTool(spec, { repository: this.repository, sources: this.sources }, options);
   }
 }

@@ -102,7 +102,8 @@ export interface SqlRows {
   truncated: boolean;
 }
 
-function jsonValue(value: unknown, typeId: number): unknown {
+/** A column value as JSON: dates as ISO text, int8/numeric as numbers when exact. */
+export function jsonValue(value: unknown, typeId: number): unknown {
   if (value === null || value === undefined) return null;
   if (value instanceof Date) return value.toISOString();
   if ((typeId === INT8 || typeId === NUMERIC) && typeof value === 'string') {

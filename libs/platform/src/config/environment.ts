@@ -238,6 +238,27 @@ export class EnvironmentVariables {
   })
   SOURCE_HOST_ALLOWLIST = '';
 
+  // sql tools and query_sql on a `source` database: one pool per tenant and source, with at most this
+  // many connections; a pool unused for SOURCE_POOL_IDLE_SECONDS is closed, and past SOURCE_POOL_MAX_POOLS
+  // pools per process the least recently used idle one is closed first.
+  @Transform(toNumber)
+  @IsInt()
+  @Min(1)
+  @Max(50)
+  SOURCE_POOL_MAX_CONNECTIONS = 2;
+
+  @Transform(toNumber)
+  @IsInt()
+  @Min(1)
+  @Max(86_400)
+  SOURCE_POOL_IDLE_SECONDS = 60;
+
+  @Transform(toNumber)
+  @IsInt()
+  @Min(1)
+  @Max(10_000)
+  SOURCE_POOL_MAX_POOLS = 100;
+
   // Tenant secrets: the server key sealing them (32 bytes as 64 hex digits or base64; unset: generated
   // into DATA_DIR/secrets-key on the embedded backend, secrets refused with DATABASE_URL), and the
   // environment variables each tenant's tools may reference (`tenant:OPS_SECRET_A,OPS_SECRET_B;other:...`,
