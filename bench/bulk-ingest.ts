@@ -78,9 +78,12 @@ async function run(backend: Backend, base: number, chunks: number): Promise<void
       const embedderAlone = sample.length / ((performance.now() - embedStarted) / 1000);
 
       let i = 0;
+      const failures: string[] = [];
       const searchOnce = async (type: 'vector' | 'hybrid') => {
         const started = performance.now();
-        await search.search(tenantId, { query: queries[i++ % queries.length], search_type: type, top_k: 10 });
+        await search
+          .search(tenantId, { query: queries[i++ % queries.length], search_type: type, top_k: 10 })
+          .catch((error: Error) => failures.push(`${type}: ${error.message}`));
         return performance.now() - started;
       };
       for (const query of queries) await search.search(tenantId, { query, search_type: 'vector', top_k: 1 });
@@ -129,6 +132,7 @@ async function run(backend: Backend, base: number, chunks: number): Promise<void
       console.log(row('hybrid idle', stats(idle.hybrid)));
       console.log(row('hybrid during the load', stats(during.hybrid)));
       const ratio = (k: 'vector' | 'hybrid') => (stats(during[k]).p95 / stats(idle[k]).p95).toFixed(2);
+      if (failures.length > 0) console.log(`\n${failures.length} searches failed, first: ${failures[0]}`);
       console.log(`\np95 during / idle: vector ${ratio('vector')}x, hybrid ${ratio('hybrid')}x`);
     });
   } finally {

@@ -127,20 +127,38 @@ export class BulkSegmentsRepository {
     dimensions: number,
     settings: IndexBuildSettings,
   ): Promise<number> {
-    const [row]: Array<{ segment: number }> = await this.dataSource.query(
-      `SELECT ops_bulk_open_segment($1, $2, $3, $4, $5) AS segment`,
-      [unboundedIndex, model, dimensions, settings.maintenanceWorkMem, settings.workers],
+    const [row]: Array<{ segment: number }> = await this.withoutStatementTimeout((em) =>
+      em.query(`SELECT ops_bulk_open_segment($1, $2, $3, $4, $5) AS segment`, [
+        unboundedIndex,
+        model,
+        dimensions,
+        settings.maintenanceWorkMem,
+        settings.workers,
+      ]),
     );
     return row.segment;
   }
 
   /** Builds the index covering `segment` and retires the previous one; false when it was not loading. */
   async seal(model: string, dimensions: number, segment: number, settings: IndexBuildSettings) {
-    const [row]: Array<{ sealed: boolean }> = await this.dataSource.query(
-      `SELECT ops_bulk_seal_segment($1, $2, $3, $4, $5) AS sealed`,
-      [model, dimensions, segment, settings.maintenanceWorkMem, settings.workers],
+    const [row]: Array<{ sealed: boolean }> = await this.withoutStatementTimeout((em) =>
+      em.query(`SELECT ops_bulk_seal_segment($1, $2, $3, $4, $5) AS sealed`, [
+        model,
+        dimensions,
+        segment,
+        settings.maintenanceWorkMem,
+        settings.workers,
+      ]),
     );
     return row.sealed;
+  }
+
+  /** An index build takes as long as the corpus needs: DATABASE_STATEMENT_TIMEOUT_MS does not apply. */
+  private withoutStatementTimeout<T>(work: (em: EntityManager) => Promise<T>): Promise<T> {
+    return this.dataSource.transaction(async (em) => {
+      await em.query(`SET LOCAL statement_timeout = 0`);
+      return work(em);
+    });
   }
 
   /**
