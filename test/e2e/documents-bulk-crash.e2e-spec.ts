@@ -200,5 +200,5 @@ describe(`bulk ingestion killed with SIGKILL mid-load (${testBackend()})`, () =>
     running.child.kill('SIGTERM');
     await running.exited;
     proc = undefined;
-  });
+  }, 300_000);
 });
