@@ -287,14 +287,12 @@ export class DocumentProcessor {
     });
     if (!loaded) return;
     // The job is loaded whatever happens here: a failed build is redone by the next call.
-    await this.bulk
-      .completeLoads()
-      .catch((error: Error) =>
-        this.logger.warn({
-          msg: 'bulk segment not indexed yet; the recovery pass retries',
-          error: error.message,
-        }),
-      );
+    await this.bulk.completeLoads().catch((error: Error) =>
+      this.logger.warn({
+        msg: 'bulk segment not indexed yet; the recovery pass retries',
+        error: error.message,
+      }),
+    );
   }
 
   /** A batch as written: whole on the native server, in slices of EMBEDDED_WRITE_CHUNKS on the embedded one. */
