@@ -14,6 +14,8 @@ import { ChunksRepository } from './ingestion/chunks.repository';
 import { DocumentIngestionService } from './ingestion/document-ingestion.service';
 import { DocumentMaintenanceService } from './ingestion/document-maintenance.service';
 import { DocumentProcessor } from './ingestion/document-processor.service';
+import { BulkIngestionService } from './ingestion/bulk-ingestion.service';
+import { BulkSegmentsRepository } from './ingestion/bulk-segments.repository';
 import { DocumentWorker } from './ingestion/document-worker.service';
 import { DocumentsRepository } from './ingestion/documents.repository';
 import { DocumentsScheduler } from './ingestion/documents.scheduler';
@@ -48,6 +50,8 @@ import { TermStatsRepository } from './search/term-stats.repository';
     TermStatsRepository,
     IngestionStageClock,
     DocumentProcessor,
+    BulkIngestionService,
+    BulkSegmentsRepository,
     DocumentWorker,
     DocumentIngestionService,
     DocumentMaintenanceService,

@@ -147,10 +147,68 @@ async function ingestDirectly(args: ParsedArgs, root: string, files: string[]): 
   }
 }
 
+const SETTLED = ['done', 'failed', 'rejected'];
+
+/**
+ * `--bulk`: queues every file, sends the tenant's queued jobs down the bulk path (native: vectors by
+ * binary COPY, one HNSW build after the batch; embedded: the normal path) and drains the queue in
+ * this process until every document settles. A run killed midway loses nothing: run it again and
+ * it resumes the queued jobs (a killed run's leases expire after DOCUMENTS_JOB_LEASE_SECONDS).
+ * Each round of at most the tenant's queue caps is indexed once.
+ */
+async function ingestBulk(args: ParsedArgs, root: string, files: string[]): Promise<Outcome[]> {
+  const app = await openCliApp(args);
+  try {
+    const tenantId = (await cliTenant(app, args)).id;
+    const ingestion = app.get(DocumentIngestionService);
+    const outcomes: Outcome[] = [];
+    const load = async () => {
+      await ingestion.markQueuedBulk(tenantId);
+      for (;;) {
+        await ingestion.processQueue();
+        await ingestion.completeBulkLoads();
+        for (const outcome of outcomes.filter((o) => o.id && !SETTLED.includes(o.status))) {
+          const view = await ingestion.get(tenantId, outcome.id!);
+          outcome.status = view.status;
+          outcome.error = view.error_details?.message;
+        }
+        const settled = outcomes.filter((o) => SETTLED.includes(o.status)).length;
+        progressBar(settled, files.length, 'bulk load');
+        if (settled === outcomes.length) return;
+        await new Promise((resolve) => setTimeout(resolve, 1000));
+      }
+    };
+    for (const [index, file] of files.entries()) {
+      const name = path.relative(root, file) || path.basename(file);
+      progressBar(index, files.length, `queueing ${name}`);
+      const upsert = () =>
+        ingestion.upsertByFilename(tenantId, { filename: name, content: readFileSync(file), userId: 'cli' });
+      try {
+        const { document } = await upsert().catch(async (error: { code?: string }) => {
+          if (error.code !== 'DOCUMENTS_QUEUE_FULL') throw error;
+          await load();
+          return upsert();
+        });
+        outcomes.push({ file: name, id: document.id, status: document.status });
+      } catch (error) {
+        outcomes.push({ file: name, status: 'rejected', error: (error as Error).message });
+      }
+    }
+    await load();
+    return outcomes;
+  } finally {
+    await app.close();
+  }
+}
+
 export async function runIngestCommand(args: ParsedArgs): Promise<void> {
-  const target = args.positional[1];
+  const bulk = args.flags.bulk !== undefined;
+  // `ingest --bulk <folder>`: the parser reads the folder as the flag's value.
+  const target = args.positional[1] ?? (typeof args.flags.bulk === 'string' ? args.flags.bulk : undefined);
   if (!target)
-    throw new Error('usage: ingest <file-or-folder> [--url URL --api-key K | --data-dir DIR] [--tenant T]');
+    throw new Error(
+      'usage: ingest <file-or-folder> [--bulk] [--url URL --api-key K | --data-dir DIR] [--tenant T]',
+    );
   const dataDir = stringFlag(args, 'data-dir');
   if (dataDir) process.env.DATA_DIR = dataDir;
   const root = statSync(target).isDirectory() ? path.resolve(target) : path.dirname(path.resolve(target));
@@ -158,9 +216,13 @@ export async function runIngestCommand(args: ParsedArgs): Promise<void> {
   if (files.length === 0)
     throw new Error(`no supported documents under ${target} (${[...EXTENSIONS].join(' ')})`);
   const url = stringFlag(args, 'url');
-  const outcomes = url
-    ? await ingestOverHttp(url, resolveApiKey(args), root, files)
-    : await ingestDirectly(args, root, files);
+  if (bulk && url)
+    throw new Error('ingest --bulk runs on the database (--data-dir or DATABASE_URL), not --url');
+  const outcomes = bulk
+    ? await ingestBulk(args, root, files)
+    : url
+      ? await ingestOverHttp(url, resolveApiKey(args), root, files)
+      : await ingestDirectly(args, root, files);
   process.stderr.write('\n');
   for (const o of outcomes)
     process.stdout.write(`${o.status.padEnd(8)} ${o.file}${o.error ? `  (${o.error})` : ''}\n`);

@@ -15,7 +15,7 @@ const COMMAND_USAGE: Record<string, string> = {
 keys list [--tenant T]
 keys revoke <key-id> [--tenant T]
 ${CONNECTION_HELP}`,
-  ingest: `ingest <folder|file> [--tenant T]   ingest documents with a progress bar
+  ingest: `ingest <folder|file> [--tenant T] [--bulk]   ingest documents with a progress bar (--bulk: COPY, one index build after the batch)
 ${CONNECTION_HELP}`,
   schema: `schema diff                     print SQL the entities need beyond the migrations (exit 1 if any)
 schema generate <PascalName>    write that SQL as a new migration in migrations/`,

@@ -13,13 +13,14 @@ import { DocumentEntity } from './document.entity';
 
 export type DocumentJobKind = 'ingest' | 'reembed';
 export type DocumentJobResolution = 'retried' | 'replaced' | 'dismissed';
-export type DocumentJobStatus = 'queued' | 'running' | 'done' | 'failed' | 'superseded' | 'cancelled';
+export type DocumentJobStatus =
+  'queued' | 'running' | 'loaded' | 'done' | 'failed' | 'superseded' | 'cancelled';
 
 @Entity('document_jobs')
 @Check('CHK_document_jobs_kind', `"kind" IN ('ingest', 'reembed')`)
 @Check(
   'CHK_document_jobs_status',
-  `"status" IN ('queued', 'running', 'done', 'failed', 'superseded', 'cancelled')`,
+  `"status" IN ('queued', 'running', 'loaded', 'done', 'failed', 'superseded', 'cancelled')`,
 )
 @Check(
   'CHK_document_jobs_resolution',
@@ -61,6 +62,14 @@ export class DocumentJobEntity {
   /** The submitted bytes, kept with the job so a restarted worker can redo it. */
   @Column({ type: 'bytea', nullable: true, select: false })
   content!: Buffer | null;
+
+  /** Ingest through the bulk path (COPY, HNSW index built once after the batch; native server only). */
+  @Column({ type: 'boolean', default: false })
+  bulk!: boolean;
+
+  /** The bulk segment a `loaded` job wrote its vectors in; it goes `done` once that segment is indexed. */
+  @Column({ type: 'integer', nullable: true })
+  bulkSegment!: number | null;
 
   /** The embedding model to backfill (reembed jobs). */
   @Column({ type: 'varchar', length: 200, nullable: true })

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { AppConfig, ErrorKind, EventBus } from '@app/platform';
+import { AppConfig, ErrorKind, EventBus, runAsTenant } from '@app/platform';
 import { sha256 } from '../chunking/chunker.util';
 import { EmbeddingProviders } from '../embedding/embedding-provider';
 import { DocumentEntity } from '../entities/document.entity';
@@ -15,6 +15,8 @@ import type {
   DocumentView,
 } from '../documents.types';
 import { CANONICAL_CONTENT_TYPE, detectFormat } from '../parsing/document-format.util';
+import { BulkIngestionService } from './bulk-ingestion.service';
+import { BulkSegmentsRepository } from './bulk-segments.repository';
 import { ChunksRepository } from './chunks.repository';
 import { DocumentWorker } from './document-worker.service';
 import { IngestionStageClock, type IngestionStageTimings } from './ingestion-stage-clock.service';
@@ -88,6 +90,8 @@ export class DocumentIngestionService {
     private readonly events: EventBus,
     private readonly clock: IngestionStageClock,
     private readonly jobs: JobsRepository,
+    private readonly bulk: BulkIngestionService,
+    private readonly bulkSegments: BulkSegmentsRepository,
   ) {}
 
   private prepare(input: DocumentInput, previousMetadata?: DocumentMetadata): ContentReplacement {
@@ -365,6 +369,19 @@ export class DocumentIngestionService {
    */
   processQueue(options: { maxJobs?: number; concurrency?: number } = {}): Promise<number> {
     return this.worker.drain(options);
+  }
+
+  /**
+   * Sends the tenant's queued ingestion jobs down the bulk path (native server; `ingest --bulk`):
+   * their documents become `done` together, once one index build covers them.
+   */
+  markQueuedBulk(tenantId: string): Promise<void> {
+    return runAsTenant(tenantId, () => this.bulkSegments.markQueuedBulk(tenantId));
+  }
+
+  /** Indexes a finished bulk load and publishes its documents (idempotent; the worker also does it). */
+  completeBulkLoads(): Promise<number> {
+    return this.bulk.completeLoads();
   }
 
   /** Time spent per ingestion stage by this process since boot (for profiling). */

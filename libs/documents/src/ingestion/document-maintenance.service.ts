@@ -3,6 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { AppConfig, EventBus, runAsSystem } from '@app/platform';
 import { EmbeddingProviders } from '../embedding/embedding-provider';
+import { BulkIngestionService } from './bulk-ingestion.service';
 import { DocumentWorker } from './document-worker.service';
 import { DocumentsRepository } from './documents.repository';
 import { JobsRepository } from './jobs.repository';
@@ -22,6 +23,7 @@ export class DocumentMaintenanceService {
     private readonly providers: EmbeddingProviders,
     private readonly worker: DocumentWorker,
     private readonly events: EventBus,
+    private readonly bulk: BulkIngestionService,
   ) {}
 
   /**
@@ -47,6 +49,12 @@ export class DocumentMaintenanceService {
       );
     }
     const requeued = await this.jobs.requeueExpired();
+    // A bulk load whose last job died after loading: index the segment and publish its documents.
+    await this.bulk
+      .completeLoads()
+      .catch((error: Error) =>
+        this.logger.warn({ msg: 'bulk segment not indexed yet', error: error.message }),
+      );
     const reembeds = await this.scheduleReembeds();
     if (requeued + exhausted.length + reembeds > 0) {
       this.logger.log({ msg: 'document jobs recovered', requeued, failed: exhausted.length, reembeds });

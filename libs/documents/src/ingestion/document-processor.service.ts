@@ -1,13 +1,15 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
-import { AppConfig, DatabaseInfo, EventBus } from '@app/platform';
+import { AppConfig, DatabaseInfo, EventBus, runAsSystem } from '@app/platform';
 import { ChunkDraft, chunkBlocks } from '../chunking/chunker.util';
 import { EmbeddingProvider, EmbeddingProviders } from '../embedding/embedding-provider';
 import { DocumentProcessingError, DocumentsExceptionCode } from '../documents.exception';
 import { parseDocument } from '../parsing/document-parser';
 import type { ParseBudget } from '../parsing/parse-budget';
 import { TermStatsRepository } from '../search/term-stats.repository';
+import { BulkIngestionService } from './bulk-ingestion.service';
+import { BulkSegmentsRepository } from './bulk-segments.repository';
 import { ChunksRepository } from './chunks.repository';
 import { DocumentsRepository } from './documents.repository';
 import { IngestionStageClock } from './ingestion-stage-clock.service';
@@ -50,6 +52,8 @@ interface IngestPlan {
   kept: Map<number, { id: string; models: string[] }>;
   /** Per model, the source hashes that already have a vector in the tenant. */
   reusable: Map<string, Set<string>>;
+  /** The bulk segment new vectors go to by COPY (bulk path), or null (normal path). */
+  segment: number | null;
 }
 
 interface EmbeddedBatch {
@@ -86,6 +90,8 @@ export class DocumentProcessor {
     private readonly termStats: TermStatsRepository,
     private readonly clock: IngestionStageClock,
     private readonly database: DatabaseInfo,
+    private readonly bulk: BulkIngestionService,
+    private readonly bulkSegments: BulkSegmentsRepository,
   ) {}
 
   async run(job: ClaimedJob, lease: JobLease): Promise<void> {
@@ -161,6 +167,7 @@ export class DocumentProcessor {
       models,
       kept,
       reusable,
+      segment: await this.bulk.segmentFor(job, models),
     };
 
     const batchSize = this.config.get('EMBEDDINGS_BATCH_SIZE');
@@ -178,11 +185,17 @@ export class DocumentProcessor {
         completed += slice.drafts.length;
         const progress = Math.min(99, Math.floor((completed / drafts.length) * 100));
         const started = performance.now();
-        await this.transaction(async (em) => {
-          if (!(await this.documents.lockLive(em, document.id))) throw new JobCancelledError(job.id);
-          await this.writeBatch(em, plan, slice);
-          await this.documents.setProgress(em, document.id, document.revision, progress);
-        });
+        const writeSlice = () =>
+          this.transaction(async (em) => {
+            if (!(await this.documents.lockLive(em, document.id))) throw new JobCancelledError(job.id);
+            await this.writeBatch(em, plan, slice);
+            await this.documents.setProgress(em, document.id, document.revision, progress);
+          });
+        // COPY FROM is refused on a table with row-level security: the bulk path writes on the
+        // system pool, every row with the job's tenant.
+        await (plan.segment === null
+          ? writeSlice()
+          : runAsSystem('bulk ingestion: COPY vectors', writeSlice, { quiet: true }));
         // At most as long as the transaction held the database: others get half of it, the job the rest.
         await this.database.yieldToOthers(performance.now() - started);
       }
@@ -197,6 +210,11 @@ export class DocumentProcessor {
     }
     let last = await next;
     lease.assertHeld();
+    if (plan.segment !== null) {
+      if (last) await write(last);
+      lease.assertHeld();
+      return this.finishLoaded(job, lease, plan.segment);
+    }
     if (last && this.database.backend === 'embedded') {
       // The version switch below stays one transaction; on the embedded database it carries no chunk writes.
       await write(last);
@@ -246,6 +264,35 @@ export class DocumentProcessor {
         reason: document.activeVersion > 0 ? 'updated' : 'ingested',
       });
     }
+  }
+
+  /**
+   * Bulk path: every chunk is written, but its vectors are outside the serving index; the document
+   * stays `processing` until the segment is indexed (the last bulk job to finish, or the recovery
+   * pass, does it), then switches version like the normal path.
+   */
+  private async finishLoaded(job: ClaimedJob, lease: JobLease, segment: number): Promise<void> {
+    const loaded = await this.dataSource.transaction(async (em) => {
+      const [current]: Array<{ revision: number; deleted_at: Date | null }> = await em.query(
+        `SELECT revision, deleted_at FROM documents WHERE id = $1 FOR UPDATE`,
+        [job.documentId],
+      );
+      if (!current || current.deleted_at || current.revision !== job.revision) {
+        await this.jobs.finish(em, job.id, lease.workerId, 'superseded');
+        return false;
+      }
+      if (!(await this.bulkSegments.markLoaded(em, job.id, lease.workerId, segment)))
+        throw new LeaseLostError(job.id);
+      return true;
+    });
+    if (!loaded) return;
+    // The job is loaded whatever happens here: a failed build is redone by the next call.
+    await this.bulk.completeLoads().catch((error: Error) =>
+      this.logger.warn({
+        msg: 'bulk segment not indexed yet; the recovery pass retries',
+        error: error.message,
+      }),
+    );
   }
 
   /** A batch as written: whole on the native server, in slices of EMBEDDED_WRITE_CHUNKS on the embedded one. */
@@ -336,7 +383,9 @@ export class DocumentProcessor {
           const fallback = await this.clock.time('embed', () => provider.embed(texts));
           lost.forEach((c, i) => vectors.push({ chunkId: c.chunkId, vector: fallback[i] }));
         }
-        await this.chunks.insertVectors(em, plan.tenantId, provider.model, vectors);
+        if (plan.segment === null)
+          await this.chunks.insertVectors(em, plan.tenantId, provider.model, vectors);
+        else await this.bulkSegments.copyVectors(em, plan.tenantId, provider.model, plan.segment, vectors);
       });
     }
   }

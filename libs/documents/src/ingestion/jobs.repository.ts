@@ -30,6 +30,8 @@ export interface ClaimedJob {
   targetModel: string | null;
   attempts: number;
   maxAttempts: number;
+  /** Marked for the bulk path (`ingest --bulk`, or the tenant's queue reached the bulk threshold). */
+  bulk: boolean;
 }
 
 interface ClaimedRow {
@@ -42,6 +44,7 @@ interface ClaimedRow {
   target_model: string | null;
   attempts: number;
   max_attempts: number;
+  bulk: boolean;
 }
 
 /** The durable ingestion queue: claims under a lease with SKIP LOCKED, heartbeats, retries, cleanup. */
@@ -77,7 +80,7 @@ export class JobsRepository {
          ORDER BY turns.running, turns.served NULLS FIRST, c.run_after, c.created_at
          FOR UPDATE OF c SKIP LOCKED
          LIMIT 1)
-       RETURNING j.id, j.tenant_id, j.document_id, j.kind, j.revision, j.content, j.target_model, j.attempts, j.max_attempts`,
+       RETURNING j.id, j.tenant_id, j.document_id, j.kind, j.revision, j.content, j.target_model, j.attempts, j.max_attempts, j.bulk`,
       [workerId, leaseSeconds, maxRunningPerTenant],
     );
     const row = rows[0];
@@ -92,6 +95,7 @@ export class JobsRepository {
       targetModel: row.target_model,
       attempts: row.attempts,
       maxAttempts: row.max_attempts,
+      bulk: row.bulk,
     };
   }
 
@@ -264,7 +268,7 @@ export class JobsRepository {
       `UPDATE document_jobs SET status = 'cancelled', finished_at = now(), updated_at = now(), locked_by = NULL,
               lease_expires_at = NULL, content = NULL,
               error_details = jsonb_build_object('code', 'DOCUMENT_DELETED', 'message', 'the document was deleted')
-       WHERE document_id = $1 AND kind = 'ingest' AND status IN ('queued', 'running')`,
+       WHERE document_id = $1 AND kind = 'ingest' AND status IN ('queued', 'running', 'loaded')`,
       [documentId],
     );
     return count;

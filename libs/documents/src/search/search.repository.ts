@@ -168,13 +168,16 @@ function keywordBranchSql(plan: SearchPlan, terms: KeywordTerms, p: Params, filt
 }
 
 /** The vector branch: HNSW cosine over this model's partial index, iterative scans keep filters honest. */
-function vectorBranchSql(plan: SearchPlan, p: Params, filters: string): string {
+function vectorBranchSql(plan: SearchPlan, p: Params, filters: string, segmentBound: number | null): string {
   const dims = Number(plan.dimensions);
+  // After a bulk load the model's index is partial on `segment < bound`: a literal, so the planner
+  // proves the index predicate (a bulk load in progress writes its vectors at the bound, outside it).
+  const segment = segmentBound === null ? '' : ` AND e.segment < ${Math.trunc(Number(segmentBound))}`;
   const vector = `${p.add(toVectorBinary(plan.vector!))}::vector(${dims})`;
   return `vector_hits AS (
     SELECT e.chunk_id, (e.embedding::vector(${dims})) <=> ${vector} AS distance
     FROM chunk_embeddings e
-    WHERE e.model = ${sqlLiteral(plan.model!)} AND e.tenant_id = ${p.add(plan.tenantId)}
+    WHERE e.model = ${sqlLiteral(plan.model!)}${segment} AND e.tenant_id = ${p.add(plan.tenantId)}
       AND EXISTS (
         SELECT 1 FROM document_chunks c JOIN documents d ON d.id = c.document_id
         WHERE c.id = e.chunk_id AND ${filters})
@@ -209,12 +212,14 @@ export class SearchRepository {
     return this.dataSource.transaction(async (em) => {
       // pgvector 0.8: keep scanning the HNSW graph until enough rows pass the filters. One round
       // trip, for this transaction only.
-      await em.query(
-        `SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true), set_config('hnsw.ef_search', $1, true)`,
-        [String(Math.min(1000, Math.max(40, plan.candidates)))],
+      // The same round trip reads the bound of the model's bulk-loaded index (none before a bulk load).
+      const [settings]: Array<{ bound: number | null }> = await em.query(
+        `SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true), set_config('hnsw.ef_search', $1, true),
+                (SELECT serving_bound FROM chunk_embedding_segments WHERE model = $2) AS bound`,
+        [String(Math.min(1000, Math.max(40, plan.candidates))), plan.model],
       );
       const terms = wantText ? await this.keywordTerms(em, plan) : null;
-      return em.query<SearchRow[]>(...this.statement(plan, terms, true));
+      return em.query<SearchRow[]>(...this.statement(plan, terms, settings.bound));
     });
   }
 
@@ -239,14 +244,22 @@ export class SearchRepository {
     };
   }
 
-  /** One statement for every search type: the branches the search uses, fused; with its parameters. */
-  private statement(plan: SearchPlan, terms: KeywordTerms | null, useVector: boolean): [string, unknown[]] {
+  /**
+   * One statement for every search type: the branches the search uses, fused; with its parameters.
+   * `segmentBound`: false for no vector branch, else the model's bulk segment bound (null: none).
+   */
+  private statement(
+    plan: SearchPlan,
+    terms: KeywordTerms | null,
+    segmentBound: number | null | false,
+  ): [string, unknown[]] {
+    const useVector = segmentBound !== false;
     const p = new Params();
     const tenant = p.add(plan.tenantId);
     const useText = terms !== null;
     const ctes: string[] = [];
     if (useText) ctes.push(keywordBranchSql(plan, terms, p, filterSql(plan, p, tenant)));
-    if (useVector) ctes.push(vectorBranchSql(plan, p, filterSql(plan, p, tenant)));
+    if (segmentBound !== false) ctes.push(vectorBranchSql(plan, p, filterSql(plan, p, tenant), segmentBound));
     const k = plan.fusion === 'convex' ? '' : `${p.add(plan.rrfK)}::float8`;
     // RRF: weight / (k + rank). Convex: weight * the branch score scaled to [0, 1] (text: BM25 over this
     // query's best candidate; vector: cosine similarity as is, so near-ties stay near-ties).

@@ -479,6 +479,27 @@ export class EnvironmentVariables {
   DOCUMENTS_WORKER_CONCURRENCY = 2;
 
   /**
+   * A tenant's queue depth (ingest jobs queued or running) from which the worker takes the bulk path
+   * on the native server: vectors by binary COPY outside the serving HNSW index, one index build after
+   * the batch (0: only `ingest --bulk` uses it).
+   */
+  @Transform(toNumber)
+  @IsInt()
+  @Min(0)
+  DOCUMENTS_BULK_MIN_QUEUED_JOBS = 50;
+
+  /** `maintenance_work_mem` of the HNSW build after a bulk load. */
+  @Matches(/^[0-9]{1,6}(kB|MB|GB)$/, { message: 'must be a size such as 256MB' })
+  DOCUMENTS_BULK_MAINTENANCE_WORK_MEM = '256MB';
+
+  /** Parallel workers of the HNSW build after a bulk load (`max_parallel_maintenance_workers`). */
+  @Transform(toNumber)
+  @IsInt()
+  @Min(0)
+  @Max(64)
+  DOCUMENTS_BULK_INDEX_WORKERS = 2;
+
+  /**
    * Ingestion jobs one tenant may run at once across the cluster (0: no cap). With the default, a
    * tenant's burst of uploads takes one worker slot and leaves the others to other tenants.
    */
