@@ -52,7 +52,8 @@ function main(): void {
   const shutdown = async (code: number) => {
     if (closing) return;
     closing = true;
-    await booting?.catch(() => undefined);
+    // The boot runs to its end even when the client is gone at once: a refused key still says so (exit 1).
+    await boot().catch(() => undefined);
     await app?.close().catch(() => undefined);
     process.exit(code);
   };

@@ -65,9 +65,9 @@ export async function runMigrationsLocked(dataSource: DataSource): Promise<strin
   const mark = `${MIGRATIONS_MARK}${migrationsHash(dataSource)}`;
   let locked = false;
   try {
-    const [current]: Array<{ mark: string | null }> = await runner.query(
+    const [current] = (await runner.query(
       `SELECT obj_description(to_regclass('migrations'), 'pg_class') AS mark`,
-    );
+    )) as Array<{ mark: string | null }>;
     if (current?.mark === mark) return [];
     await runner.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
     locked = true;

@@ -125,7 +125,7 @@ export class McpToolServer {
       schema: T,
       handler: (request: ReturnType<T['parse']>, extra: McpExtra) => ServerResult | Promise<ServerResult>,
     ) => {
-      server.setRequestHandler(schema as never, handler as never);
+      server.setRequestHandler(schema as never, handler);
       handlers.set(schema.shape.method.value, async (request, extra) =>
         handler(schema.parse(request) as ReturnType<T['parse']>, extra),
       );
