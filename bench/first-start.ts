@@ -6,7 +6,10 @@
  *   without the `knowledge_incomplete` warning), and to the demo load being ready;
  * - the latency of ordinary requests made every 250 ms while the demo loads (GET /api/keys, a document
  *   search, a plan): p50, p95, max.
- * Run `npm run build` first (the script is part of the build).
+ * Then it sends the same request mix for 20 s after the demo load (the p95 the during-load p95 is compared
+ * with), stops the server and starts it again on the same data directory (the restart, to ready).
+ * `--cpu-load N` runs N busy processes beside it the whole time (a loaded machine); the load average is
+ * printed at the start and the end.
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -32,7 +35,35 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const pct = (sorted: number[], p: number) =>
   sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] : NaN;
 
+const loadAverage = () =>
+  os
+    .loadavg()
+    .map((n) => n.toFixed(2))
+    .join(' ');
+
+function startServer(env: NodeJS.ProcessEnv) {
+  const child = spawn(process.execPath, [MAIN], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const state = { output: '' };
+  child.stdout.on('data', (chunk: Buffer) => (state.output += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (state.output += chunk.toString()));
+  return { child, state };
+}
+
+async function stopServer(child: ReturnType<typeof spawn>): Promise<void> {
+  if (child.exitCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  await exited;
+}
+
 async function main(): Promise<void> {
+  const cpuIndex = process.argv.indexOf('--cpu-load');
+  const cpuLoad = cpuIndex > 0 ? Number(process.argv[cpuIndex + 1]) : 0;
+  const burners = Array.from({ length: cpuLoad }, () =>
+    spawn(process.execPath, ['-e', 'for (;;) {}'], { stdio: 'ignore' }),
+  );
+  if (cpuLoad > 0) await sleep(5000);
+  const loadAtStart = loadAverage();
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'ops-first-start-'));
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
@@ -40,16 +71,14 @@ async function main(): Promise<void> {
   delete env.DATABASE_URL;
   delete env.REDIS_URL;
   delete env.NODE_ENV;
-  const started = performance.now();
+  let started = performance.now();
   const seconds = () => (performance.now() - started) / 1000;
-  const child = spawn(process.execPath, [MAIN], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  let { child, state } = startServer(env);
   const marks: Record<string, number> = {};
   try {
-    while (!/listening on/.test(output)) {
-      if (child.exitCode !== null) throw new Error(`server exited:\n${output}`);
+    const output = () => state.output;
+    while (!/listening on/.test(output())) {
+      if (child.exitCode !== null) throw new Error(`server exited:\n${output()}`);
       if (seconds() > 300) throw new Error('server did not start in 300 s');
       await sleep(50);
     }
@@ -99,13 +128,39 @@ async function main(): Promise<void> {
     }
     marks.demo_ready = seconds();
     latencies.sort((a, b) => a - b);
-    const load = os.loadavg().map((n) => n.toFixed(2));
-    console.log(`machine: ${os.cpus().length} x ${os.cpus()[0]?.model}, load average ${load.join(' ')}`);
-    console.log('| listening | /health/ready | planner knowledge | demo ready |');
-    console.log('|---|---|---|---|');
+    // The same mix after the load: what "p95 during the load" is compared with.
+    const after: number[] = [];
+    const afterUntil = performance.now() + 20_000;
+    for (let i = 0; performance.now() < afterUntil; i++) {
+      const t0 = performance.now();
+      const response = await requests[i % requests.length]();
+      await response.arrayBuffer();
+      after.push(performance.now() - t0);
+      await sleep(250);
+    }
+    after.sort((a, b) => a - b);
+    await stopServer(child);
+    started = performance.now();
+    ({ child, state } = startServer(env));
+    while ((await fetch(`${base}/health/ready`).catch(() => null))?.status !== 200) {
+      if (child.exitCode !== null) throw new Error(`server exited on restart:\n${output()}`);
+      await sleep(50);
+    }
+    marks.restart_ready = seconds();
+    console.log(`machine: ${os.cpus().length} x ${os.cpus()[0]?.model}, ${cpuLoad} busy processes beside it`);
+    console.log(`load average at the start ${loadAtStart}, at the end ${loadAverage()}`);
+    console.log('| listening | /health/ready | planner knowledge | demo ready | restart to ready |');
+    console.log('|---|---|---|---|---|');
     const s = (n?: number) => (n === undefined ? '-' : `${n.toFixed(1)} s`);
     console.log(
-      `| ${s(marks.listening)} | ${s(marks.ready)} | ${s(marks.knowledge)} | ${s(marks.demo_ready)} |`,
+      `| ${s(marks.listening)} | ${s(marks.ready)} | ${s(marks.knowledge)} | ${s(marks.demo_ready)} | ` +
+        `${s(marks.restart_ready)} |`,
+    );
+    const p95During = pct(latencies, 0.95);
+    const p95After = pct(after, 0.95);
+    console.log(
+      `requests after the demo load: n=${after.length} p50=${pct(after, 0.5).toFixed(0)} ms ` +
+        `p95=${p95After.toFixed(0)} ms; p95 during / after = ${(p95During / p95After).toFixed(1)}x`,
     );
     console.log(
       `requests during the demo load: n=${latencies.length} p50=${pct(latencies, 0.5).toFixed(0)} ms ` +
@@ -116,8 +171,8 @@ async function main(): Promise<void> {
       console.log(`  ${name}: p50=${pct(sorted, 0.5).toFixed(0)} ms p95=${pct(sorted, 0.95).toFixed(0)} ms`);
     }
   } finally {
-    child.kill('SIGTERM');
-    await new Promise((resolve) => child.once('exit', resolve));
+    await stopServer(child);
+    for (const burner of burners) burner.kill('SIGKILL');
     rmSync(dataDir, { recursive: true, force: true });
   }
 }

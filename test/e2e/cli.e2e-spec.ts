@@ -1,7 +1,7 @@
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { buildDist, runNode, testBackend } from '@test/support';
+import { buildDist, freePort, runNode, testBackend } from '@test/support';
 
 const MAIN = 'dist/apps/api/src/main.js';
 const CLI = 'dist/apps/api/src/cli/main.js';
@@ -153,6 +153,22 @@ describe(`keys CLI (${testBackend()})`, () => {
     expect(failed.output).not.toMatch(/^\s+at /m);
     const verbose = await cli({}, 'keys', 'list', '--data-dir', path.join(file, 'sub'), '--verbose');
     expect(verbose.output).toMatch(/^\s+at /m);
+  });
+
+  it('names the URL when the server cannot be reached', async () => {
+    const port = await freePort();
+    const failed = await cli(
+      { DATA_DIR: dataDir },
+      'keys',
+      'list',
+      '--url',
+      `http://127.0.0.1:${port}`,
+      '--api-key',
+      'x',
+    );
+    expect(failed.code).toBe(1);
+    expect(failed.output).toContain(`error: GET http://127.0.0.1:${port}/api/keys failed: ECONNREFUSED`);
+    expect(failed.output).not.toMatch(/fetch failed/);
   });
 
   it('says "unchanged" for files whose content is already stored when a folder is ingested again', async () => {

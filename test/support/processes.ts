@@ -6,13 +6,13 @@ export const ROOT = path.resolve(__dirname, '../..');
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
- * Compiles dist/ so tests can run the shipped entry points as separate processes. `npm test` builds
- * once before jest starts (parallel spec files rebuilding dist/ would race), so this only builds when
- * jest was started some other way.
+ * Compiles dist/ so tests can run the shipped entry points as separate processes, when its sources
+ * changed since the last build. `npm test` builds once before jest starts, so this only checks when jest
+ * was started some other way (builds of parallel spec files take turns and never delete dist/).
  */
 export function buildDist(): void {
   if (process.env.OPS_TEST_DIST_BUILT === '1') return;
-  const result = spawnSync(process.execPath, [path.join(ROOT, 'scripts/build.mjs')], {
+  const result = spawnSync(process.execPath, [path.join(ROOT, 'scripts/build.mjs'), '--if-stale'], {
     cwd: ROOT,
     encoding: 'utf8',
   });

@@ -36,10 +36,10 @@ export class ReadmeShell {
   /** A directory that looks like a clone, with `data` pointing at the server's data directory. */
   static prepareWorkDir(workDir: string, dataDir: string): void {
     mkdirSync(path.join(workDir, '.readme-test'), { recursive: true });
-    for (const entry of ['dist', 'node_modules', 'examples'])
+    for (const entry of ['dist', 'node_modules', 'examples', 'scripts'])
       symlinkSync(path.join(ROOT, entry), path.join(workDir, entry));
     symlinkSync(dataDir, path.join(workDir, 'data'));
-    // dist/ is built once by the test set-up; `npm run cli` rebuilding it would race other spec files.
+    // dist/ is built once by the test set-up (`npm run cli` builds only when the sources changed).
     const pkg = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as {
       scripts: Record<string, string>;
     };

@@ -28,7 +28,13 @@ export { ToolDataPresence, type ToolDataSource, type RanStep } from './kinds/too
 export { DynamicToolException, DynamicToolExceptionCode } from './http/http-tool.exception';
 export { ToolAssetDryRunService } from './http/tool-asset-dry-run.service';
 export { OutboundHttpClient, OutboundErrorCode } from './http/outbound-http.client';
-export { McpToolServer } from './mcp/mcp-tool-server.service';
+export {
+  McpToolServer,
+  MCP_SERVER_NAME,
+  MCP_SERVER_OPTIONS,
+  MCP_SERVER_VERSION,
+  type McpRequestHandler,
+} from './mcp/mcp-tool-server.service';
 export { McpClientService } from './mcp/mcp-client.service';
 export { type McpConnectionStatus } from './mcp/mcp-server-connection';
 export { DynamicToolLoader } from './dynamic/dynamic-tool-loader.service';

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { DocumentIngestionService } from '@app/documents';
 import { cliTenant, openCliApp } from './cli-app';
 import { ParsedArgs, stringFlag } from './cli-args';
+import { fetchJson } from './cli-http';
 import { resolveApiKey } from './key-commands';
 
 const EXTENSIONS = new Set([
@@ -68,16 +69,11 @@ async function ingestOverHttp(
   root: string,
   files: string[],
 ): Promise<Outcome[]> {
-  const call = async (method: string, route: string, body?: FormData) => {
-    const response = await fetch(new URL(route, url), {
-      method,
+  const call = (method: string, route: string, body?: FormData) =>
+    fetchJson<DocumentPayload>(method, new URL(route, url), {
       headers: { authorization: `Bearer ${apiKey}` },
       body,
     });
-    const payload = (await response.json()) as DocumentPayload;
-    if (!response.ok) throw new Error(`${response.status} ${payload.error ?? ''}: ${payload.message ?? ''}`);
-    return payload;
-  };
   const outcomes: Outcome[] = [];
   for (const [index, file] of files.entries()) {
     const name = path.relative(root, file) || path.basename(file);

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { ApiKeyView, AuthService, ROLES, Role } from '@app/platform';
 import { openCliApp } from './cli-app';
 import { ParsedArgs, stringFlag } from './cli-args';
+import { fetchJson } from './cli-http';
 
 export interface KeyClient {
   create(
@@ -22,14 +23,10 @@ class HttpKeyClient implements KeyClient {
   ) {}
 
   private async call<T>(method: string, route: string, body?: unknown): Promise<T> {
-    const response = await fetch(new URL(route, this.baseUrl), {
-      method,
+    return fetchJson<T>(method, new URL(route, this.baseUrl), {
       headers: { authorization: `Bearer ${this.apiKey}`, 'content-type': 'application/json' },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
-    const payload = (await response.json()) as T & { message?: string; error?: string };
-    if (!response.ok) throw new Error(`${response.status} ${payload.error ?? ''}: ${payload.message ?? ''}`);
-    return payload;
   }
 
   private keysRoute(tenant: string | undefined): string {

@@ -1,4 +1,5 @@
 import { Logger } from '@nestjs/common';
+import { createHash } from 'node:crypto';
 import { DataSource, DataSourceOptions } from 'typeorm';
 import { MigrationExecutor } from 'typeorm/migration/MigrationExecutor';
 import { ErrorKind, PlatformException, PlatformExceptionCode } from '../errors/app.exception';
@@ -43,22 +44,45 @@ export async function ensureVectorExtension(dataSource: DataSource): Promise<str
   return created[0].extversion;
 }
 
+/** Marks the migrations table once every migration of a set is applied (its comment: this + the set's hash). */
+const MIGRATIONS_MARK = 'ops-migrations:';
+
+/** Hash of the names of the migrations the code knows, in order. */
+export function migrationsHash(dataSource: DataSource): string {
+  const names = dataSource.migrations.map((migration) => migration.name ?? migration.constructor.name);
+  return createHash('sha256').update(names.join('\n')).digest('hex').slice(0, 32);
+}
+
 /**
  * Runs pending migrations while holding a session advisory lock, so concurrent boots migrate once.
- * Lock and migrations share one connection: the embedded pool has a single connection.
+ * Lock and migrations share one connection: the embedded pool has a single connection. A database whose
+ * migrations table carries the hash of this code's migration set (written after they all ran) is
+ * up to date: one query instead of the lock and TypeORM's checks.
  */
 export async function runMigrationsLocked(dataSource: DataSource): Promise<string[]> {
   const runner = dataSource.createQueryRunner();
   await runner.connect();
+  const mark = `${MIGRATIONS_MARK}${migrationsHash(dataSource)}`;
+  let locked = false;
   try {
+    const [current] = (await runner.query(
+      `SELECT obj_description(to_regclass('migrations'), 'pg_class') AS mark`,
+    )) as Array<{ mark: string | null }>;
+    if (current?.mark === mark) return [];
     await runner.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
+    locked = true;
     const executor = new MigrationExecutor(dataSource, runner);
     executor.transaction = 'each';
     const applied = await executor.executePendingMigrations();
     if (applied.length > 0) logger.log({ msg: 'migrations applied', migrations: applied.map((m) => m.name) });
+    // Only the owner may comment; a database migrated by another role is checked in full each time.
+    await runner
+      .query(`COMMENT ON TABLE migrations IS '${mark}'`)
+      .catch((error: Error) => logger.debug({ msg: 'could not mark the migrations', error: error.message }));
     return applied.map((m) => m.name);
   } finally {
-    await runner.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY]).catch(() => undefined);
+    if (locked)
+      await runner.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY]).catch(() => undefined);
     await runner.release();
   }
 }

@@ -1,8 +1,9 @@
 import { Logger } from '@nestjs/common';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
+import { clusterImageMismatch, unpackClusterImage } from './cluster-image';
 import { DataDirLock } from './data-dir-lock';
 import {
   EMBEDDED_WORKER_SOURCE,
@@ -41,6 +42,8 @@ export class EmbeddedPostgres {
   constructor(
     private readonly dataDir: string,
     private readonly maxConnections: number,
+    /** false: a new cluster is made by initdb, not from the prepared image (`npm run embedded:image`). */
+    private readonly options: { clusterImage?: boolean } = {},
   ) {}
 
   get pgDataDir(): string {
@@ -58,6 +61,7 @@ export class EmbeddedPostgres {
     try {
       // A short private path: Unix socket paths are limited to ~107 bytes and DATA_DIR may be long.
       this.socketDir = mkdtempSync(path.join(os.tmpdir(), 'ops-pg-'));
+      await this.prepareCluster();
       const ms = await this.startWorker();
       this.logger.log({ msg: 'embedded PostgreSQL ready', dataDir: this.pgDataDir, ms });
       return {
@@ -105,6 +109,26 @@ export class EmbeddedPostgres {
       this.socketDir = undefined;
       this.lock?.release();
       this.lock = undefined;
+    }
+  }
+
+  /** A first start unpacks the prepared cluster image; without a usable one, PGlite runs initdb. */
+  private async prepareCluster(): Promise<void> {
+    if (existsSync(path.join(this.pgDataDir, 'PG_VERSION')) || this.options.clusterImage === false) return;
+    const mismatch = clusterImageMismatch();
+    if (mismatch) {
+      this.logger.warn({ msg: 'creating the embedded cluster with initdb (slow)', reason: mismatch });
+      return;
+    }
+    const started = Date.now();
+    try {
+      await unpackClusterImage(this.pgDataDir);
+      this.logger.log({ msg: 'embedded cluster unpacked from the prepared image', ms: Date.now() - started });
+    } catch (error) {
+      this.logger.warn({
+        msg: 'could not unpack the prepared cluster image; creating the cluster with initdb (slow)',
+        error: (error as Error).message,
+      });
     }
   }
 

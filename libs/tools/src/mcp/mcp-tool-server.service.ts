@@ -1,15 +1,20 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import {
   CallToolRequestSchema,
   CallToolResult,
   ErrorCode,
   GetPromptRequestSchema,
+  JSONRPCRequest,
   ListPromptsRequestSchema,
   ListResourcesRequestSchema,
   ListToolsRequestSchema,
   McpError,
   ReadResourceRequestSchema,
+  ServerNotification,
+  ServerRequest,
+  ServerResult,
   Tool as McpTool,
 } from '@modelcontextprotocol/sdk/types.js';
 import { randomUUID } from 'node:crypto';
@@ -22,6 +27,18 @@ import { McpContentService } from './mcp-content.service';
 
 export const MCP_SERVER_NAME = 'ops-copilot';
 export const MCP_SERVER_VERSION = '0.1.0';
+/** What `initialize` answers; `npm run mcp` answers it with a copy of these before the application boots. */
+export const MCP_SERVER_OPTIONS = {
+  capabilities: { tools: { listChanged: true }, resources: {}, prompts: {} },
+  instructions:
+    'Operations tools of this tenant: configuration items, metrics, history, dependency graphs, documents ' +
+    'and the tenant’s own http/sql tools and published stages. Results are JSON text. Resources are the ' +
+    'tenant’s documents (read-only); prompts are its published prompt assets.',
+};
+
+type McpExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+/** A request handler of `serve`, by method, taking the request as it came (it validates it). */
+export type McpRequestHandler = (request: JSONRPCRequest, extra: McpExtra) => Promise<ServerResult>;
 /** Upper bound for one tools/call; each tool's own timeout usually ends it sooner. */
 export const MCP_CALL_DEADLINE_MS = 120_000;
 /** Calling a tool needs the role of running a stage (operator) or a service key. */
@@ -92,38 +109,47 @@ export class McpToolServer {
   ) {}
 
   createServer(principal: Principal): Server {
-    const server = new Server(
-      { name: MCP_SERVER_NAME, version: MCP_SERVER_VERSION },
-      {
-        capabilities: { tools: { listChanged: true }, resources: {}, prompts: {} },
-        instructions:
-          'Operations tools of this tenant: configuration items, metrics, history, dependency graphs, documents ' +
-          'and the tenant’s own http/sql tools and published stages. Results are JSON text. Resources are the ' +
-          'tenant’s documents (read-only); prompts are its published prompt assets.',
-      },
-    );
-    server.setRequestHandler(ListToolsRequestSchema, () => ({
+    const server = new Server({ name: MCP_SERVER_NAME, version: MCP_SERVER_VERSION }, MCP_SERVER_OPTIONS);
+    this.serve(server, principal);
+    return server;
+  }
+
+  /**
+   * Serves the principal's tools, resources and prompts on a server the caller created with
+   * MCP_SERVER_OPTIONS (`npm run mcp` connects one before the application boots, so `initialize` is
+   * answered at once). Returns the handlers by method, for requests that server took before this call.
+   */
+  serve(server: Server, principal: Principal): Map<string, McpRequestHandler> {
+    const handlers = new Map<string, McpRequestHandler>();
+    const on = <T extends { parse(data: unknown): unknown; shape: { method: { value: string } } }>(
+      schema: T,
+      handler: (request: ReturnType<T['parse']>, extra: McpExtra) => ServerResult | Promise<ServerResult>,
+    ) => {
+      server.setRequestHandler(schema as never, handler);
+      handlers.set(schema.shape.method.value, async (request, extra) =>
+        handler(schema.parse(request) as ReturnType<T['parse']>, extra),
+      );
+    };
+    on(ListToolsRequestSchema, () => ({
       tools: this.registry
         .list(principal.tenantId)
         .filter((tool) => tool.available)
         .map(toMcpTool),
     }));
     const tenantId = principal.tenantId;
-    server.setRequestHandler(ListResourcesRequestSchema, (request) =>
+    on(ListResourcesRequestSchema, (request) =>
       runAsTenant(tenantId, () => this.content.listResources(tenantId, request.params?.cursor)),
     );
-    server.setRequestHandler(ReadResourceRequestSchema, (request) =>
+    on(ReadResourceRequestSchema, (request) =>
       runAsTenant(tenantId, () => this.content.readResource(tenantId, request.params.uri)),
     );
-    server.setRequestHandler(ListPromptsRequestSchema, () =>
-      runAsTenant(tenantId, () => this.content.listPrompts(tenantId)),
-    );
-    server.setRequestHandler(GetPromptRequestSchema, (request) =>
+    on(ListPromptsRequestSchema, () => runAsTenant(tenantId, () => this.content.listPrompts(tenantId)));
+    on(GetPromptRequestSchema, (request) =>
       runAsTenant(tenantId, () =>
         this.content.getPrompt(tenantId, request.params.name, request.params.arguments),
       ),
     );
-    server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+    on(CallToolRequestSchema, async (request, extra) => {
       const name = request.params.name;
       const listing = this.registry.definition(principal.tenantId, name);
       if (!listing) throw new McpError(ErrorCode.InvalidParams, `Tool ${name} not found`);
@@ -185,6 +211,6 @@ export class McpToolServer {
       unsubscribe();
       previousOnClose?.();
     };
-    return server;
+    return handlers;
   }
 }
