@@ -13,3 +13,4 @@ export * from './chat-script';
 export * from './bomb-fixtures';
 export * from './test-scope';
 export * from './production-roles';
+export * from './event-stream-client';

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
+import { DataSource, FindOptionsWhere } from 'typeorm';
 import { AgentRunEntity, AgentRunPendingCall } from './agent-run.entity';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -21,6 +21,17 @@ export type NewAgentRun = Pick<
   | 'state'
   | 'result'
 >;
+
+export interface AgentRunQuery {
+  status?: string;
+  userId?: string;
+  requestId?: string;
+  traceId?: string;
+  keyId?: string;
+  caller?: string;
+  limit: number;
+  offset: number;
+}
 
 /** A decision recorded on a paused run; `ready` when it was the last one and this caller resumes it. */
 export interface RecordedDecision {
@@ -43,6 +54,24 @@ export class AgentRunRepository {
   find(tenantId: string, id: string): Promise<AgentRunEntity | null> {
     if (!UUID.test(id)) return Promise.resolve(null);
     return this.repo.findOne({ where: { tenantId, id } });
+  }
+
+  /** The tenant's runs, newest first, filtered on their ids. */
+  async list(tenantId: string, query: AgentRunQuery): Promise<{ rows: AgentRunEntity[]; total: number }> {
+    const where: FindOptionsWhere<AgentRunEntity> = { tenantId };
+    if (query.status) where.status = query.status as AgentRunEntity['status'];
+    if (query.userId) where.userId = query.userId;
+    if (query.requestId) where.requestId = query.requestId;
+    if (query.traceId) where.traceId = query.traceId;
+    if (query.keyId) where.keyId = query.keyId;
+    if (query.caller) where.caller = query.caller;
+    const [rows, total] = await this.repo.findAndCount({
+      where,
+      order: { createdAt: 'DESC', id: 'ASC' },
+      take: query.limit,
+      skip: query.offset,
+    });
+    return { rows, total };
   }
 
   async update(
