@@ -160,11 +160,22 @@ export class ToolCallingAgentService implements OnModuleInit {
       ready,
     });
     if (!ready) return { run_id: run.id, kind: 'agent', status: run.status, final_response: null };
+    return this.continueRun(run, { requestId: decision.requestId, traceId: decision.traceId });
+  }
+
+  /**
+   * Continues a run whose held calls are all decided (status `resuming`): after the last decision, or
+   * when the scheduler takes over a run whose process died while continuing it (AgentRunJanitor).
+   */
+  async continueRun(
+    run: AgentRunEntity,
+    ids: { requestId?: string; traceId?: string } = {},
+  ): Promise<ResumedRunView> {
     const saved = run.state as unknown as SavedState;
     const request: AgentRequest = {
       ...saved.request,
-      requestId: decision.requestId || saved.request.requestId,
-      traceId: decision.traceId || saved.request.traceId,
+      requestId: ids.requestId || saved.request.requestId,
+      traceId: ids.traceId || saved.request.traceId,
     };
     const state: RunState = { ...saved.run, runId: run.id, toolsMs: 0, decided: run.pending };
     try {

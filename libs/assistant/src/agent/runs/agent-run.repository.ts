@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, FindOptionsWhere } from 'typeorm';
+import { DataSource, FindOptionsWhere, In } from 'typeorm';
+import { runAsSystem } from '@app/platform';
 import { AgentRunEntity, AgentRunPendingCall } from './agent-run.entity';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -80,6 +81,28 @@ export class AgentRunRepository {
     changes: Partial<Pick<AgentRunEntity, 'status' | 'mode' | 'pending' | 'state' | 'result'>>,
   ): Promise<void> {
     await this.repo.update({ tenantId, id }, changes as never);
+  }
+
+  /**
+   * Claims runs left `resuming` longer than the lease (the process continuing them died), across
+   * tenants, in one UPDATE so that two schedulers never take the same run: the claim renews the lease
+   * (`updated_at`) and counts the takeover in `state.takeovers`.
+   */
+  claimStuckResuming(leaseSeconds: number, limit = 20): Promise<AgentRunEntity[]> {
+    return runAsSystem('agent runs: take over runs stuck resuming', async () => {
+      const rows: Array<{ id: string }> = await this.dataSource.query(
+        `UPDATE agent_runs SET updated_at = now(),
+                state = jsonb_set(COALESCE(state, '{}'::jsonb), '{takeovers}',
+                                  to_jsonb(COALESCE((state->>'takeovers')::int, 0) + 1))
+          WHERE id IN (SELECT id FROM agent_runs
+                        WHERE status = 'resuming' AND updated_at < now() - make_interval(secs => $1)
+                        ORDER BY updated_at LIMIT $2 FOR UPDATE SKIP LOCKED)
+          RETURNING id`,
+        [leaseSeconds, limit],
+      );
+      if (!rows.length) return [];
+      return this.repo.find({ where: { id: In(rows.map((row) => row.id)) } });
+    });
   }
 
   /**
