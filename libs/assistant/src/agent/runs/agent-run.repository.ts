@@ -91,13 +91,14 @@ export class AgentRunRepository {
   claimStuckResuming(leaseSeconds: number, limit = 20): Promise<AgentRunEntity[]> {
     return runAsSystem('agent runs: take over runs stuck resuming', async () => {
       const rows: Array<{ id: string }> = await this.dataSource.query(
-        `UPDATE agent_runs SET updated_at = now(),
+        // A CTE: a bare UPDATE ... RETURNING comes back from TypeORM as [rows, count].
+        `WITH claimed AS (UPDATE agent_runs SET updated_at = now(),
                 state = jsonb_set(COALESCE(state, '{}'::jsonb), '{takeovers}',
                                   to_jsonb(COALESCE((state->>'takeovers')::int, 0) + 1))
           WHERE id IN (SELECT id FROM agent_runs
                         WHERE status = 'resuming' AND updated_at < now() - make_interval(secs => $1)
                         ORDER BY updated_at LIMIT $2 FOR UPDATE SKIP LOCKED)
-          RETURNING id`,
+          RETURNING id) SELECT id FROM claimed`,
         [leaseSeconds, limit],
       );
       if (!rows.length) return [];
