@@ -25,6 +25,7 @@ import { SeparateSystemAndSqlToolRoles1795800000000 } from './1795800000000-Sepa
 import { AddToolPlanningHints1795800000500 } from './1795800000500-AddToolPlanningHints';
 import { CreateAgentRuns1795900000000 } from './1795900000000-CreateAgentRuns';
 import { AddStageRunCaller1795900000001 } from './1795900000001-AddStageRunCaller';
+import { AddChatMessageIds1795900000002 } from './1795900000002-AddChatMessageIds';
 import { AddBulkIngestionSegments1796100000000 } from './1796100000000-AddBulkIngestionSegments';
 
 type MigrationClass = new () => MigrationInterface;
@@ -57,6 +58,7 @@ export const MIGRATIONS: MigrationClass[] = [
   AddToolPlanningHints1795800000500,
   CreateAgentRuns1795900000000,
   AddStageRunCaller1795900000001,
+  AddChatMessageIds1795900000002,
   AddBulkIngestionSegments1796100000000,
 ];
 

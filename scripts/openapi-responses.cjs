@@ -126,6 +126,12 @@ function responseSchemas(program) {
           let returned = checker.getReturnTypeOfSignature(signature);
           if (returned.getSymbol()?.getName() === 'Promise')
             returned = checker.getTypeArguments(returned)[0] ?? returned;
+          // `Body | StreamableFile`: the JSON body, or the same run as text/event-stream (documented by
+          // the route's @ApiProduces); the JSON schema is the body's.
+          if (returned.isUnion()) {
+            const parts = returned.types.filter((t) => t.getSymbol()?.getName() !== 'StreamableFile');
+            if (parts.length === 1 && parts.length < returned.types.length) returned = parts[0];
+          }
           const writesResponse = member.parameters.some(
             (p) => decoratorNames(p).includes('Res') && !p.getText().includes('passthrough'),
           );

@@ -1,5 +1,5 @@
 import { DataSource } from 'typeorm';
-import { BlogToolsPublisher } from '@app/assistant';
+import { AgentRunJanitor, BlogToolsPublisher } from '@app/assistant';
 import { runAsSystem } from '@app/platform';
 import { ToolRegistry } from '@app/tools';
 import {
@@ -168,6 +168,57 @@ describe(`agent runs paused on a held side-effect call resume on the decision ($
     expect(posts()).toHaveLength(0);
     const run = await t.request('GET', `/internal/v1/llm/runs/${runId}`, { key: service });
     expect(run.body.status).toBe('awaiting_confirmation');
+  });
+
+  /** What a replica that died while continuing a run leaves: every call decided, the run `resuming`. */
+  async function stuckResuming(runId: string, age: string, takeovers?: number) {
+    const decision = {
+      decision: 'confirmed',
+      decided_by: 'operator',
+      result: { success: true, data: { article_id: 77, url: 'https://blog.example/p/77' } },
+    };
+    await runAsSystem('test: a replica died while resuming', () =>
+      t.app.get(DataSource).query(
+        `UPDATE agent_runs SET status = 'resuming', updated_at = now() - $2::interval,
+                pending = jsonb_build_array(pending->0 || $3::jsonb),
+                state = CASE WHEN $4::int IS NULL THEN state ELSE jsonb_set(state, '{takeovers}', to_jsonb($4::int)) END
+          WHERE id = $1`,
+        [runId, age, JSON.stringify(decision), takeovers ?? null],
+      ),
+    );
+  }
+
+  it('a run stuck resuming (its replica died) is taken over after the lease and finished; a fresh one is left alone', async () => {
+    const { runId, actionId } = await pausedRun();
+    await stuckResuming(runId, '1 minute');
+    const janitor = t.app.get(AgentRunJanitor);
+    // Within the lease (AGENT_RESUME_LEASE_SECONDS, default 600 s) the run is still someone's.
+    expect(await janitor.sweep()).toBe(0);
+    expect((await t.request('GET', `/internal/v1/llm/runs/${runId}`, { key: service })).body.status).toBe(
+      'resuming',
+    );
+
+    await stuckResuming(runId, '1 hour');
+    expect(await janitor.sweep()).toBe(1);
+    const done = await t.request('GET', `/internal/v1/llm/runs/${runId}`, { key: service });
+    expect(done.body).toMatchObject({
+      status: 'completed',
+      pending: [{ action_id: actionId, decision: 'confirmed' }],
+      result: { final_response: `게시했습니다: "${ARTICLE.title}" https://blog.example/p/77` },
+    });
+    // The confirmed call is not run again: its recorded result went to the model.
+    expect(posts()).toHaveLength(0);
+    expect(llm.chatRequests.at(-1)!.body.messages.at(-1)).toMatchObject({ role: 'tool' });
+    expect(await janitor.sweep()).toBe(0);
+  });
+
+  it('a run stuck resuming after AGENT_RESUME_MAX_ATTEMPTS takeovers is marked failed', async () => {
+    const { runId } = await pausedRun();
+    await stuckResuming(runId, '1 hour', 3);
+    expect(await t.app.get(AgentRunJanitor).sweep()).toBe(1);
+    const run = await t.request('GET', `/internal/v1/llm/runs/${runId}`, { key: service });
+    expect(run.body.status).toBe('failed');
+    expect(llm.chatRequests).toHaveLength(1);
   });
 
   it('an unknown run id is a 404 JSON error', async () => {

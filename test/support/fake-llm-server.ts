@@ -15,6 +15,8 @@ export interface FakeLlmReply {
   model?: string;
   finishReason?: string;
   usage?: { prompt_tokens: number; completion_tokens: number };
+  /** A streamed answer (`stream: true`) sends its text in pieces of this many characters (default 4). */
+  chunkChars?: number;
 }
 
 export interface RecordedLlmRequest {
@@ -25,12 +27,14 @@ export interface RecordedLlmRequest {
   receivedAt: number;
 }
 
-type ReplySource = FakeLlmReply | ((request: RecordedLlmRequest) => FakeLlmReply);
+type ReplySource = FakeLlmReply | ((request: RecordedLlmRequest) => FakeLlmReply | Promise<FakeLlmReply>);
 
 /**
  * An OpenAI-compatible chat-completions server on 127.0.0.1 for tests: speaks `/v1/chat/completions`
  * (text, `response_format`, tool calls) and `/v1/models`, answers from a queue of scripted replies
  * (or a default), records every request, and can delay, fail with a status or send broken bodies.
+ * A request with `stream: true` is answered as the OpenAI API streams: `chat.completion.chunk` events
+ * (text in pieces, tool calls as deltas, usage last) and `data: [DONE]`.
  */
 export class FakeLlmServer {
   readonly requests: RecordedLlmRequest[] = [];
@@ -149,7 +153,7 @@ export class FakeLlmServer {
     const source = this.queue.shift() ?? this.fallbackReply;
     const reply: FakeLlmReply = source
       ? typeof source === 'function'
-        ? source(recorded)
+        ? await source(recorded)
         : source
       : { status: 500, content: 'fake LLM: no reply scripted' };
     if (reply.delayMs) {
@@ -172,7 +176,8 @@ export class FakeLlmServer {
         error: { message: reply.content ?? `simulated ${reply.status}`, type: 'server_error', code: null },
       });
     }
-    const request = (body ?? {}) as { model?: string };
+    const request = (body ?? {}) as { model?: string; stream?: boolean };
+    if (request.stream) return this.stream(res, reply, request.model);
     const toolCalls = (reply.toolCalls ?? []).map((call, index) => ({
       id: call.id ?? `call_${this.requests.length}_${index}`,
       type: 'function',
@@ -200,6 +205,51 @@ export class FakeLlmServer {
         total_tokens: (reply.usage?.prompt_tokens ?? 100) + (reply.usage?.completion_tokens ?? 20),
       },
     });
+  }
+
+  private stream(res: http.ServerResponse, reply: FakeLlmReply, requestModel: string | undefined): void {
+    const id = `chatcmpl-${this.requests.length}`;
+    const model = reply.model ?? requestModel ?? 'fake-model';
+    const chunk = (delta: Record<string, unknown>, finish: string | null = null, usage?: unknown) =>
+      `data: ${JSON.stringify({
+        id,
+        object: 'chat.completion.chunk',
+        created: Math.floor(Date.now() / 1000),
+        model,
+        choices: usage ? [] : [{ index: 0, delta, finish_reason: finish }],
+        ...(usage ? { usage } : {}),
+      })}\n\n`;
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    res.write(chunk({ role: 'assistant', content: '' }));
+    const text = reply.content ?? '';
+    const size = reply.chunkChars ?? 4;
+    for (let i = 0; i < text.length; i += size) res.write(chunk({ content: text.slice(i, i + size) }));
+    (reply.toolCalls ?? []).forEach((call, index) => {
+      res.write(
+        chunk({
+          tool_calls: [
+            {
+              index,
+              id: call.id ?? `call_${this.requests.length}_${index}`,
+              type: 'function',
+              function: { name: call.name, arguments: '' },
+            },
+          ],
+        }),
+      );
+      res.write(chunk({ tool_calls: [{ index, function: { arguments: call.arguments } }] }));
+    });
+    res.write(chunk({}, reply.finishReason ?? (reply.toolCalls?.length ? 'tool_calls' : 'stop')));
+    const prompt = reply.usage?.prompt_tokens ?? 100;
+    const completion = reply.usage?.completion_tokens ?? 20;
+    res.write(
+      chunk({}, null, {
+        prompt_tokens: prompt,
+        completion_tokens: completion,
+        total_tokens: prompt + completion,
+      }),
+    );
+    res.end('data: [DONE]\n\n');
   }
 
   private send(res: http.ServerResponse, status: number, body: unknown): void {

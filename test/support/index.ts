@@ -14,3 +14,4 @@ export * from './bomb-fixtures';
 export * from './test-scope';
 export * from './production-roles';
 export * from './source-database';
+export * from './event-stream-client';

@@ -11,6 +11,7 @@ import { AgentOptions } from './agent/agent-options';
 import { BlogToolsPublisher } from './agent/blog/blog-tools.publisher';
 import { ToolCallingAgentService } from './agent/tool-calling-agent.service';
 import { AgentRunEntity } from './agent/runs/agent-run.entity';
+import { AgentRunJanitor } from './agent/runs/agent-run.janitor';
 import { AgentRunRepository } from './agent/runs/agent-run.repository';
 import { ChatController } from './chat/chat.controller';
 import { ChatJudgesService } from './chat/chat-judges.service';
@@ -56,6 +57,7 @@ import {
     AgentFallbackService,
     AgentRunRepository,
     ToolCallingAgentService,
+    AgentRunJanitor,
     BlogToolsPublisher,
     {
       provide: ChatOptions,
@@ -103,7 +105,14 @@ import {
     ChatSearchAgentService,
     ChatService,
   ],
-  exports: [ToolCallingAgentService, BlogToolsPublisher, ChatService, WebSearchProvider, DocumentRetriever],
+  exports: [
+    ToolCallingAgentService,
+    AgentRunJanitor,
+    BlogToolsPublisher,
+    ChatService,
+    WebSearchProvider,
+    DocumentRetriever,
+  ],
 })
 export class AssistantModule implements OnModuleInit {
   constructor(

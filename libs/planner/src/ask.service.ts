@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { RunCancelledError, type RunObserver } from '@app/platform';
 import { ToolDataPresence, ToolRegistry, type ToolDataSource } from '@app/tools';
 import { AnswerWriter } from './answer/answer-writer';
 import { PlanExecutor } from './execution/plan-executor';
@@ -54,11 +55,28 @@ export class AskService {
     private readonly presence: ToolDataPresence,
   ) {}
 
-  async ask(request: AskRequest): Promise<AskResult> {
+  /**
+   * With an observer (a streamed request) the planning, each step and the answer are reported as they
+   * happen; the observer going away cancels the steps not yet started and the answer.
+   */
+  async ask(request: AskRequest, observer?: RunObserver): Promise<AskResult> {
     const started = performance.now();
     const controller = new AbortController();
+    const signal = observer ? AbortSignal.any([controller.signal, observer.signal]) : controller.signal;
+    const cancelled = () => {
+      if (observer?.signal.aborted) throw new RunCancelledError();
+    };
     const deadline = Date.now() + this.options.executionTimeoutMs;
-    const planning = await this.planner.plan({ ...request, signal: controller.signal });
+    observer?.emit('run.started', {
+      query: request.query,
+      request_id: request.requestId,
+      trace_id: request.traceId,
+      user_id: request.userId,
+      caller: 'ask',
+    });
+    observer?.emit('step.started', { step: 'plan' });
+    const planning = await this.planner.plan({ ...request, signal });
+    cancelled();
     const warnings = [...planning.warnings];
     const tools = this.tools.list(request.tenantId);
 
@@ -90,6 +108,14 @@ export class AskService {
     const needed = neededInputs(planning.plan, tools);
     const runnable = runnableSteps(planning.plan);
     if (runnable.length) {
+      observer?.emit('step.started', {
+        step: 'execute',
+        steps: runnable.map((step) => ({
+          id: step.id,
+          tool: step.tool_type,
+          depends_on: step.depends_on ?? [],
+        })),
+      });
       execution = await this.executor.execute(
         {
           tenantId: request.tenantId,
@@ -97,8 +123,9 @@ export class AskService {
           requestId: request.requestId,
           traceId: request.traceId,
           deadline,
-          signal: controller.signal,
+          signal,
           caller: 'plan',
+          ...(observer ? { onEvent: observer.emit } : {}),
         },
         runnable,
         deadline,
@@ -107,6 +134,8 @@ export class AskService {
       for (const step of execution.steps)
         warnings.push(...step.result.warnings.map((w) => `${step.step_id}: ${w}`));
     }
+    cancelled();
+    observer?.emit('step.started', { step: 'answer' });
     const written = await this.answers.write({
       query: request.query,
       plan: planning.plan,
@@ -116,6 +145,7 @@ export class AskService {
       useLlm: request.useLlm,
     });
     if (written.warning) warnings.push(written.warning);
+    cancelled();
     const missing = await this.missingData(request.tenantId, execution);
     const noData = missing.length > 0;
     for (const source of missing) warnings.push(source.warning);

@@ -126,3 +126,12 @@ export {
 export { IDEMPOTENT_READ, IdempotentRead } from './database/idempotent-read.decorator';
 export { abortableSleep, retry, type RetryOptions } from './util/retry.util';
 export { startOfUtcDay, startOfUtcMonth, startOfUtcWeek } from './util/calendar.util';
+export {
+  RUN_EVENT_NAMES,
+  RunCancelledError,
+  type RunEventName,
+  type RunEventSink,
+  type RunObserver,
+  type RunProgressEventName,
+} from './streaming/run-events';
+export { EVENT_STREAM, formatEvent, streamRun, wantsEventStream } from './streaming/event-stream';

@@ -365,6 +365,32 @@ export const RESPONSE_SCHEMAS: {
     "AgentController_execute": {
       "$ref": "#/components/schemas/AgentResult"
     },
+    "AgentController_runs": {
+      "type": "object",
+      "properties": {
+        "runs": {
+          "type": "array",
+          "items": {
+            "$ref": "#/components/schemas/AgentRunSummary"
+          }
+        },
+        "total": {
+          "type": "number"
+        },
+        "limit": {
+          "type": "number"
+        },
+        "offset": {
+          "type": "number"
+        }
+      },
+      "required": [
+        "runs",
+        "total",
+        "limit",
+        "offset"
+      ]
+    },
     "AgentController_run": {
       "$ref": "#/components/schemas/AgentRunView"
     },
@@ -443,6 +469,22 @@ export const RESPONSE_SCHEMAS: {
               },
               "content": {
                 "type": "string"
+              },
+              "request_id": {
+                "type": "string",
+                "nullable": true
+              },
+              "trace_id": {
+                "type": "string",
+                "nullable": true
+              },
+              "key_id": {
+                "type": "string",
+                "nullable": true
+              },
+              "caller": {
+                "type": "string",
+                "nullable": true
               }
             },
             "required": [
@@ -450,7 +492,11 @@ export const RESPONSE_SCHEMAS: {
               "id",
               "position",
               "role",
-              "content"
+              "content",
+              "request_id",
+              "trace_id",
+              "key_id",
+              "caller"
             ]
           }
         },
@@ -3181,10 +3227,12 @@ export const RESPONSE_SCHEMAS: {
         "status": {
           "type": "string",
           "enum": [
+            "failed",
+            "cancelled",
             "completed",
             "awaiting_confirmation"
           ],
-          "description": "`awaiting_confirmation`: a side-effect call is held; confirming or rejecting it\n(`POST /api/actions/{id}/confirm|reject`) resumes the run, whose final result is then stored."
+          "description": "`awaiting_confirmation`: a side-effect call is held; confirming or rejecting it\n(`POST /api/actions/{id}/confirm|reject`) resumes the run, whose final result is then stored.\n`cancelled` and `failed` are only stored (a streamed run whose caller went away; a run that broke),\nwith what was done until then."
         },
         "ok": {
           "type": "boolean"
@@ -3363,6 +3411,105 @@ export const RESPONSE_SCHEMAS: {
         "error"
       ]
     },
+    "AgentRunSummary": {
+      "type": "object",
+      "properties": {
+        "prompt": {
+          "type": "string"
+        },
+        "status": {
+          "type": "string",
+          "enum": [
+            "failed",
+            "running",
+            "cancelled",
+            "completed",
+            "awaiting_confirmation",
+            "resuming"
+          ]
+        },
+        "pending": {
+          "type": "array",
+          "items": {
+            "type": "object",
+            "properties": {
+              "call_id": {
+                "type": "string"
+              },
+              "action_id": {
+                "type": "string"
+              },
+              "tool": {
+                "type": "string"
+              },
+              "decision": {
+                "type": "string",
+                "enum": [
+                  "confirmed",
+                  "rejected"
+                ],
+                "nullable": true
+              }
+            },
+            "required": [
+              "call_id",
+              "action_id",
+              "tool",
+              "decision"
+            ]
+          },
+          "description": "The held calls the run waits (or waited) on and their decisions."
+        },
+        "user_id": {
+          "type": "string"
+        },
+        "request_id": {
+          "type": "string",
+          "nullable": true
+        },
+        "trace_id": {
+          "type": "string",
+          "nullable": true
+        },
+        "caller": {
+          "type": "string"
+        },
+        "key_id": {
+          "type": "string",
+          "nullable": true
+        },
+        "run_id": {
+          "type": "string"
+        },
+        "mode": {
+          "type": "string"
+        },
+        "caller_id": {
+          "type": "string"
+        },
+        "created_at": {
+          "type": "string"
+        },
+        "updated_at": {
+          "type": "string"
+        }
+      },
+      "required": [
+        "prompt",
+        "status",
+        "pending",
+        "user_id",
+        "request_id",
+        "trace_id",
+        "caller",
+        "key_id",
+        "run_id",
+        "mode",
+        "caller_id",
+        "created_at",
+        "updated_at"
+      ]
+    },
     "AgentRunView": {
       "type": "object",
       "properties": {
@@ -3373,6 +3520,8 @@ export const RESPONSE_SCHEMAS: {
           "type": "string",
           "enum": [
             "failed",
+            "running",
+            "cancelled",
             "completed",
             "awaiting_confirmation",
             "resuming"
@@ -3477,7 +3626,37 @@ export const RESPONSE_SCHEMAS: {
           "type": "string"
         },
         "message_id": {
-          "type": "string"
+          "type": "string",
+          "description": "The stored answer."
+        },
+        "question_id": {
+          "type": "string",
+          "description": "The stored question of this turn."
+        },
+        "user_id": {
+          "type": "string",
+          "description": "The key's user the conversation belongs to."
+        },
+        "request_id": {
+          "type": "string",
+          "nullable": true
+        },
+        "trace_id": {
+          "type": "string",
+          "nullable": true
+        },
+        "key_id": {
+          "type": "string",
+          "nullable": true
+        },
+        "caller": {
+          "type": "string",
+          "enum": [
+            "mcp",
+            "api",
+            "agent",
+            "ask"
+          ]
         },
         "answer": {
           "type": "string"
@@ -3710,6 +3889,12 @@ export const RESPONSE_SCHEMAS: {
       "required": [
         "conversation_id",
         "message_id",
+        "question_id",
+        "user_id",
+        "request_id",
+        "trace_id",
+        "key_id",
+        "caller",
         "answer",
         "answer_source",
         "route",
@@ -3772,8 +3957,8 @@ export const RESPONSE_SCHEMAS: {
         "step": {
           "type": "string",
           "enum": [
-            "router",
             "agent",
+            "router",
             "grader",
             "rewriter",
             "answer",

@@ -272,7 +272,10 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Ask a question (agentic RAG: route, search, grade, rewrite, answer with citations) */
+    /**
+     * Ask a question (agentic RAG: route, search, grade, rewrite, answer with citations)
+     * @description With `Accept: text/event-stream` the turn is streamed as server-sent events: `run.started` (conversation and turn ids), `step.started` (route, search, grade, rewrite, answer), `tool.result` (each search), `answer.delta` (the answer text), then `done` with this JSON body (or `error`). Disconnecting stops the remaining steps.
+     */
     post: operations['ChatController_ask'];
     delete?: never;
     options?: never;
@@ -287,7 +290,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** The caller's conversations, most recent first */
+    /** The caller's conversations, most recent first (request_id / trace_id: those with a turn of that request or trace) */
     get: operations['ChatController_list'];
     put?: never;
     post?: never;
@@ -756,8 +759,28 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Run the tool-calling agent for a user of the calling service (service or admin key); a held side-effect call pauses the run (`status: awaiting_confirmation`) until a person confirms or rejects it */
+    /**
+     * Run the tool-calling agent for a user of the calling service (service or admin key); a held side-effect call pauses the run (`status: awaiting_confirmation`) until a person confirms or rejects it
+     * @description With `Accept: text/event-stream` the run is streamed as server-sent events: `run.started`, `step.started` (model turn, tool call), `tool.result`, `answer.delta` (model text as it is written), then `done` with this JSON body (or `error`). Disconnecting cancels the run (stored `cancelled`).
+     */
     post: operations['AgentController_execute'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/internal/v1/llm/runs': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The tenant's agent runs, newest first (filters status, user_id, request_id, trace_id, key_id, caller) */
+    get: operations['AgentController_runs'];
+    put?: never;
+    post?: never;
     delete?: never;
     options?: never;
     head?: never;
@@ -809,7 +832,10 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Plan, validate, execute and answer a question */
+    /**
+     * Plan, validate, execute and answer a question
+     * @description With `Accept: text/event-stream` the run is streamed as server-sent events: `run.started`, `step.started` (plan, execute, each tool step, answer), `tool.result` (each step), `answer.delta` (the answer), then `done` with this JSON body (or `error`). Disconnecting cancels the steps not yet started.
+     */
     post: operations['PlannerController_ask'];
     delete?: never;
     options?: never;
@@ -1000,9 +1026,11 @@ export interface components {
       /**
        * @description `awaiting_confirmation`: a side-effect call is held; confirming or rejecting it
        *     (`POST /api/actions/{id}/confirm|reject`) resumes the run, whose final result is then stored.
+       *     `cancelled` and `failed` are only stored (a streamed run whose caller went away; a run that broke),
+       *     with what was done until then.
        * @enum {string}
        */
-      status: 'completed' | 'awaiting_confirmation';
+      status: 'failed' | 'cancelled' | 'completed' | 'awaiting_confirmation';
       thought: string | null;
       timings: {
         llm_ms: number;
@@ -1012,6 +1040,29 @@ export interface components {
       tool_calls: components['schemas']['AgentToolCall'][];
       user_id: string;
       warnings: string[];
+    };
+    AgentRunSummary: {
+      caller: string;
+      caller_id: string;
+      created_at: string;
+      key_id: string | null;
+      mode: string;
+      /** @description The held calls the run waits (or waited) on and their decisions. */
+      pending: {
+        action_id: string;
+        call_id: string;
+        /** @enum {string|null} */
+        decision: 'confirmed' | 'rejected' | null;
+        tool: string;
+      }[];
+      prompt: string;
+      request_id: string | null;
+      run_id: string;
+      /** @enum {string} */
+      status: 'failed' | 'running' | 'cancelled' | 'completed' | 'awaiting_confirmation' | 'resuming';
+      trace_id: string | null;
+      updated_at: string;
+      user_id: string;
     };
     AgentRunView: {
       caller: string;
@@ -1033,7 +1084,7 @@ export interface components {
       result: components['schemas']['AgentResult'] | null;
       run_id: string;
       /** @enum {string} */
-      status: 'failed' | 'completed' | 'awaiting_confirmation' | 'resuming';
+      status: 'failed' | 'running' | 'cancelled' | 'completed' | 'awaiting_confirmation' | 'resuming';
       trace_id: string | null;
       updated_at: string;
       user_id: string;
@@ -1250,7 +1301,7 @@ export interface components {
       model: string | null;
       ok: boolean;
       /** @enum {string} */
-      step: 'router' | 'agent' | 'grader' | 'rewriter' | 'answer' | 'chitchat';
+      step: 'agent' | 'router' | 'grader' | 'rewriter' | 'answer' | 'chitchat';
     };
     ChatRequestDto: {
       /**
@@ -1273,6 +1324,8 @@ export interface components {
        * @enum {string}
        */
       answer_source: 'template' | 'llm' | 'extractive';
+      /** @enum {string} */
+      caller: 'mcp' | 'api' | 'agent' | 'ask';
       citations: (
         | ({
             chunk_id: string;
@@ -1309,8 +1362,13 @@ export interface components {
       grade: 'PASS' | 'FAIL' | null;
       /** @enum {string|null} */
       grade_source: 'llm' | 'fallback' | 'rules' | null;
+      key_id: string | null;
       llm_calls: components['schemas']['ChatLlmCall'][];
+      /** @description The stored answer. */
       message_id: string;
+      /** @description The stored question of this turn. */
+      question_id: string;
+      request_id: string | null;
       rewritten: boolean;
       /** @enum {string} */
       route: 'INTERNAL_SEARCH' | 'WEB_SEARCH' | 'CHITCHAT';
@@ -1323,6 +1381,9 @@ export interface components {
         total_ms: number;
       };
       tool_calls: components['schemas']['ChatToolCall'][];
+      trace_id: string | null;
+      /** @description The key's user the conversation belongs to. */
+      user_id: string;
       warnings: string[];
     };
     ChatToolCall: {
@@ -2759,6 +2820,7 @@ export interface components {
 }
 export type SchemaAgentLlmCall = components['schemas']['AgentLlmCall'];
 export type SchemaAgentResult = components['schemas']['AgentResult'];
+export type SchemaAgentRunSummary = components['schemas']['AgentRunSummary'];
 export type SchemaAgentRunView = components['schemas']['AgentRunView'];
 export type SchemaAgentToolCall = components['schemas']['AgentToolCall'];
 export type SchemaApiKeyView = components['schemas']['ApiKeyView'];
@@ -5502,6 +5564,10 @@ export interface operations {
       query?: {
         limit?: number;
         offset?: number;
+        /** @description Only conversations with a turn asked by this request (X-Request-Id) */
+        request_id?: string;
+        /** @description Only conversations with a turn of this trace (traceparent trace id) */
+        trace_id?: string;
       };
       header?: never;
       path?: never;
@@ -5647,12 +5713,16 @@ export interface operations {
             created_at: string;
             id: string;
             messages: {
+              caller: string | null;
               content: string;
               created_at: string;
               id: string;
+              key_id: string | null;
               position: number;
+              request_id: string | null;
               /** @enum {string} */
               role: 'user' | 'assistant';
+              trace_id: string | null;
             }[];
             title: string;
             updated_at: string;
@@ -10263,6 +10333,141 @@ export interface operations {
            * @example {
            *       "error": "PAYLOAD_TOO_LARGE",
            *       "message": "Body or upload over the configured limit",
+           *       "requestId": "b7c4e0a2-3f1d-4c55-9a57-2d8f0f5a8e11"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description Rate or concurrency limit reached; retry later */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "RATE_LIMITED",
+           *       "message": "Rate or concurrency limit reached; retry later",
+           *       "requestId": "b7c4e0a2-3f1d-4c55-9a57-2d8f0f5a8e11"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description Unexpected error (logged with the request id) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "INTERNAL_ERROR",
+           *       "message": "Unexpected error (logged with the request id)",
+           *       "requestId": "b7c4e0a2-3f1d-4c55-9a57-2d8f0f5a8e11"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description A dependency (database, cache, model) is unavailable */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "SERVICE_UNAVAILABLE",
+           *       "message": "A dependency (database, cache, model) is unavailable",
+           *       "requestId": "b7c4e0a2-3f1d-4c55-9a57-2d8f0f5a8e11"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+    };
+  };
+  AgentController_runs: {
+    parameters: {
+      query?: {
+        /** @description Only runs started this way */
+        caller?: 'api' | 'mcp' | 'agent' | 'ask';
+        /** @description Only runs started with this API key id */
+        key_id?: string;
+        limit?: number;
+        offset?: number;
+        /** @description Only runs started by this request (X-Request-Id, `requestId` of a log line) */
+        request_id?: string;
+        status?: 'running' | 'completed' | 'awaiting_confirmation' | 'resuming' | 'cancelled' | 'failed';
+        /** @description Only runs of this trace (the traceparent trace id of a log line) */
+        trace_id?: string;
+        /** @description Only runs for this end user */
+        user_id?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            limit: number;
+            offset: number;
+            runs: components['schemas']['AgentRunSummary'][];
+            total: number;
+          };
+        };
+      };
+      /** @description Invalid input (validation, malformed JSON, unknown fields) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "VALIDATION_FAILED",
+           *       "message": "Invalid input (validation, malformed JSON, unknown fields)",
+           *       "requestId": "b7c4e0a2-3f1d-4c55-9a57-2d8f0f5a8e11"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description Missing, unknown, expired or revoked API key */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "UNAUTHENTICATED",
+           *       "message": "Missing, unknown, expired or revoked API key",
+           *       "requestId": "b7c4e0a2-3f1d-4c55-9a57-2d8f0f5a8e11"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description The key's role does not allow this */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "FORBIDDEN",
+           *       "message": "The key's role does not allow this",
            *       "requestId": "b7c4e0a2-3f1d-4c55-9a57-2d8f0f5a8e11"
            *     }
            */

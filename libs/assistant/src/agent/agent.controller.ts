@@ -1,8 +1,27 @@
-import { Body, Controller, Get, HttpCode, Param, Post } from '@nestjs/common';
-import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { CurrentPrincipal, Principal, RequestContext, RequireRole } from '@app/platform';
-import { DEFAULT_AGENT_ITERATIONS, LlmExecuteRequestDto } from './agent.dto';
-import type { AgentResult, AgentRunView } from './agent.types';
+import {
+  Body,
+  Controller,
+  Get,
+  Headers,
+  HttpCode,
+  Param,
+  Post,
+  Query,
+  Res,
+  StreamableFile,
+} from '@nestjs/common';
+import { ApiBearerAuth, ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
+import type { Response } from 'express';
+import {
+  CurrentPrincipal,
+  Principal,
+  RequestContext,
+  RequireRole,
+  streamRun,
+  wantsEventStream,
+} from '@app/platform';
+import { AgentRunListQueryDto, DEFAULT_AGENT_ITERATIONS, LlmExecuteRequestDto } from './agent.dto';
+import type { AgentResult, AgentRunSummary, AgentRunView } from './agent.types';
 import { ToolCallingAgentService } from './tool-calling-agent.service';
 
 @ApiTags('agent')
@@ -14,16 +33,21 @@ export class AgentController {
 
   @Post('execute')
   @HttpCode(200)
+  @ApiProduces('application/json', 'text/event-stream')
   @ApiOperation({
     summary:
       'Run the tool-calling agent for a user of the calling service (service or admin key); a held side-effect call pauses the run (`status: awaiting_confirmation`) until a person confirms or rejects it',
+    description:
+      'With `Accept: text/event-stream` the run is streamed as server-sent events: `run.started`, `step.started` (model turn, tool call), `tool.result`, `answer.delta` (model text as it is written), then `done` with this JSON body (or `error`). Disconnecting cancels the run (stored `cancelled`).',
   })
-  execute(
+  async execute(
     @Body() body: LlmExecuteRequestDto,
     @CurrentPrincipal() principal: Principal,
-  ): Promise<AgentResult> {
+    @Headers('accept') accept: string | undefined,
+    @Res({ passthrough: true }) response: Response,
+  ): Promise<AgentResult | StreamableFile> {
     const context = RequestContext.current();
-    return this.agent.execute({
+    const request = {
       tenantId: principal.tenantId,
       userId: body.user_id,
       callerId: principal.userId,
@@ -35,7 +59,34 @@ export class AgentController {
       context: body.context ?? {},
       model: body.model,
       maxIterations: body.max_iterations ?? DEFAULT_AGENT_ITERATIONS,
+    } as const;
+    if (wantsEventStream(accept))
+      return streamRun(response, (observer) => this.agent.execute(request, observer));
+    return this.agent.execute(request);
+  }
+
+  @Get('runs')
+  @ApiOperation({
+    summary:
+      "The tenant's agent runs, newest first (filters status, user_id, request_id, trace_id, key_id, caller)",
+  })
+  async runs(
+    @Query() query: AgentRunListQueryDto,
+    @CurrentPrincipal() principal: Principal,
+  ): Promise<{ runs: AgentRunSummary[]; total: number; limit: number; offset: number }> {
+    const limit = query.limit ?? 20;
+    const offset = query.offset ?? 0;
+    const page = await this.agent.listRuns(principal.tenantId, {
+      status: query.status,
+      userId: query.user_id,
+      requestId: query.request_id,
+      traceId: query.trace_id,
+      keyId: query.key_id,
+      caller: query.caller,
+      limit,
+      offset,
     });
+    return { ...page, limit, offset };
   }
 
   @Get('runs/:id')

@@ -1,6 +1,8 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Transform } from 'class-transformer';
-import { IsInt, IsObject, IsOptional, IsString, Length, Matches, Max, Min } from 'class-validator';
+import { Transform, Type } from 'class-transformer';
+import { IsIn, IsInt, IsObject, IsOptional, IsString, Length, Matches, Max, Min } from 'class-validator';
+import { MAX_PAGE_OFFSET } from '@app/platform';
+import { AGENT_RUN_STATUSES, type AgentRunStatus } from './runs/agent-run.entity';
 
 export const MAX_AGENT_ITERATIONS = 20;
 export const DEFAULT_AGENT_ITERATIONS = 5;
@@ -52,4 +54,61 @@ export class LlmExecuteRequestDto {
   @Min(1)
   @Max(MAX_AGENT_ITERATIONS)
   max_iterations?: number;
+}
+
+export const AGENT_RUN_CALLERS = ['api', 'mcp', 'agent', 'ask'] as const;
+
+/** Filters of `GET /internal/v1/llm/runs`: the ids of a log line or a user's complaint. */
+export class AgentRunListQueryDto {
+  @ApiPropertyOptional({ enum: AGENT_RUN_STATUSES })
+  @IsOptional()
+  @IsIn(AGENT_RUN_STATUSES)
+  status?: AgentRunStatus;
+
+  @ApiPropertyOptional({ description: 'Only runs for this end user' })
+  @IsOptional()
+  @IsString()
+  @Length(1, 200)
+  user_id?: string;
+
+  @ApiPropertyOptional({
+    description: 'Only runs started by this request (X-Request-Id, `requestId` of a log line)',
+  })
+  @IsOptional()
+  @IsString()
+  @Length(1, 128)
+  request_id?: string;
+
+  @ApiPropertyOptional({ description: 'Only runs of this trace (the traceparent trace id of a log line)' })
+  @IsOptional()
+  @IsString()
+  @Length(1, 64)
+  trace_id?: string;
+
+  @ApiPropertyOptional({ description: 'Only runs started with this API key id' })
+  @IsOptional()
+  @IsString()
+  @Length(1, 200)
+  key_id?: string;
+
+  @ApiPropertyOptional({ description: 'Only runs started this way', enum: AGENT_RUN_CALLERS })
+  @IsOptional()
+  @IsIn(AGENT_RUN_CALLERS)
+  caller?: (typeof AGENT_RUN_CALLERS)[number];
+
+  @ApiPropertyOptional({ default: 20, minimum: 1, maximum: 100 })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(100)
+  limit?: number;
+
+  @ApiPropertyOptional({ default: 0, minimum: 0 })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(0)
+  @Max(MAX_PAGE_OFFSET)
+  offset?: number;
 }

@@ -48,8 +48,10 @@ export interface AgentResult {
   /**
    * `awaiting_confirmation`: a side-effect call is held; confirming or rejecting it
    * (`POST /api/actions/{id}/confirm|reject`) resumes the run, whose final result is then stored.
+   * `cancelled` and `failed` are only stored (a streamed run whose caller went away; a run that broke),
+   * with what was done until then.
    */
-  status: 'completed' | 'awaiting_confirmation';
+  status: 'completed' | 'awaiting_confirmation' | 'cancelled' | 'failed';
   ok: boolean;
   thought: string | null;
   tool_calls: AgentToolCall[];
@@ -68,7 +70,7 @@ export interface AgentResult {
 /** A stored agent run. */
 export interface AgentRunView {
   run_id: string;
-  status: 'completed' | 'awaiting_confirmation' | 'resuming' | 'failed';
+  status: 'running' | 'completed' | 'awaiting_confirmation' | 'resuming' | 'cancelled' | 'failed';
   mode: string;
   user_id: string;
   caller_id: string;
@@ -89,3 +91,6 @@ export interface AgentRunView {
   created_at: string;
   updated_at: string;
 }
+
+/** A stored agent run in a listing (without its result). */
+export type AgentRunSummary = Omit<AgentRunView, 'result'>;

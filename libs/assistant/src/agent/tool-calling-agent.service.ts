@@ -9,12 +9,20 @@ import {
   ToolResult,
 } from '@app/tools';
 import { LlmChatResponse, LlmClient, LlmMessage, LlmToolCall, tracedLlmCall } from '@app/planner';
+import { RequestContext, RunCancelledError, type RunObserver } from '@app/platform';
 import { AgentFallbackService } from './agent-fallback.service';
 import { AgentOptions } from './agent-options';
 import { bindUserId, parseArguments, toLlmToolSpec, toolMessageContent } from './agent-tools.util';
-import type { AgentLlmCall, AgentRequest, AgentResult, AgentRunView, AgentToolCall } from './agent.types';
+import type {
+  AgentLlmCall,
+  AgentRequest,
+  AgentResult,
+  AgentRunSummary,
+  AgentRunView,
+  AgentToolCall,
+} from './agent.types';
 import { AgentRunEntity, AgentRunPendingCall } from './runs/agent-run.entity';
-import { AgentRunRepository } from './runs/agent-run.repository';
+import { AgentRunQuery, AgentRunRepository } from './runs/agent-run.repository';
 import { AgentRunException } from './runs/agent-run.exception';
 import { pausedAnswer, resumedFallbackAnswer, toAgentRunView } from './runs/agent-run.util';
 
@@ -53,9 +61,37 @@ export class ToolCallingAgentService implements OnModuleInit {
     this.actions.onDecision((decision) => this.resume(decision));
   }
 
-  async execute(request: AgentRequest): Promise<AgentResult> {
+  /**
+   * Runs the agent for a request. With an observer (a streamed request) every model turn, tool call and
+   * answer token is reported as it happens, and the observer going away cancels the remaining work
+   * (the run is stored `cancelled` and RunCancelledError is thrown).
+   */
+  async execute(request: AgentRequest, observer?: RunObserver): Promise<AgentResult> {
+    // Stored first, so the run can be found (and followed) while it works.
+    const created = await this.runs.create({
+      tenantId: request.tenantId,
+      userId: request.userId,
+      callerId: request.callerId,
+      keyId: request.keyId ?? null,
+      caller: request.caller ?? 'api',
+      requestId: request.requestId,
+      traceId: request.traceId,
+      prompt: request.prompt,
+      status: 'running',
+      mode: this.llm.configured ? 'llm' : 'fallback',
+      pending: [],
+      state: null,
+      result: null,
+    });
+    observer?.emit('run.started', {
+      run_id: created.id,
+      request_id: request.requestId,
+      trace_id: request.traceId,
+      user_id: request.userId,
+      caller: request.caller ?? 'api',
+    });
     const state: RunState = {
-      runId: null,
+      runId: created.id,
       messages: [],
       toolCalls: [],
       llmCalls: [],
@@ -65,15 +101,20 @@ export class ToolCallingAgentService implements OnModuleInit {
       iterations: 0,
       model: null,
     };
-    return this.drive(request, state, (tools, context) => {
-      if (!this.llm.configured)
-        return this.runFallback(request, tools, context, state, 'no LLM is configured');
-      state.messages = [
-        { role: 'system', content: AGENT_SYSTEM_PROMPT },
-        { role: 'user', content: this.userMessage(request) },
-      ];
-      return this.runWithModel(request, tools, context, state);
-    });
+    return this.drive(
+      request,
+      state,
+      (tools, context) => {
+        if (!this.llm.configured)
+          return this.runFallback(request, tools, context, state, 'no LLM is configured');
+        state.messages = [
+          { role: 'system', content: AGENT_SYSTEM_PROMPT },
+          { role: 'user', content: this.userMessage(request) },
+        ];
+        return this.runWithModel(request, tools, context, state);
+      },
+      observer,
+    );
   }
 
   /** The stored run (its ids, what it waits on and its final result). */
@@ -81,6 +122,21 @@ export class ToolCallingAgentService implements OnModuleInit {
     const run = await this.runs.find(tenantId, id);
     if (!run) throw AgentRunException.notFound(id);
     return toAgentRunView(run);
+  }
+
+  /** The tenant's stored runs, newest first, filtered on their ids. */
+  async listRuns(
+    tenantId: string,
+    query: AgentRunQuery,
+  ): Promise<{ runs: AgentRunSummary[]; total: number }> {
+    const { rows, total } = await this.runs.list(tenantId, query);
+    return {
+      total,
+      runs: rows.map((row) => {
+        const { result: _result, ...summary } = toAgentRunView(row);
+        return summary;
+      }),
+    };
   }
 
   /**
@@ -104,11 +160,22 @@ export class ToolCallingAgentService implements OnModuleInit {
       ready,
     });
     if (!ready) return { run_id: run.id, kind: 'agent', status: run.status, final_response: null };
+    return this.continueRun(run, { requestId: decision.requestId, traceId: decision.traceId });
+  }
+
+  /**
+   * Continues a run whose held calls are all decided (status `resuming`): after the last decision, or
+   * when the scheduler takes over a run whose process died while continuing it (AgentRunJanitor).
+   */
+  async continueRun(
+    run: AgentRunEntity,
+    ids: { requestId?: string; traceId?: string } = {},
+  ): Promise<ResumedRunView> {
     const saved = run.state as unknown as SavedState;
     const request: AgentRequest = {
       ...saved.request,
-      requestId: decision.requestId || saved.request.requestId,
-      traceId: decision.traceId || saved.request.traceId,
+      requestId: ids.requestId || saved.request.requestId,
+      traceId: ids.traceId || saved.request.traceId,
     };
     const state: RunState = { ...saved.run, runId: run.id, toolsMs: 0, decided: run.pending };
     try {
@@ -147,19 +214,23 @@ export class ToolCallingAgentService implements OnModuleInit {
     request: AgentRequest,
     state: RunState,
     leg: (tools: ToolListing[], context: ToolContext) => Promise<Omit<AgentResult, LegFields>>,
+    observer?: RunObserver,
   ): Promise<AgentResult> {
     const started = performance.now();
     const controller = new AbortController();
     const deadline = Date.now() + this.options.timeoutMs;
     const timer = setTimeout(() => controller.abort(new Error('agent timeout')), this.options.timeoutMs);
+    if (state.runId) RequestContext.setRunId(state.runId);
+    state.cancel = observer?.signal;
     const toolContext: ToolContext = {
       tenantId: request.tenantId,
       userId: request.userId,
       requestId: request.requestId,
       traceId: request.traceId,
       deadline,
-      signal: controller.signal,
+      signal: observer ? AbortSignal.any([controller.signal, observer.signal]) : controller.signal,
       caller: 'agent',
+      ...(observer ? { onEvent: observer.emit } : {}),
     };
     const tools = this.registry.list(request.tenantId).filter((tool) => tool.available);
     this.logger.log({
@@ -175,13 +246,45 @@ export class ToolCallingAgentService implements OnModuleInit {
     });
     try {
       const outcome = await leg(tools, toolContext);
+      this.throwIfCancelled(state);
       return await this.store(request, state, {
         ...outcome,
         timings: this.timings(started, state),
       });
+    } catch (error) {
+      if (state.runId) await this.stopped(request, state, error, started);
+      throw error;
     } finally {
       clearTimeout(timer);
     }
+  }
+
+  /** A leg that did not end normally: cancelled by its caller (what ran so far is kept) or failed. */
+  private async stopped(request: AgentRequest, state: RunState, error: unknown, started: number) {
+    const cancelled = error instanceof RunCancelledError;
+    const status = cancelled ? 'cancelled' : 'failed';
+    this.logger.log({ msg: `agent run ${status}`, run_id: state.runId, error: (error as Error).message });
+    await this.runs
+      .update(request.tenantId, state.runId!, {
+        status,
+        state: null,
+        result: {
+          ...this.finish(request, state, state.model, ''),
+          mode: state.messages.length ? 'llm' : 'fallback',
+          warnings: [...state.warnings, (error as Error).message],
+          run_id: state.runId!,
+          status,
+          timings: this.timings(started, state),
+        } satisfies AgentResult,
+      })
+      .catch((failure: Error) =>
+        this.logger.error({ msg: 'agent run not stored', run_id: state.runId, error: failure.message }),
+      );
+  }
+
+  /** Between steps: the caller of a streamed run went away, so nothing more is done for it. */
+  private throwIfCancelled(state: RunState): void {
+    if (state.cancel?.aborted) throw new RunCancelledError();
   }
 
   /**
@@ -202,7 +305,7 @@ export class ToolCallingAgentService implements OnModuleInit {
       decision: null,
     }));
     const finalResponse = held.length ? pausedAnswer(request.prompt, held) : outcome.final_response;
-    const { runId: _id, paused: _paused, toolsMs: _ms, decided, ...run } = state;
+    const { runId: _id, paused: _paused, toolsMs: _ms, decided, cancel: _cancel, ...run } = state;
     const saved: SavedState = { request, run };
     const body: Pick<AgentRunEntity, 'status' | 'mode' | 'pending' | 'state'> = {
       status,
@@ -211,32 +314,10 @@ export class ToolCallingAgentService implements OnModuleInit {
       pending: [...(decided ?? []), ...pending],
       state: held.length ? (saved as unknown as Record<string, unknown>) : null,
     };
-    let runId = state.runId;
-    const result = (id: string): AgentResult => ({
-      run_id: id,
-      status,
-      ...outcome,
-      final_response: finalResponse,
-    });
-    if (runId) {
-      await this.runs.update(request.tenantId, runId, { ...body, result: null });
-    } else {
-      const created = await this.runs.create({
-        tenantId: request.tenantId,
-        userId: request.userId,
-        callerId: request.callerId,
-        keyId: request.keyId ?? null,
-        caller: request.caller ?? 'api',
-        requestId: request.requestId,
-        traceId: request.traceId,
-        prompt: request.prompt,
-        result: null,
-        ...body,
-      });
-      runId = created.id;
-    }
-    const final = result(runId);
+    const runId = state.runId!;
+    const final: AgentResult = { run_id: runId, status, ...outcome, final_response: finalResponse };
     await this.runs.update(request.tenantId, runId, {
+      ...body,
       result: final as unknown as Record<string, unknown>,
     });
     this.logger.log({ msg: 'agent run stored', run_id: runId, status, held: pending.length });
@@ -285,12 +366,16 @@ export class ToolCallingAgentService implements OnModuleInit {
     const messages = state.messages;
 
     while (state.iterations < request.maxIterations) {
+      this.throwIfCancelled(state);
+      context.onEvent?.('step.started', { step: 'model', iteration: state.iterations + 1 });
       const response = await this.callModel(state, 'tools', {
         messages,
         model: request.model,
         signal: context.signal,
+        ...this.streamed(context, state.iterations + 1),
         ...(specs.length ? { tools: specs, toolChoice: 'auto' as const } : {}),
       });
+      this.throwIfCancelled(state);
       if (response instanceof Error) {
         if (state.toolCalls.length === 0 && state.iterations === 0)
           return this.runFallback(request, tools, context, state, `the model failed: ${response.message}`);
@@ -311,6 +396,7 @@ export class ToolCallingAgentService implements OnModuleInit {
       messages.push({ role: 'assistant', content: response.content, tool_calls: response.toolCalls });
       const calls = await this.runTurn(response.toolCalls, byName, context, request, state);
       state.toolCalls.push(...calls);
+      this.throwIfCancelled(state);
       const held = calls.filter((call) => call.pending_action);
       for (const call of calls) {
         if (call.pending_action) continue;
@@ -336,11 +422,15 @@ export class ToolCallingAgentService implements OnModuleInit {
       `max_iterations (${request.maxIterations}) reached while the model still wanted tools; the answer is written from what was gathered.`,
     );
     messages.push({ role: 'user', content: FINAL_RESPONSE_INSTRUCTION });
+    this.throwIfCancelled(state);
+    context.onEvent?.('step.started', { step: 'model', iteration: state.iterations + 1, final: true });
     const final = await this.callModel(state, 'final_response', {
       messages,
       model: request.model,
       signal: context.signal,
+      ...this.streamed(context, state.iterations + 1),
     });
+    this.throwIfCancelled(state);
     if (final instanceof Error || !final.content?.trim()) {
       if (final instanceof Error)
         state.warnings.push(`The final answer could not be written by the model (${final.message}).`);
@@ -357,7 +447,9 @@ export class ToolCallingAgentService implements OnModuleInit {
     reason: string,
   ): Promise<Omit<AgentResult, LegFields>> {
     const started = performance.now();
+    context.onEvent?.('step.started', { step: 'plan', mode: 'fallback', reason });
     const outcome = await this.fallback.run(request.prompt, tools, context, reason, request.context);
+    this.throwIfCancelled(state);
     state.toolsMs += performance.now() - started;
     state.toolCalls.push(...outcome.toolCalls);
     state.warnings.push(...outcome.warnings);
@@ -416,12 +508,22 @@ export class ToolCallingAgentService implements OnModuleInit {
       });
     }
     let result;
+    context.onEvent?.('step.started', { step: 'tool', call_id: call.id, tool: call.name, input, iteration });
     try {
       result = await this.registry.execute(context, call.name, input);
     } catch (error) {
       // The tool was removed between listing and running (an asset archived meanwhile).
       return failed(input, (error as Error).message, 'UNKNOWN_TOOL');
     }
+    context.onEvent?.('tool.result', {
+      step: 'tool',
+      call_id: call.id,
+      tool: call.name,
+      success: result.success,
+      error: result.error,
+      duration_ms: Math.round(performance.now() - started),
+      ...(result.pending_action ? { pending_action: result.pending_action } : {}),
+    });
     return {
       id: call.id,
       tool: call.name,
@@ -445,6 +547,12 @@ export class ToolCallingAgentService implements OnModuleInit {
     if (outcome instanceof Error)
       this.logger.warn({ msg: 'agent LLM call failed', purpose, error: outcome.message });
     return outcome;
+  }
+
+  /** A streamed request gets the model's text as it is written (`answer.delta`). */
+  private streamed(context: ToolContext, iteration: number): { onDelta?: (text: string) => void } {
+    const emit = context.onEvent;
+    return emit ? { onDelta: (text) => emit('answer.delta', { iteration, text }) } : {};
   }
 
   private finish(
@@ -509,7 +617,7 @@ type LegFields = 'timings' | 'run_id' | 'status';
 /** What a paused run stores to continue later: the request and the run state. */
 interface SavedState {
   request: AgentRequest;
-  run: Omit<RunState, 'runId' | 'paused' | 'toolsMs' | 'decided'>;
+  run: Omit<RunState, 'runId' | 'paused' | 'toolsMs' | 'decided' | 'cancel'>;
 }
 
 interface RunState {
@@ -523,6 +631,8 @@ interface RunState {
   paused?: AgentToolCall[];
   /** The held calls of earlier pauses, decided (a resumed run). */
   decided?: AgentRunPendingCall[];
+  /** Aborted when a streamed run's caller went away (not stored). */
+  cancel?: AbortSignal;
   toolCalls: AgentToolCall[];
   llmCalls: AgentLlmCall[];
   thoughts: string[];

@@ -149,6 +149,8 @@ export class ChatSearchAgentService {
       duration_ms: 0,
     };
     trace.toolCalls.push(call);
+    trace.checkCancelled();
+    trace.emit('step.started', { step: 'search', tool: call.tool, query });
     try {
       const passages = await retry<Passage[]>(
         (attempt) => {
@@ -172,6 +174,7 @@ export class ChatSearchAgentService {
     } finally {
       call.duration_ms = Math.round(performance.now() - started);
       trace.searchMs += call.duration_ms;
+      trace.emit('tool.result', { step: 'search', ...call });
     }
   }
 

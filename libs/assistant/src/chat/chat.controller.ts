@@ -1,6 +1,26 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
-import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { CurrentPrincipal, Principal, RequireRole } from '@app/platform';
+import {
+  Body,
+  Controller,
+  Delete,
+  Get,
+  Headers,
+  HttpCode,
+  Param,
+  Post,
+  Query,
+  Res,
+  StreamableFile,
+} from '@nestjs/common';
+import { ApiBearerAuth, ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
+import type { Response } from 'express';
+import {
+  CurrentPrincipal,
+  Principal,
+  RequestContext,
+  RequireRole,
+  streamRun,
+  wantsEventStream,
+} from '@app/platform';
 import { ChatRequestDto, ConversationListQueryDto } from './chat.dto';
 import type { ChatResult } from './chat.types';
 import { ChatService } from './chat.service';
@@ -22,6 +42,10 @@ function messageView(m: ChatMessageEntity) {
     position: m.position,
     role: m.role,
     content: m.content,
+    request_id: m.requestId,
+    trace_id: m.traceId,
+    key_id: m.keyId,
+    caller: m.caller,
     ...(m.metadata ?? {}),
     created_at: m.createdAt.toISOString(),
   };
@@ -37,25 +61,46 @@ export class ChatController {
 
   @Post()
   @HttpCode(200)
+  @ApiProduces('application/json', 'text/event-stream')
   @ApiOperation({
     summary: 'Ask a question (agentic RAG: route, search, grade, rewrite, answer with citations)',
+    description:
+      'With `Accept: text/event-stream` the turn is streamed as server-sent events: `run.started` (conversation and turn ids), `step.started` (route, search, grade, rewrite, answer), `tool.result` (each search), `answer.delta` (the answer text), then `done` with this JSON body (or `error`). Disconnecting stops the remaining steps.',
   })
-  ask(@Body() body: ChatRequestDto, @CurrentPrincipal() principal: Principal): Promise<ChatResult> {
-    return this.chat.chat({
+  async ask(
+    @Body() body: ChatRequestDto,
+    @CurrentPrincipal() principal: Principal,
+    @Headers('accept') accept: string | undefined,
+    @Res({ passthrough: true }) response: Response,
+  ): Promise<ChatResult | StreamableFile> {
+    const context = RequestContext.current();
+    const request = {
       tenantId: principal.tenantId,
       userId: principal.userId,
       message: body.message.trim(),
       conversationId: body.conversation_id,
       model: body.model,
-    });
+      requestId: context?.requestId,
+      traceId: context?.traceId,
+      keyId: principal.keyId,
+      caller: 'api' as const,
+    };
+    if (wantsEventStream(accept)) return streamRun(response, (observer) => this.chat.chat(request, observer));
+    return this.chat.chat(request);
   }
 
   @Get('conversations')
-  @ApiOperation({ summary: "The caller's conversations, most recent first" })
+  @ApiOperation({
+    summary:
+      "The caller's conversations, most recent first (request_id / trace_id: those with a turn of that request or trace)",
+  })
   async list(@Query() query: ConversationListQueryDto, @CurrentPrincipal() principal: Principal) {
     const limit = query.limit ?? 20;
     const offset = query.offset ?? 0;
-    const page = await this.chat.listConversations(principal.tenantId, principal.userId, limit, offset);
+    const page = await this.chat.listConversations(principal.tenantId, principal.userId, limit, offset, {
+      request_id: query.request_id,
+      trace_id: query.trace_id,
+    });
     return { items: page.items.map(conversationView), total: page.total, limit, offset };
   }
 

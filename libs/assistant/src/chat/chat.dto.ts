@@ -23,6 +23,18 @@ export class ChatRequestDto {
 }
 
 export class ConversationListQueryDto {
+  @ApiPropertyOptional({ description: 'Only conversations with a turn asked by this request (X-Request-Id)' })
+  @IsOptional()
+  @IsString()
+  @Length(1, 128)
+  request_id?: string;
+
+  @ApiPropertyOptional({ description: 'Only conversations with a turn of this trace (traceparent trace id)' })
+  @IsOptional()
+  @IsString()
+  @Length(1, 64)
+  trace_id?: string;
+
   @ApiPropertyOptional({ default: 20, minimum: 1, maximum: 100 })
   @IsOptional()
   @Type(() => Number)

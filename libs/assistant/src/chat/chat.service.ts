@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { LlmClient, LlmMessage } from '@app/planner';
+import { RequestContext, type RunObserver } from '@app/platform';
 import { ChatException } from './chat.exception';
 import { ChatJudgesService, gradeByOverlap } from './chat-judges.service';
 import { ChatOptions } from './chat-options';
@@ -45,7 +46,11 @@ export class ChatService {
     private readonly options: ChatOptions,
   ) {}
 
-  async chat(request: ChatRequest): Promise<ChatResult> {
+  /**
+   * Answers one question of a conversation. With an observer (a streamed request) each step, search and
+   * answer token is reported as it happens; the observer going away stops the remaining steps.
+   */
+  async chat(request: ChatRequest, observer?: RunObserver): Promise<ChatResult> {
     const started = performance.now();
     const conversation = request.conversationId
       ? await this.repository.findConversation(request.tenantId, request.userId, request.conversationId)
@@ -61,13 +66,35 @@ export class ChatService {
       this.options.historyTurns * 2,
     );
     const history: LlmMessage[] = previous.map((m) => ({ role: m.role, content: m.content }));
-    await this.repository.appendMessage(request.tenantId, conversation.id, 'user', request.message, null);
+    const ids = {
+      request_id: request.requestId ?? null,
+      trace_id: request.traceId ?? null,
+      key_id: request.keyId ?? null,
+      caller: request.caller ?? 'api',
+    };
+    const question = await this.repository.appendMessage(
+      request.tenantId,
+      conversation.id,
+      'user',
+      request.message,
+      null,
+      ids,
+    );
+    RequestContext.setRunId(question.id);
+    observer?.emit('run.started', {
+      conversation_id: conversation.id,
+      question_id: question.id,
+      user_id: request.userId,
+      ...ids,
+    });
 
+    const timeout = AbortSignal.timeout(this.options.timeoutMs);
     const trace = new ChatTrace(
       this.llm,
       request.model,
-      AbortSignal.timeout(this.options.timeoutMs),
+      observer ? AbortSignal.any([timeout, observer.signal]) : timeout,
       this.options.retries,
+      observer,
     );
     const { route, source: routeSource } = await this.router.route(request.message, history, trace);
     let grade: { grade: Grade; source: DecisionSource } | null = null;
@@ -83,6 +110,9 @@ export class ChatService {
       rewritten = outcome.rewritten;
     }
 
+    trace.checkCancelled();
+    // Answers not written by a streaming model (extractive, template, the search agent's) arrive whole.
+    if (!trace.streamedAnswer) trace.emit('answer.delta', { step: 'answer', text: answer.text });
     const citations = toCitations(request.message, answer.passages);
     const documents = [
       ...new Map(
@@ -117,10 +147,14 @@ export class ChatService {
         ...body,
         answer: undefined,
       },
+      ids,
     );
     return {
       conversation_id: conversation.id,
       message_id: stored.id,
+      question_id: question.id,
+      user_id: request.userId,
+      ...ids,
       ...body,
       timings: {
         total_ms: Math.round(performance.now() - started),
@@ -273,8 +307,14 @@ export class ChatService {
     return { conversation, messages };
   }
 
-  listConversations(tenantId: string, userId: string, limit: number, offset: number) {
-    return this.repository.listConversations(tenantId, userId, limit, offset);
+  listConversations(
+    tenantId: string,
+    userId: string,
+    limit: number,
+    offset: number,
+    turn: { request_id?: string; trace_id?: string } = {},
+  ) {
+    return this.repository.listConversations(tenantId, userId, limit, offset, turn);
   }
 
   async deleteConversation(tenantId: string, userId: string, id: string): Promise<void> {

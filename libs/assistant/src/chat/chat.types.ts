@@ -30,11 +30,29 @@ export interface ChatRequest {
   message: string;
   conversationId?: string;
   model?: string;
+  /** Stored with the turn's messages, to find them from a log line or a complaint. */
+  requestId?: string;
+  traceId?: string;
+  keyId?: string;
+  /** How the turn was asked: api (HTTP) or mcp. */
+  caller?: ChatCaller;
 }
+
+export const CHAT_CALLERS = ['api', 'mcp', 'agent', 'ask'] as const;
+export type ChatCaller = (typeof CHAT_CALLERS)[number];
 
 export interface ChatResult {
   conversation_id: string;
+  /** The stored answer. */
   message_id: string;
+  /** The stored question of this turn. */
+  question_id: string;
+  /** The key's user the conversation belongs to. */
+  user_id: string;
+  request_id: string | null;
+  trace_id: string | null;
+  key_id: string | null;
+  caller: ChatCaller;
   answer: string;
   /** `llm`: written by the model; `extractive`: quoted from the passages; `template`: a fixed text. */
   answer_source: 'llm' | 'extractive' | 'template';

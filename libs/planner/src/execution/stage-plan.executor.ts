@@ -32,6 +32,7 @@ export class StagePlanExecutor extends PlanExecutor {
         confirmed: context.confirmed,
         caller: context.caller ?? 'plan',
         deadline: Math.min(context.deadline, deadline),
+        ...(context.onEvent ? { onEvent: context.onEvent } : {}),
       },
       {
         stage_name: options.stageName ?? 'plan',

@@ -1,7 +1,15 @@
-import { Body, Controller, HttpCode, Post } from '@nestjs/common';
-import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { CurrentPrincipal, Principal, RequestContext, RequireRole } from '@app/platform';
-import { AskService } from '../ask.service';
+import { Body, Controller, Headers, HttpCode, Post, Res, StreamableFile } from '@nestjs/common';
+import { ApiBearerAuth, ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
+import type { Response } from 'express';
+import {
+  CurrentPrincipal,
+  Principal,
+  RequestContext,
+  RequireRole,
+  streamRun,
+  wantsEventStream,
+} from '@app/platform';
+import { AskResult, AskService } from '../ask.service';
 import { PlannerService } from '../planner.service';
 import { AskRequestDto, PlanRequestDto } from './planner.dto';
 
@@ -30,10 +38,20 @@ export class PlannerController {
 
   @Post('ask')
   @HttpCode(200)
-  @ApiOperation({ summary: 'Plan, validate, execute and answer a question' })
-  ask(@Body() body: AskRequestDto, @CurrentPrincipal() principal: Principal) {
+  @ApiProduces('application/json', 'text/event-stream')
+  @ApiOperation({
+    summary: 'Plan, validate, execute and answer a question',
+    description:
+      'With `Accept: text/event-stream` the run is streamed as server-sent events: `run.started`, `step.started` (plan, execute, each tool step, answer), `tool.result` (each step), `answer.delta` (the answer), then `done` with this JSON body (or `error`). Disconnecting cancels the steps not yet started.',
+  })
+  async ask(
+    @Body() body: AskRequestDto,
+    @CurrentPrincipal() principal: Principal,
+    @Headers('accept') accept: string | undefined,
+    @Res({ passthrough: true }) response: Response,
+  ): Promise<AskResult | StreamableFile> {
     const context = RequestContext.current();
-    return this.asker.ask({
+    const request = {
       tenantId: principal.tenantId,
       userId: principal.userId,
       requestId: context?.requestId ?? 'none',
@@ -42,6 +60,13 @@ export class PlannerController {
       model: body.model,
       useLlm: body.use_llm,
       now: body.now ? new Date(body.now) : undefined,
-    });
+    };
+    if (wantsEventStream(accept))
+      return streamRun(response, async (observer) => {
+        const result = await this.asker.ask(request, observer);
+        observer.emit('answer.delta', { step: 'answer', text: result.answer });
+        return result;
+      });
+    return this.asker.ask(request);
   }
 }

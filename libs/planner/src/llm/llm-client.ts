@@ -36,6 +36,11 @@ export interface LlmChatRequest {
   /** Overrides the configured retries of transient failures for this call. */
   maxRetries?: number;
   signal?: AbortSignal;
+  /**
+   * Streams the answer: called with each piece of text as the model writes it (`stream: true`); the
+   * response is the same as without it. A call that failed after some text was streamed is not retried.
+   */
+  onDelta?: (text: string) => void;
 }
 
 export interface LlmUsage {

@@ -72,13 +72,25 @@ export class OpenAiLlmClient extends LlmClient {
     const started = performance.now();
     const body = this.buildBody(request);
     const timeout = request.timeoutMs ?? this.options.timeoutMs;
+    const streamed = { text: false };
     return retry(
       async (attempt) => {
         const attemptStarted = performance.now();
         try {
-          return await this.complete(body, request, timeout, attempt, started);
+          return request.onDelta
+            ? await this.completeStreaming(body, request, timeout, attempt, started, streamed)
+            : await this.complete(body, request, timeout, attempt, started);
         } catch (error) {
-          throw this.classify(error, timeout, attempt, performance.now() - attemptStarted);
+          const failure = this.classify(error, timeout, attempt, performance.now() - attemptStarted);
+          // Text already streamed to the caller cannot be taken back: no second attempt.
+          if (streamed.text && failure.transient)
+            throw new LlmException(
+              failure.code as PlannerExceptionCode,
+              failure.message,
+              false,
+              failure.details as Record<string, unknown> | undefined,
+            );
+          throw failure;
         }
       },
       {
@@ -131,6 +143,64 @@ export class OpenAiLlmClient extends LlmClient {
             total_tokens: completion.usage.total_tokens,
           }
         : null,
+      attempts: attempt,
+      latencyMs: Math.round(performance.now() - started),
+    };
+  }
+
+  /** The same call with `stream: true`: text deltas go to `onDelta`, tool calls are assembled from theirs. */
+  private async completeStreaming(
+    body: ChatCompletionCreateParamsNonStreaming,
+    request: LlmChatRequest,
+    timeout: number,
+    attempt: number,
+    started: number,
+    streamed: { text: boolean },
+  ): Promise<LlmChatResponse> {
+    const stream = await this.client.chat.completions.create(
+      { ...body, stream: true, stream_options: { include_usage: true } },
+      { timeout, signal: request.signal, maxRetries: 0 },
+    );
+    let content: string | null = null;
+    let model = body.model;
+    let finishReason: string | null = null;
+    let usage: LlmChatResponse['usage'] = null;
+    const calls = new Map<number, { id: string; name: string; arguments: string }>();
+    let chunks = 0;
+    for await (const chunk of stream) {
+      chunks += 1;
+      if (chunk.model) model = chunk.model;
+      if (chunk.usage)
+        usage = {
+          prompt_tokens: chunk.usage.prompt_tokens,
+          completion_tokens: chunk.usage.completion_tokens,
+          total_tokens: chunk.usage.total_tokens,
+        };
+      const choice = chunk.choices?.[0];
+      if (!choice) continue;
+      if (choice.finish_reason) finishReason = choice.finish_reason;
+      const delta = choice.delta;
+      if (delta?.content) {
+        content = (content ?? '') + delta.content;
+        streamed.text = true;
+        request.onDelta!(delta.content);
+      }
+      for (const call of delta?.tool_calls ?? []) {
+        const entry = calls.get(call.index) ?? { id: '', name: '', arguments: '' };
+        if (call.id) entry.id = call.id;
+        if (call.function?.name) entry.name += call.function.name;
+        if (call.function?.arguments) entry.arguments += call.function.arguments;
+        calls.set(call.index, entry);
+      }
+    }
+    if (!chunks)
+      throw new LlmException(PlannerExceptionCode.LLM_BAD_RESPONSE, 'The model streamed nothing.', false);
+    return {
+      content,
+      toolCalls: [...calls.entries()].sort(([a], [b]) => a - b).map(([, call]) => call),
+      model,
+      finishReason,
+      usage,
       attempts: attempt,
       latencyMs: Math.round(performance.now() - started),
     };

@@ -746,6 +746,27 @@ export class EnvironmentVariables {
   @Min(500)
   AGENT_TOOL_RESULT_CHARS = 8000;
 
+  /**
+   * A run left `resuming` this long (the process continuing it died) is taken over: continued by the
+   * scheduler of another process (or failed after AGENT_RESUME_MAX_ATTEMPTS). Keep it above AGENT_TIMEOUT_MS.
+   */
+  @Transform(toNumber)
+  @IsInt()
+  @Min(1)
+  AGENT_RESUME_LEASE_SECONDS = 600;
+
+  /** How often the scheduler looks for runs stuck in `resuming`. */
+  @Transform(toNumber)
+  @IsInt()
+  @Min(1)
+  AGENT_RESUME_CHECK_SECONDS = 60;
+
+  /** Takeovers of one run before it is marked failed. */
+  @Transform(toNumber)
+  @IsInt()
+  @Min(1)
+  AGENT_RESUME_MAX_ATTEMPTS = 3;
+
   /** Base URL of the blog backend the blog tool assets call (`npm run cli -- agents publish-blog-tools`). */
   @Transform(emptyToUndefined)
   @IsOptional()

@@ -7,6 +7,8 @@ export interface RequestContextState {
   traceId: string;
   spanId?: string;
   principal?: Principal;
+  /** The agent run, chat turn or stage run the request drives, once it exists: every log line names it. */
+  runId?: string;
 }
 
 const storage = new AsyncLocalStorage<RequestContextState>();
@@ -31,6 +33,12 @@ export const RequestContext = {
   setPrincipal(principal: Principal): void {
     const state = storage.getStore();
     if (state) state.principal = principal;
+  },
+
+  /** Names the run the current request drives in every later log line of it. */
+  setRunId(runId: string): void {
+    const state = storage.getStore();
+    if (state) state.runId = runId;
   },
 
   /** Builds the state from incoming headers: a sane `X-Request-Id` is kept, `traceparent` is honoured. */

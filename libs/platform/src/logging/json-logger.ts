@@ -61,6 +61,7 @@ export class JsonLogger implements LoggerService {
       entry.requestId = ctx.requestId;
       entry.traceId = ctx.traceId;
       if (ctx.principal) entry.tenantId = ctx.principal.tenantId;
+      if (ctx.runId) entry.run_id = ctx.runId;
     }
     if (message instanceof Error) {
       entry.msg = message.message;

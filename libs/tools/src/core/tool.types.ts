@@ -1,4 +1,4 @@
-import type { Role } from '@app/platform';
+import type { Role, RunEventSink } from '@app/platform';
 import type { PlanningHints } from '@app/asset-registry';
 
 export type JsonSchema = Record<string, unknown>;
@@ -61,6 +61,8 @@ export interface ToolContext {
    * it a tool with side effects does not run: the registry holds it as a pending action.
    */
   confirmed?: boolean;
+  /** Where a streamed request's progress goes: a stage or plan run reports each step as it starts and ends. */
+  onEvent?: RunEventSink;
 }
 
 /** A side-effect tool call waiting for a human: confirm runs it, reject drops it. */

@@ -1,6 +1,6 @@
 import { Injectable, Optional } from '@nestjs/common';
 import { PublishedAssetReader } from '@app/asset-registry';
-import { AppConfig } from '@app/platform';
+import { AppConfig, type RunEventSink } from '@app/platform';
 import { BoundedSemaphore } from '../core/bounded-semaphore';
 import { SchemaValidator } from '../core/schema-validator';
 import { ToolRegistry } from '../core/tool-registry';
@@ -161,6 +161,8 @@ export interface StageCaller {
   keyId?: string;
   /** An outer deadline (epoch ms) the stage may not run past, e.g. the /ops/ask request's. */
   deadline?: number;
+  /** A streamed request's progress: `step.started` and `tool.result` per step. */
+  onEvent?: RunEventSink;
 }
 
 const round = (ms: number) => Math.round(ms * 10) / 10;
@@ -526,6 +528,7 @@ export class StageExecutorService {
             null,
           );
         const startedAtMs = performance.now() - started;
+        caller.onEvent?.('step.started', { step: 'tool', id: step.id, tool: step.tool_name, input });
         const context: ToolContext = {
           tenantId: caller.tenantId,
           userId: caller.userId,
@@ -540,7 +543,22 @@ export class StageExecutorService {
           .execute(context, step.tool_name, input)
           .catch((error: Error) => failedToolResult(step.tool_name, 'EXECUTION_FAILED', error.message));
         const cancelled = !result.success && result.error_details?.code === 'CANCELLED';
-        return done(result.success ? 'succeeded' : cancelled ? 'cancelled' : 'failed', result, startedAtMs);
+        const ended = done(
+          result.success ? 'succeeded' : cancelled ? 'cancelled' : 'failed',
+          result,
+          startedAtMs,
+        );
+        caller.onEvent?.('tool.result', {
+          step: 'tool',
+          id: step.id,
+          tool: step.tool_name,
+          status: ended.status,
+          success: result.success,
+          error: result.error,
+          duration_ms: ended.duration_ms,
+          ...(result.pending_action ? { pending_action: result.pending_action } : {}),
+        });
+        return ended;
       } finally {
         release();
       }

@@ -11,10 +11,18 @@ import {
 import { TenantEntity } from '@app/platform';
 
 /**
- * `completed`: the final response is stored; `awaiting_confirmation`: paused on held side-effect calls
- * until a person decides each; `resuming`: every call is decided and one process continues the run.
+ * `running`: working on the request; `completed`: the final response is stored; `awaiting_confirmation`:
+ * paused on held side-effect calls until a person decides each; `resuming`: every call is decided and
+ * one process continues the run; `cancelled`: a streamed run's caller disconnected; `failed`.
  */
-export const AGENT_RUN_STATUSES = ['completed', 'awaiting_confirmation', 'resuming', 'failed'] as const;
+export const AGENT_RUN_STATUSES = [
+  'running',
+  'completed',
+  'awaiting_confirmation',
+  'resuming',
+  'cancelled',
+  'failed',
+] as const;
 export type AgentRunStatus = (typeof AGENT_RUN_STATUSES)[number];
 
 /** One held call a paused run waits on, and its decision once a person made it. */

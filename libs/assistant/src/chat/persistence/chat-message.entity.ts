@@ -47,6 +47,21 @@ export class ChatMessageEntity {
   @Column({ type: 'jsonb', nullable: true })
   metadata!: Record<string, unknown> | null;
 
+  /** The request that asked the turn (question and answer carry the same ids). */
+  @Column({ type: 'varchar', length: 128, nullable: true })
+  requestId!: string | null;
+
+  @Column({ type: 'varchar', length: 64, nullable: true })
+  traceId!: string | null;
+
+  /** The API key id of the request. */
+  @Column({ type: 'varchar', length: 200, nullable: true })
+  keyId!: string | null;
+
+  /** How the turn was asked: api or mcp. */
+  @Column({ type: 'varchar', length: 16, nullable: true })
+  caller!: string | null;
+
   @CreateDateColumn({ type: 'timestamptz' })
   createdAt!: Date;
 }

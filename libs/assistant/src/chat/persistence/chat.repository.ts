@@ -11,6 +11,14 @@ function isUniqueViolation(error: unknown): boolean {
   return error instanceof QueryFailedError && (error.driverError as { code?: string }).code === '23505';
 }
 
+/** The ids a chat turn is stored with. */
+export interface ChatTurnIds {
+  request_id?: string | null;
+  trace_id?: string | null;
+  key_id?: string | null;
+  caller?: string | null;
+}
+
 /** Conversations and their messages, always filtered by tenant and user. */
 @Injectable()
 export class ChatRepository {
@@ -26,18 +34,33 @@ export class ChatRepository {
     return this.dataSource.getRepository(ChatConversationEntity).findOne({ where: { id, tenantId, userId } });
   }
 
+  /** The user's conversations, newest first; with `turn`, only those with a message of that request or trace. */
   async listConversations(
     tenantId: string,
     userId: string,
     limit: number,
     offset: number,
+    turn: Pick<ChatTurnIds, 'request_id' | 'trace_id'> = {},
   ): Promise<{ items: ChatConversationEntity[]; total: number }> {
-    const [items, total] = await this.dataSource.getRepository(ChatConversationEntity).findAndCount({
-      where: { tenantId, userId },
-      order: { updatedAt: 'DESC', id: 'ASC' },
-      take: limit,
-      skip: offset,
-    });
+    const query = this.dataSource
+      .getRepository(ChatConversationEntity)
+      .createQueryBuilder('c')
+      .where('c.tenant_id = :tenantId AND c.user_id = :userId', { tenantId, userId });
+    const filters = [
+      turn.request_id ? 'm.request_id = :requestId' : null,
+      turn.trace_id ? 'm.trace_id = :traceId' : null,
+    ].filter(Boolean);
+    if (filters.length)
+      query.andWhere(
+        `EXISTS (SELECT 1 FROM chat_messages m WHERE m.conversation_id = c.id AND ${filters.join(' AND ')})`,
+        { requestId: turn.request_id, traceId: turn.trace_id },
+      );
+    const [items, total] = await query
+      .orderBy('c.updated_at', 'DESC')
+      .addOrderBy('c.id', 'ASC')
+      .take(limit)
+      .skip(offset)
+      .getManyAndCount();
     return { items, total };
   }
 
@@ -76,15 +99,27 @@ export class ChatRepository {
     role: ChatRole,
     content: string,
     metadata: Record<string, unknown> | null,
+    ids: ChatTurnIds = {},
   ): Promise<ChatMessageEntity> {
     for (let attempt = 1; ; attempt++) {
       try {
         const rows: Array<{ id: string }> = await this.dataSource.query(
-          `INSERT INTO chat_messages (tenant_id, conversation_id, position, role, content, metadata)
-           SELECT $1, $2, COALESCE(MAX(position) + 1, 0), $3, $4, $5::jsonb
+          `INSERT INTO chat_messages
+             (tenant_id, conversation_id, position, role, content, metadata, request_id, trace_id, key_id, caller)
+           SELECT $1, $2, COALESCE(MAX(position) + 1, 0), $3, $4, $5::jsonb, $6, $7, $8, $9
              FROM chat_messages WHERE conversation_id = $2
            RETURNING id`,
-          [tenantId, conversationId, role, content, metadata === null ? null : JSON.stringify(metadata)],
+          [
+            tenantId,
+            conversationId,
+            role,
+            content,
+            metadata === null ? null : JSON.stringify(metadata),
+            ids.request_id ?? null,
+            ids.trace_id ?? null,
+            ids.key_id ?? null,
+            ids.caller ?? null,
+          ],
         );
         await this.dataSource
           .getRepository(ChatConversationEntity)
