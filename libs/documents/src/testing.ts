@@ -5,3 +5,4 @@ export { SearchRepository } from './search/search.repository';
 export { DocumentsScheduler } from './ingestion/documents.scheduler';
 export { JobsRepository } from './ingestion/jobs.repository';
 export { toKeywordQuery } from './text/search-text.util';
+export { HashEmbeddingProvider } from './embedding/hash-embedding.provider';
