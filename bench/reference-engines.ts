@@ -200,7 +200,11 @@ async function main() {
   // Keyword: Xapian BM25 over the same index text (Korean as the same bigrams), same k1 and b.
   const script = path.join(__dirname, '..', '..', 'bench', 'reference', 'xapian_bm25.py');
   const input = `${JSON.stringify({ chunks: rows.map((r) => [r.id, toIndexText(r.text)]) })}\n${JSON.stringify({ queries: queries.map(toIndexText) })}\n`;
-  const run = spawnSync(process.env.XAPIAN_PYTHON ?? '/usr/bin/python3', [script, '0.9', '0.4'], { input, maxBuffer: 1 << 28, encoding: 'utf8' });
+  const run = spawnSync(process.env.XAPIAN_PYTHON ?? '/usr/bin/python3', [script, '0.9', '0.4'], {
+    input,
+    maxBuffer: 1 << 28,
+    encoding: 'utf8',
+  });
   if (run.status !== 0) {
     console.log(
       `| text | ${fmt(ours.text.p50)} / ${fmt(ours.text.p95)} | Xapian | not available: ${run.stderr.trim().split('\n').pop()} | | |`,
