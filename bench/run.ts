@@ -351,6 +351,37 @@ function printSearch(rows: Row[]) {
   }
 }
 
+/**
+ * The issue's targets per backend, size and concurrency: each search type's HTTP p95 minus its
+ * server-side p95 (target <= 5 ms), and hybrid p95 over the slower branch's p95 alone (target <= 1.2).
+ */
+function printTargets(rows: Row[]) {
+  console.log(
+    '\n| backend | chunks | concurrency | http - server p95 ms (text / vector / hybrid) | hybrid p95 / slower branch p95 |',
+  );
+  console.log('|---|---|---|---|---|');
+  const keys = new Set(rows.map((r) => `${r.backend}|${r.chunks}|${r.concurrency}`));
+  for (const key of keys) {
+    const [backend, chunks, concurrency] = key.split('|');
+    const get = (what: string, side: string) =>
+      rows.find(
+        (r) =>
+          r.backend === backend &&
+          String(r.chunks) === chunks &&
+          String(r.concurrency) === concurrency &&
+          r.what === what &&
+          r.side === side,
+      );
+    const gaps = (['text', 'vector', 'hybrid'] as const).map((what) => {
+      const [http, server] = [get(what, 'http'), get(what, 'server')];
+      return http && server ? fmt(http.p95 - server.p95) : '-';
+    });
+    const [text, vector, hybrid] = (['text', 'vector', 'hybrid'] as const).map((w) => get(w, 'server'));
+    const ratio = text && vector && hybrid ? (hybrid.p95 / Math.max(text.p95, vector.p95)).toFixed(2) : '-';
+    console.log(`| ${backend} | ${chunks} | ${concurrency} | ${gaps.join(' / ')} | ${ratio} |`);
+  }
+}
+
 function printRatios(rows: Row[]) {
   {
     console.log('\n| chunks | search | concurrency | side | embedded/native p50 | embedded/native p95 |');
@@ -380,7 +411,9 @@ async function main() {
   const sizes = (flag(argv, 'chunks') ?? '10000').split(',').map(Number);
   const requests = Number(flag(argv, 'requests') ?? 200);
   const concurrency = (flag(argv, 'concurrency') ?? '1,8').split(',').map(Number);
-  const caches = (flag(argv, 'cache') ?? 'memory').split(',') as CacheBackend[];
+  // `--cache none`: no cache-hit rows (shorter runs when only the uncached searches are compared).
+  const cacheArg = flag(argv, 'cache') ?? 'memory';
+  const caches = (cacheArg === 'none' ? [] : cacheArg.split(',')) as CacheBackend[];
   if (caches.some((c) => c !== 'memory' && c !== 'redis'))
     throw new Error(`--cache takes memory, redis or memory,redis, got ${caches.join(',')}`);
   const redisUrl = process.env.BENCH_REDIS_URL || process.env.REDIS_URL || 'redis://127.0.0.1:6379';
@@ -402,6 +435,7 @@ async function main() {
           redisUrl,
         });
         printSearch(measured);
+        printTargets(measured);
         console.log('');
         rows.push(...measured);
       }

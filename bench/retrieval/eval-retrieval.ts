@@ -225,6 +225,10 @@ async function main() {
   const modes: SearchType[] = modeArg === 'all' ? ['text', 'vector', 'hybrid'] : [modeArg as SearchType];
   const split = flag(argv, 'split') ?? 'report';
   process.env.DOCUMENTS_SEARCH_CACHE_TTL_SECONDS = '0';
+  // The evaluation queues a whole collection (thousands of documents) for one tenant at once: the
+  // per-tenant queue caps (429 DOCUMENTS_QUEUE_FULL at 100 jobs) are for API clients, not for it.
+  process.env.DOCUMENTS_MAX_QUEUED_JOBS_PER_TENANT ??= String(2 ** 31 - 1);
+  process.env.DOCUMENTS_MAX_QUEUED_BYTES_PER_TENANT ??= String(2 ** 31 - 1);
   let dataset = loadDataset(name);
   const docs = flag(argv, 'docs');
   const queryLimit = flag(argv, 'queries');

@@ -4,3 +4,5 @@ export { ChunksRepository } from './ingestion/chunks.repository';
 export { SearchRepository } from './search/search.repository';
 export { DocumentsScheduler } from './ingestion/documents.scheduler';
 export { JobsRepository } from './ingestion/jobs.repository';
+export { toKeywordQuery } from './text/search-text.util';
+export { HashEmbeddingProvider } from './embedding/hash-embedding.provider';

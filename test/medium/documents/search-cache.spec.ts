@@ -94,8 +94,8 @@ describe(`search result cache (${testBackend()})`, () => {
     const repository = ctx.get(SearchRepository);
     const original = repository.search.bind(repository);
     // The change commits after the search read the database and before its result is cached.
-    const spy = jest.spyOn(repository, 'search').mockImplementationOnce(async (plan) => {
-      const rows = await original(plan);
+    const spy = jest.spyOn(repository, 'search').mockImplementationOnce(async (plan, ...rest) => {
+      const rows = await original(plan, ...rest);
       await ingestion.remove(tenantId, ids[0]);
       return rows;
     });

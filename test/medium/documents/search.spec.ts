@@ -1,6 +1,13 @@
 import { DataSource } from 'typeorm';
 import { AuthService, CacheStore } from '@app/platform';
-import { DocumentIngestionService, DocumentSearchService, DocumentsModule } from '@app/documents';
+import {
+  DocumentIngestionService,
+  DocumentSearchService,
+  DocumentsModule,
+  EmbeddingProviders,
+  type SearchPlan,
+} from '@app/documents';
+import { SearchRepository, toKeywordQuery } from '@app/documents/testing';
 import { startTestContext, TestContext, testBackend } from '@test/support';
 
 const EN_DOCS = {
@@ -231,5 +238,46 @@ describe(`document search (${testBackend()})`, () => {
     });
     expect(response.results).toHaveLength(10);
     expect(response.results.every((r) => r.document_name === 'bulk-7.md')).toBe(true);
+  });
+  it('hybrid: both branches on two connections answer exactly as the one statement', async () => {
+    const repository = ctx.get(SearchRepository);
+    const provider = ctx.get(EmbeddingProviders).configured;
+    const queries = [
+      'how do I restart the payment gateway',
+      'backups object storage',
+      '배포 롤백 계획',
+      '휴가 승인',
+    ];
+    for (const query of queries) {
+      for (const fusion of ['convex', 'rrf'] as const) {
+        const plan: SearchPlan = {
+          tenantId: tenantA,
+          searchType: 'hybrid',
+          keywordQuery: toKeywordQuery(query),
+          vector: (await provider.embed([query]))[0],
+          model: provider.model,
+          dimensions: await provider.dimensions(),
+          topK: 4,
+          candidates: 100,
+          fusion,
+          rrfK: 60,
+          textWeight: 1,
+          vectorWeight: 0.2,
+          minRelevance: 0,
+          bm25K1: 0.9,
+          bm25B: 0.4,
+          keywordBudget: 1000,
+          filters: {},
+          codeOwner: null,
+        };
+        const terms = await repository.keywordTerms(plan);
+        const one = await repository.search(plan, terms, { parallel: false });
+        const two = await repository.search(plan, terms, { parallel: true });
+        expect(one.length).toBeGreaterThan(0);
+        expect(two.map((r) => ({ ...r, text_rank: r.text_rank && String(r.text_rank) }))).toEqual(
+          one.map((r) => ({ ...r, text_rank: r.text_rank && String(r.text_rank) })),
+        );
+      }
+    }
   });
 });

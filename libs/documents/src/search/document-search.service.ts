@@ -109,10 +109,7 @@ export class DocumentSearchService {
     tenantId: string,
     request: NormalizedRequest,
   ): Promise<{ value: CachedSearch; hit: boolean }> {
-    const compute = async () => {
-      const state = await this.documents.corpusState(tenantId);
-      return this.execute(tenantId, state?.activeModel ?? this.providers.configured.model, request);
-    };
+    const compute = () => this.execute(tenantId, request);
     const ttl = this.config.get('DOCUMENTS_SEARCH_CACHE_TTL_SECONDS');
     if (ttl <= 0) return { value: await compute(), hit: false };
     const requestHash = hash(request);
@@ -273,32 +270,27 @@ export class DocumentSearchService {
     }
   }
 
-  private async execute(tenantId: string, model: string, request: NormalizedRequest): Promise<CachedSearch> {
+  /** The model that embedded this tenant's chunks (a model switch re-embeds, then switches). */
+  private async activeModel(tenantId: string): Promise<string> {
+    const state = await this.documents.corpusState(tenantId);
+    return state?.activeModel ?? this.providers.configured.model;
+  }
+
+  /**
+   * The keyword terms and the query vector (active model, then embedding, usually cached) are read at
+   * the same time: on native each on its own pooled connection, so a hybrid search waits for one
+   * round trip before its statement instead of two. A text search reads no model.
+   */
+  private async execute(tenantId: string, request: NormalizedRequest): Promise<CachedSearch> {
     const warnings: string[] = [];
     let vector: number[] | null = null;
     let dimensions: number | null = null;
-    if (request.search_type !== 'text') {
-      const embedded = await this.queryVector(model, request.query);
-      if ('warning' in embedded) {
-        if (request.search_type === 'vector') {
-          throw new DocumentsException(
-            DocumentsExceptionCode.EMBEDDINGS_UNAVAILABLE,
-            ErrorKind.UNAVAILABLE,
-            embedded.warning,
-          );
-        }
-        warnings.push(`${embedded.warning}; answered with keyword search only`);
-      } else {
-        ({ vector, dimensions } = embedded);
-      }
-    }
-    const plan: SearchPlan = {
+    let model: string | null = null;
+    const keywordQuery = toKeywordQuery(request.query);
+    const base = {
       tenantId,
       searchType: request.search_type,
-      keywordQuery: toKeywordQuery(request.query),
-      vector,
-      model: vector ? model : null,
-      dimensions,
+      keywordQuery,
       topK: request.top_k,
       candidates: request.candidates,
       fusion: request.fusion,
@@ -312,7 +304,38 @@ export class DocumentSearchService {
       filters: request.filters,
       codeOwner: request.code_owner,
     };
-    const rows = await this.repository.search(plan);
+    const wantText = request.search_type !== 'vector' && keywordQuery !== null;
+    const [terms, embedded] = await Promise.all([
+      wantText
+        ? this.repository.keywordTerms({ ...base, vector: null, model: null, dimensions: null })
+        : null,
+      request.search_type === 'text'
+        ? null
+        : this.activeModel(tenantId).then(async (active) => ({
+            model: active,
+            result: await this.queryVector(active, request.query),
+          })),
+    ]);
+    if (embedded) {
+      if ('warning' in embedded.result) {
+        if (request.search_type === 'vector') {
+          throw new DocumentsException(
+            DocumentsExceptionCode.EMBEDDINGS_UNAVAILABLE,
+            ErrorKind.UNAVAILABLE,
+            embedded.result.warning,
+          );
+        }
+        warnings.push(`${embedded.result.warning}; answered with keyword search only`);
+      } else {
+        ({ vector, dimensions } = embedded.result);
+        model = embedded.model;
+      }
+    }
+    const plan: SearchPlan = { ...base, vector, model, dimensions };
+    const rows = await this.repository.search(plan, terms, {
+      parallel:
+        this.config.get('DOCUMENTS_SEARCH_PARALLEL_BRANCHES') && this.config.databaseUrl !== undefined,
+    });
     // min_relevance is a floor on the returned relevance_score (the seed's filter after fusion). The rows come
     // ordered by the fused score, which relevance_score grows with, so filtering after the LIMIT drops only a tail.
     const results = rows

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, EntityManager } from 'typeorm';
+import { DataSource } from 'typeorm';
 import type { ChunkType, DocumentSearchFilters, FusionMethod, SearchType } from '../documents.types';
 import { sqlLiteral, toVectorBinary } from '../ingestion/chunks.repository';
 
@@ -191,47 +191,163 @@ function vectorBranchSql(plan: SearchPlan, p: Params, filters: string, segmentBo
   )`;
 }
 
+/** A pooled connection that remembers the HNSW settings it was given (native only, see withHnsw). */
+interface HnswClient {
+  opsHnswEfSearch?: string;
+}
+
+/** One branch's candidates, as the fused statement's `text_ranked` / `vector_ranked` hold them. */
+interface BranchRow {
+  chunk_id: string;
+  score: number;
+  rank: string;
+  norm: number;
+}
+
 @Injectable()
 export class SearchRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
   /**
-   * Two round trips: the keyword terms (when the search has a text branch), then one statement
-   * with the branches the search type needs, each with the same tenant and filters, fused. A search
-   * with a vector branch runs in a transaction that carries its HNSW settings.
+   * The statement for the branches the search type needs (the keyword terms from `keywordTerms`,
+   * read beforehand by the caller, or here when not given): one round trip, or with `parallel` (hybrid, native) each
+   * branch on its own pooled connection at the same time, fused here exactly as the one statement
+   * fuses, then one round trip for the top_k rows. No transaction: the HNSW settings live on the
+   * connection (see withHnsw).
    */
-  async search(plan: SearchPlan): Promise<SearchRow[]> {
-    const wantText = plan.searchType !== 'vector' && plan.keywordQuery !== null;
+  async search(
+    plan: SearchPlan,
+    keywordTerms?: KeywordTerms | null,
+    options: { parallel?: boolean } = {},
+  ): Promise<SearchRow[]> {
+    const terms =
+      keywordTerms !== undefined
+        ? keywordTerms
+        : plan.searchType !== 'vector' && plan.keywordQuery !== null
+          ? await this.keywordTerms(plan)
+          : null;
+    const useText = plan.searchType !== 'vector' && terms !== null;
     const useVector = plan.searchType !== 'text' && plan.vector !== null && plan.model !== null;
-    if (!wantText && !useVector) return [];
-    if (!useVector) {
-      // Keyword only: no HNSW settings, so no transaction around the two round trips.
-      const terms = await this.keywordTerms(this.dataSource.manager, plan);
-      return terms ? this.dataSource.query<SearchRow[]>(...this.statement(plan, terms, false)) : [];
+    if (!useText && !useVector) return [];
+    if (!useVector) return this.dataSource.query<SearchRow[]>(...this.statement(plan, terms, false));
+    if (useText && options.parallel) return this.parallelHybrid(plan, terms);
+    return this.withHnsw(plan, (query, bound) =>
+      query<SearchRow[]>(...this.statement(plan, useText ? terms : null, bound)),
+    );
+  }
+
+  /**
+   * Runs `fn` on one pooled connection that carries the vector branch's HNSW settings: iterative
+   * scans (pgvector 0.8: keep scanning the graph until enough rows pass the filters) and ef_search
+   * from the candidates. On native each connection keeps them for its session and remembers them,
+   * so a search pays the round trip only when a connection has not been given them yet (they were
+   * a transaction's, at three round trips per search: BEGIN, set_config, COMMIT). Only the vector
+   * branch reads these settings. Embedded: one session shared by every connection, so they are set
+   * on each use (still no transaction).
+   */
+  private async withHnsw<T>(
+    plan: SearchPlan,
+    fn: (query: <R>(sql: string, params: unknown[]) => Promise<R>, bound: number | null) => Promise<T>,
+  ): Promise<T> {
+    const efSearch = String(Math.min(1000, Math.max(40, plan.candidates)));
+    const runner = this.dataSource.createQueryRunner('master');
+    try {
+      const client = (await runner.connect()) as HnswClient;
+      const embedded = !(this.dataSource.options as { url?: string }).url;
+      // The bound of the model's bulk-loaded index (none before a bulk load) is read on every search (a
+      // bulk build moves it), in the same round trip as the settings when those are needed.
+      const boundSql = `(SELECT serving_bound FROM chunk_embedding_segments WHERE model = $1) AS bound`;
+      let rows: Array<{ bound: number | null }>;
+      if (embedded || client.opsHnswEfSearch !== efSearch) {
+        client.opsHnswEfSearch = undefined;
+        rows = await runner.query(
+          `SELECT set_config('hnsw.iterative_scan', 'relaxed_order', false), set_config('hnsw.ef_search', $2, false), ${boundSql}`,
+          [plan.model, efSearch],
+        );
+        client.opsHnswEfSearch = efSearch;
+      } else rows = await runner.query(`SELECT ${boundSql}`, [plan.model]);
+      const bound = rows[0]?.bound ?? null;
+      return await fn(<R>(sql: string, params: unknown[]) => runner.query(sql, params) as Promise<R>, bound);
+    } finally {
+      await runner.release();
     }
-    return this.dataSource.transaction(async (em) => {
-      // pgvector 0.8: keep scanning the HNSW graph until enough rows pass the filters. One round
-      // trip, for this transaction only.
-      // The same round trip reads the bound of the model's bulk-loaded index (none before a bulk load).
-      const [settings]: Array<{ bound: number | null }> = await em.query(
-        `SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true), set_config('hnsw.ef_search', $1, true),
-                (SELECT serving_bound FROM chunk_embedding_segments WHERE model = $2) AS bound`,
-        [String(Math.min(1000, Math.max(40, plan.candidates))), plan.model],
-      );
-      const terms = wantText ? await this.keywordTerms(em, plan) : null;
-      return em.query<SearchRow[]>(...this.statement(plan, terms, settings.bound));
+  }
+
+  /** Hybrid with each branch on its own connection at once; the fusion and order of `statement`. */
+  private async parallelHybrid(plan: SearchPlan, terms: KeywordTerms): Promise<SearchRow[]> {
+    const [text, vector] = await Promise.all([
+      this.dataSource.query<BranchRow[]>(...this.branchStatement(plan, terms, 'text')),
+      this.withHnsw(plan, (query, bound) =>
+        query<BranchRow[]>(...this.branchStatement(plan, null, 'vector', bound)),
+      ),
+    ]);
+    const term = (weight: number, row: BranchRow | undefined) =>
+      row === undefined
+        ? 0
+        : plan.fusion === 'convex'
+          ? weight * row.norm
+          : weight / (plan.rrfK + Number(row.rank));
+    const byChunk = new Map<string, { t?: BranchRow; v?: BranchRow }>();
+    for (const t of text) byChunk.set(t.chunk_id, { t });
+    for (const v of vector) byChunk.set(v.chunk_id, { ...byChunk.get(v.chunk_id), v });
+    const fused = [...byChunk.entries()]
+      .map(([chunkId, { t, v }]) => ({
+        chunk_id: chunkId,
+        text_rank: t ? t.rank : null,
+        text_score: t ? t.score : null,
+        vector_rank: v ? v.rank : null,
+        vector_score: v ? v.score : null,
+        // The statement's `COALESCE(w * t.norm, 0) + COALESCE(w * v.norm, 0)`, same float arithmetic.
+        fused: term(plan.textWeight, t) + term(plan.vectorWeight, v),
+      }))
+      .sort((a, b) => b.fused - a.fused || (a.chunk_id < b.chunk_id ? -1 : a.chunk_id > b.chunk_id ? 1 : 0))
+      .slice(0, plan.topK);
+    if (fused.length === 0) return [];
+    const rows = await this.dataSource.query<
+      Array<Omit<SearchRow, 'text_rank' | 'text_score' | 'vector_rank' | 'vector_score' | 'fused'>>
+    >(
+      `SELECT c.id AS chunk_id, c.document_id, d.filename AS document_name, c.text, c.chunk_index, c.page_number,
+              c.slide_number, c.chunk_type
+       FROM document_chunks c JOIN documents d ON d.id = c.document_id
+       WHERE c.id = ANY($1::uuid[]) AND c.tenant_id = $2`,
+      [fused.map((f) => f.chunk_id), plan.tenantId],
+    );
+    const byId = new Map(rows.map((r) => [r.chunk_id, r]));
+    return fused.flatMap((f) => {
+      const row = byId.get(f.chunk_id);
+      return row ? [{ ...row, ...f }] : [];
     });
   }
 
+  /** One branch's ranked candidates (chunk, score, rank, norm), for parallelHybrid. */
+  private branchStatement(
+    plan: SearchPlan,
+    terms: KeywordTerms | null,
+    branch: 'text' | 'vector',
+    bound: number | null = null,
+  ): [string, unknown[]] {
+    const p = new Params();
+    const tenant = p.add(plan.tenantId);
+    const cte =
+      branch === 'text'
+        ? keywordBranchSql(plan, terms!, p, filterSql(plan, p, tenant))
+        : vectorBranchSql(plan, p, filterSql(plan, p, tenant), bound);
+    return [`WITH ${cte} SELECT chunk_id, score, rank, norm FROM ${branch}_ranked`, p.values];
+  }
+
   /** The query's terms with their IDF and the candidate query, or null when no term is in the corpus. */
-  async keywordTerms(em: EntityManager, plan: SearchPlan): Promise<KeywordTerms | null> {
+  async keywordTerms(plan: SearchPlan): Promise<KeywordTerms | null> {
     const [row]: Array<{
       terms: string[];
       idfs: number[];
       candidate_query: string | null;
       avgdl: number | null;
       missing: number | string | null;
-    }> = await em.query(KEYWORD_TERMS_SQL, [plan.tenantId, plan.keywordQuery, plan.keywordBudget]);
+    }> = await this.dataSource.query(KEYWORD_TERMS_SQL, [
+      plan.tenantId,
+      plan.keywordQuery,
+      plan.keywordBudget,
+    ]);
     if (!row || row.terms.length === 0 || row.candidate_query === null) return null;
     const idfs = row.idfs.map(Number);
     const meanIdf = idfs.reduce((sum, idf) => sum + idf, 0) / idfs.length;

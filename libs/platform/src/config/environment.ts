@@ -619,6 +619,16 @@ export class EnvironmentVariables {
   @Min(1)
   DOCUMENTS_SEARCH_KEYWORD_BUDGET = 1000;
 
+  /**
+   * Native PostgreSQL: a hybrid search runs its keyword and vector branches on two pooled
+   * connections at the same time and fuses them in the process (same scores and order as the one
+   * statement); false: one statement, branches one after the other. Embedded always uses one
+   * statement (one connection). BENCHMARKS.md has the figures behind the default.
+   */
+  @Transform(toBoolean)
+  @IsBoolean()
+  DOCUMENTS_SEARCH_PARALLEL_BRANCHES = true;
+
   /** OpenAI-compatible `/v1/embeddings` server; unset uses the offline hashed embedder. */
   @Transform(emptyToUndefined)
   @IsOptional()
