@@ -47,4 +47,28 @@ describe(`resolver assets used by ci_lookup (${testBackend()})`, () => {
       },
     });
   });
+
+  it('keeps a word the resolvers know when planning, so the question reaches the item it names', async () => {
+    // The resolver published above: "결제서버" is SRV-PAY-01, a word no catalog or mapping of this tenant knows.
+    const planned = await t.request('POST', '/ops/plan', {
+      key: admin,
+      body: { query: '결제서버 상태 알려줘' },
+    });
+    expect(planned.status).toBe(200);
+    const lookupStep = planned.body.plan.steps.find(
+      (s: { tool_type: string }) => s.tool_type === 'ci_lookup',
+    );
+    expect(lookupStep?.parameters.keywords).toContain('결제서버');
+    const asked = await t.request('POST', '/ops/ask', {
+      key: admin,
+      body: { query: '결제서버 상태 알려줘' },
+    });
+    expect(asked.status).toBe(200);
+    const ran = asked.body.execution.steps.find((s: { tool_type: string }) => s.tool_type === 'ci_lookup');
+    expect(ran.result).toMatchObject({
+      success: true,
+      data: { total: 1, items: [{ name: 'SRV-PAY-01', status: 'running' }] },
+      metadata: { resolved: [{ keyword: '결제서버', value: 'SRV-PAY-01' }] },
+    });
+  });
 });

@@ -141,10 +141,11 @@ export class PlannerService implements OnModuleDestroy {
 
   /** What a plan for this tenant reads: its published knowledge and its tools. */
   private async knowledgeOf(tenantId: string) {
-    const [catalogAsset, mappingsAsset, promptAsset] = await Promise.all([
+    const [catalogAsset, mappingsAsset, promptAsset, aliases] = await Promise.all([
       this.knowledge.catalog(tenantId),
       this.knowledge.mappings(tenantId),
       this.knowledge.systemPrompt(tenantId),
+      this.knowledge.aliases(tenantId),
     ]);
     const listing = this.tools.list(tenantId);
     const usable = listing.filter((tool) => tool.available);
@@ -155,7 +156,7 @@ export class PlannerService implements OnModuleDestroy {
       catalogAsset,
       listing,
     );
-    return { catalogAsset, mappingsAsset, promptAsset, listing, usable, catalog, sources };
+    return { catalogAsset, mappingsAsset, promptAsset, aliases, listing, usable, catalog, sources };
   }
 
   /**
@@ -177,7 +178,7 @@ export class PlannerService implements OnModuleDestroy {
   async plan(request: PlanRequest): Promise<PlanOutcome> {
     const started = performance.now();
     const now = request.now ?? new Date();
-    const { catalogAsset, mappingsAsset, promptAsset, listing, usable, catalog, sources } =
+    const { catalogAsset, mappingsAsset, promptAsset, aliases, listing, usable, catalog, sources } =
       await this.knowledgeOf(request.tenantId);
     const sourceWarnings = sources
       .filter((s) => !s.catalog && s.source !== INTERNAL_SOURCE_REF && s.tools.length)
@@ -201,6 +202,7 @@ export class PlannerService implements OnModuleDestroy {
       now,
       maxLimit: this.options.maxLimit,
       documents,
+      aliases,
     });
 
     const rejected: RejectedPlanAttempt[] = [];

@@ -1,4 +1,4 @@
-import type { MappingContent } from '@app/asset-registry';
+import type { MappingContent, ResolverRule } from '@app/asset-registry';
 import type { ToolDefinition } from '@app/tools';
 import { CatalogIndex } from '../knowledge/catalog-index';
 import { containsTerm, isKorean } from '../knowledge/text-match.util';
@@ -42,6 +42,8 @@ export interface FallbackPlannerInput {
    * the knowledge's content; absent: the content's fingerprint.
    */
   knowledgeKey?: string;
+  /** What the tenant's people call its items (its resolvers' rules): such a word is kept as a topic. */
+  aliases?: ReadonlyArray<Pick<ResolverRule, 'match_type' | 'pattern'>>;
 }
 
 export interface FallbackPlanResult {
@@ -152,6 +154,44 @@ function mergedMappings(
 }
 
 const VOCABULARIES = new Map<string, Set<string>>();
+/** Regex rules are tenant-written: they only ever see words this long (bounds backtracking). */
+const ALIAS_WORD_LIMIT = 64;
+
+/** The words of a question that the tenant's alias rules (exact, prefix, contains, regex) match. */
+export function aliasTerms(
+  query: string,
+  rules: ReadonlyArray<Pick<ResolverRule, 'match_type' | 'pattern'>>,
+): string[] {
+  if (!rules.length) return [];
+  const text = query.normalize('NFC').toLowerCase();
+  const words = text.split(/[\s,.;:!?()[\]{}"'“”‘’]+/).filter(Boolean);
+  const found: string[] = [];
+  for (const rule of rules) {
+    const pattern = rule.pattern.normalize('NFC').toLowerCase().trim();
+    if (!pattern) continue;
+    if (rule.match_type === 'regex') {
+      let regex: RegExp;
+      try {
+        regex = new RegExp(rule.pattern, 'iu');
+      } catch {
+        continue;
+      }
+      const word = words.find((w) => w.length <= ALIAS_WORD_LIMIT && regex.test(w));
+      if (word) found.push(word);
+    } else if (rule.match_type === 'prefix') {
+      const word = words.find((w) => w.startsWith(pattern));
+      if (word) found.push(stripParticle(word, pattern));
+    } else if (containsTerm(text, pattern)) found.push(pattern);
+  }
+  return [...new Set(found)];
+}
+
+/** A prefix-matched word without the Korean particle after it ("본점이" -> "본점"). */
+function stripParticle(word: string, pattern: string): string {
+  return /[\uac00-\ud7a3]$/.test(pattern)
+    ? word.replace(/(?:은|는|이|가|을|를|의|에|도|랑|와|과)$/, '')
+    : word;
+}
 const SHARED_ENUMS = new Map<string, Set<string>>();
 
 /**
@@ -243,6 +283,14 @@ export class FallbackPlanner {
     const key = this.keyOf(request);
     const input = { ...request, mappings: mergedMappings(key, request.tools, request.mappings) };
     const analysis = analyseQuestion(input.query, input.tools, input.catalog, input.mappings, input.now);
+    // A word the tenant's resolvers know ("본점") names its items: kept as a topic for the item lookup,
+    // which resolves it, instead of being dropped as a word the catalog does not know.
+    const aliasWords = aliasTerms(input.query, input.aliases ?? []);
+    if (aliasWords.length) {
+      analysis.itemTopics = [...new Set([...analysis.itemTopics, ...aliasWords])];
+      analysis.features.topic = 1;
+      analysis.inDomain = true;
+    }
     const { text, signals, facts, identifiers, matchedMappings } = analysis;
     const warnings: string[] = [];
     const aggregation =

@@ -42,7 +42,7 @@ export class PlannerController {
   @ApiOperation({
     summary: 'Plan, validate, execute and answer a question',
     description:
-      'With `Accept: text/event-stream` the run is streamed as server-sent events: `run.started`, `step.started` (plan, execute, each tool step, answer), `tool.result` (each step), `answer.delta` (the answer), then `done` with this JSON body (or `error`). Disconnecting cancels the steps not yet started.',
+      'With `Accept: text/event-stream` the run is streamed as SSE events: `run.started`, `step.started` (plan, execute, each tool step, answer), `tool.result` (each step), `answer.delta` (the answer), then `done` with this JSON body (or `error`). Disconnecting cancels the steps not yet started.',
   })
   async ask(
     @Body() body: AskRequestDto,

@@ -1,5 +1,11 @@
 import { Injectable } from '@nestjs/common';
-import type { CatalogContent, MappingContent, PromptContent, PublishedContent } from '@app/asset-registry';
+import type {
+  CatalogContent,
+  MappingContent,
+  PromptContent,
+  PublishedContent,
+  ResolverRule,
+} from '@app/asset-registry';
 import { INTERNAL_CATALOG_NAME, INTERNAL_SOURCE_REF, PublishedAssetReader } from '@app/asset-registry';
 import { PlanningKnowledge, VersionedAsset } from './planning-knowledge';
 
@@ -68,5 +74,12 @@ export class AssetPlanningKnowledge extends PlanningKnowledge {
 
   async systemPrompt(tenantId: string): Promise<VersionedAsset<PromptContent> | null> {
     return versioned(await this.assets.getPublishedPrompt(tenantId, PLANNER_ASSET_NAMES.prompt));
+  }
+
+  override async aliases(tenantId: string): Promise<ResolverRule[]> {
+    const resolvers = await this.assets.listPublishedResolvers(tenantId);
+    return [...resolvers]
+      .sort((a, b) => a.name.localeCompare(b.name))
+      .flatMap((resolver) => resolver.content?.rules ?? []);
   }
 }

@@ -1,4 +1,4 @@
-import type { CatalogContent, MappingContent, PromptContent } from '@app/asset-registry';
+import type { CatalogContent, MappingContent, PromptContent, ResolverRule } from '@app/asset-registry';
 
 /** Published content of one asset with the version it came from. */
 export interface VersionedAsset<T> {
@@ -26,6 +26,14 @@ export abstract class PlanningKnowledge {
   ): Promise<Map<string, VersionedAsset<CatalogContent>>>;
   abstract mappings(tenantId: string): Promise<VersionedAsset<MappingContent> | null>;
   abstract systemPrompt(tenantId: string): Promise<VersionedAsset<PromptContent> | null>;
+  /**
+   * What the tenant's people call its items (the rules of its published resolvers): a question using
+   * such a word keeps it for the tool that resolves it. None unless bound.
+   */
+  aliases(tenantId: string): Promise<ResolverRule[]> {
+    void tenantId;
+    return Promise.resolve([]);
+  }
 }
 
 export interface PlanningKnowledgeEntry {
@@ -34,6 +42,7 @@ export interface PlanningKnowledgeEntry {
   sourceCatalogs?: Record<string, VersionedAsset<CatalogContent>>;
   mappings?: VersionedAsset<MappingContent> | null;
   prompt?: VersionedAsset<PromptContent> | null;
+  aliases?: ResolverRule[];
 }
 
 /** Knowledge held in memory, per tenant or for every tenant; used until an asset source is bound. */
@@ -67,6 +76,10 @@ export class InMemoryPlanningKnowledge extends PlanningKnowledge {
 
   systemPrompt(tenantId: string): Promise<VersionedAsset<PromptContent> | null> {
     return Promise.resolve(this.entry(tenantId).prompt ?? null);
+  }
+
+  override aliases(tenantId: string): Promise<ResolverRule[]> {
+    return Promise.resolve(this.entry(tenantId).aliases ?? []);
   }
 
   private entry(tenantId: string): PlanningKnowledgeEntry {
