@@ -260,12 +260,13 @@ export class SearchRepository {
       let rows: Array<{ bound: number | null }>;
       if (embedded || client.opsHnswEfSearch !== efSearch) {
         client.opsHnswEfSearch = undefined;
-        rows = await runner.query(
+        rows = (await runner.query(
           `SELECT set_config('hnsw.iterative_scan', 'relaxed_order', false), set_config('hnsw.ef_search', $2, false), ${boundSql}`,
           [plan.model, efSearch],
-        );
+        )) as Array<{ bound: number | null }>;
         client.opsHnswEfSearch = efSearch;
-      } else rows = await runner.query(`SELECT ${boundSql}`, [plan.model]);
+      } else
+        rows = (await runner.query(`SELECT ${boundSql}`, [plan.model])) as Array<{ bound: number | null }>;
       const bound = rows[0]?.bound ?? null;
       return await fn(<R>(sql: string, params: unknown[]) => runner.query(sql, params) as Promise<R>, bound);
     } finally {
