@@ -388,6 +388,26 @@ export class DocumentsRepository {
     return rows[0] ? { generation: Number(rows[0].generation), activeModel: rows[0].active_model } : null;
   }
 
+  /**
+   * The model a search reads (the tenant's active model, else `configured`) and the bound of that model's
+   * bulk-loaded index (null before a bulk load), in one round trip.
+   */
+  async searchModel(
+    tenantId: string,
+    configured: string,
+  ): Promise<{ model: string; segmentBound: number | null }> {
+    const rows: Array<{ model: string; bound: number | null }> = await this.dataSource.query(
+      `SELECT m.model, (SELECT serving_bound FROM chunk_embedding_segments s WHERE s.model = m.model) AS bound
+       FROM (SELECT COALESCE((SELECT active_model FROM document_corpus WHERE tenant_id = $1), $2) AS model) m`,
+      [tenantId, configured],
+    );
+    const bound = rows[0]?.bound;
+    return {
+      model: rows[0]?.model ?? configured,
+      segmentBound: bound === null || bound === undefined ? null : Number(bound),
+    };
+  }
+
   async tenantsNotOnModel(model: string): Promise<string[]> {
     const rows: Array<{ tenant_id: string }> = await this.dataSource.query(
       `SELECT tenant_id FROM document_corpus WHERE active_model IS DISTINCT FROM $1`,

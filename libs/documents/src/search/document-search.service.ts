@@ -270,12 +270,6 @@ export class DocumentSearchService {
     }
   }
 
-  /** The model that embedded this tenant's chunks (a model switch re-embeds, then switches). */
-  private async activeModel(tenantId: string): Promise<string> {
-    const state = await this.documents.corpusState(tenantId);
-    return state?.activeModel ?? this.providers.configured.model;
-  }
-
   /**
    * The keyword terms and the query vector (active model, then embedding, usually cached) are read at
    * the same time: on native each on its own pooled connection, so a hybrid search waits for one
@@ -286,6 +280,7 @@ export class DocumentSearchService {
     let vector: number[] | null = null;
     let dimensions: number | null = null;
     let model: string | null = null;
+    let segmentBound: number | null | undefined;
     const keywordQuery = toKeywordQuery(request.query);
     const base = {
       tenantId,
@@ -311,9 +306,10 @@ export class DocumentSearchService {
         : null,
       request.search_type === 'text'
         ? null
-        : this.activeModel(tenantId).then(async (active) => ({
-            model: active,
-            result: await this.queryVector(active, request.query),
+        : // The model that embedded this tenant's chunks (a model switch re-embeds, then switches).
+          this.documents.searchModel(tenantId, this.providers.configured.model).then(async (active) => ({
+            ...active,
+            result: await this.queryVector(active.model, request.query),
           })),
     ]);
     if (embedded) {
@@ -328,10 +324,10 @@ export class DocumentSearchService {
         warnings.push(`${embedded.result.warning}; answered with keyword search only`);
       } else {
         ({ vector, dimensions } = embedded.result);
-        model = embedded.model;
+        ({ model, segmentBound } = embedded);
       }
     }
-    const plan: SearchPlan = { ...base, vector, model, dimensions };
+    const plan: SearchPlan = { ...base, vector, model, dimensions, segmentBound };
     const rows = await this.repository.search(plan, terms, {
       parallel:
         this.config.get('DOCUMENTS_SEARCH_PARALLEL_BRANCHES') && this.config.databaseUrl !== undefined,

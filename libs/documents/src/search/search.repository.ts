@@ -27,6 +27,11 @@ export interface SearchPlan {
   filters: DocumentSearchFilters;
   /** The user whose code chunks are visible (see DocumentSearchService.search); null: no code chunks. */
   codeOwner: string | null;
+  /**
+   * The bound of the model's bulk-loaded index (null: no bulk load), read with the active model
+   * (DocumentsRepository.searchModel); undefined: read here, in the round trip of the HNSW settings or alone.
+   */
+  segmentBound?: number | null;
 }
 
 export interface SearchRow {
@@ -254,21 +259,28 @@ export class SearchRepository {
     try {
       const client = (await runner.connect()) as HnswClient;
       const embedded = !(this.dataSource.options as { url?: string }).url;
-      // The bound of the model's bulk-loaded index (none before a bulk load) is read on every search (a
-      // bulk build moves it), in the same round trip as the settings when those are needed.
+      // The bound of the model's bulk-loaded index (none before a bulk load) moves with every bulk build:
+      // read with the active model by the caller, else here, with the settings when those are needed.
+      let bound = plan.segmentBound;
       const boundSql = `(SELECT serving_bound FROM chunk_embedding_segments WHERE model = $1) AS bound`;
-      let rows: Array<{ bound: number | null }>;
       if (embedded || client.opsHnswEfSearch !== efSearch) {
         client.opsHnswEfSearch = undefined;
-        rows = (await runner.query(
+        const [row] = (await runner.query(
           `SELECT set_config('hnsw.iterative_scan', 'relaxed_order', false), set_config('hnsw.ef_search', $2, false), ${boundSql}`,
           [plan.model, efSearch],
         )) as Array<{ bound: number | null }>;
         client.opsHnswEfSearch = efSearch;
-      } else
-        rows = (await runner.query(`SELECT ${boundSql}`, [plan.model])) as Array<{ bound: number | null }>;
-      const bound = rows[0]?.bound ?? null;
-      return await fn(<R>(sql: string, params: unknown[]) => runner.query(sql, params) as Promise<R>, bound);
+        bound ??= row?.bound ?? null;
+      } else if (bound === undefined) {
+        const [row] = (await runner.query(`SELECT ${boundSql}`, [plan.model])) as Array<{
+          bound: number | null;
+        }>;
+        bound = row?.bound ?? null;
+      }
+      return await fn(
+        <R>(sql: string, params: unknown[]) => runner.query(sql, params) as Promise<R>,
+        bound ?? null,
+      );
     } finally {
       await runner.release();
     }
