@@ -1,7 +1,7 @@
 import type { MappingContent, ResolverRule } from '@app/asset-registry';
 import type { ToolDefinition } from '@app/tools';
 import { CatalogIndex } from '../knowledge/catalog-index';
-import { containsTerm, isKorean } from '../knowledge/text-match.util';
+import { containsTerm, escapeRegExp, isKorean } from '../knowledge/text-match.util';
 import type { Plan, PlanExplanation, PlanStep } from '../plan/plan.types';
 import {
   allowedKeys,
@@ -652,7 +652,7 @@ export class FallbackPlanner {
   private expandOrdered(values: string[], text: string, property: PropertyInfo): string[] {
     const order = (property.schema.items as { enum?: string[] } | undefined)?.enum;
     if (values.length !== 1 || !order) return values;
-    const escaped = values[0].replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    const escaped = escapeRegExp(values[0]);
     if (!new RegExp(`${escaped}\\s*(?:\\+|이상|or (?:above|higher|worse))`).test(text)) return values;
     return order.slice(order.indexOf(values[0]));
   }

@@ -1,4 +1,4 @@
-import { containsTerm, normalizeText, stemEnglish } from '../knowledge/text-match.util';
+import { containsTerm, escapeRegExp, normalizeText, stemEnglish } from '../knowledge/text-match.util';
 import type { PropertyInfo } from '../plan/schema-introspection.util';
 
 /**
@@ -81,12 +81,8 @@ export function enumTerms(property: PropertyInfo): Term[] {
 }
 
 function findWord(text: string, word: string): number {
-  const pattern = new RegExp(`(?<![a-z0-9_])${escape(word)}(?![a-z0-9_])`);
+  const pattern = new RegExp(`(?<![a-z0-9_])${escapeRegExp(word)}(?![a-z0-9_])`);
   return text.search(pattern);
-}
-
-function escape(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
 // Revised Romanization of Korean, as spelt in ASCII names ("강남" gangnam, "해운대" haeundae).
@@ -285,8 +281,7 @@ function valuePattern(property: PropertyInfo): { regex: RegExp; specific: boolea
     description,
   )?.[1];
   if (!example || !/\d/.test(example)) return null;
-  const shape = example
-    .replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+  const shape = escapeRegExp(example)
     .replace(/\d+/g, '\\d+')
     .replace(/[\uac00-\ud7a3]/g, '[가-힣]');
   return { regex: new RegExp(`^${shape}$`, 'i'), specific: /[A-Za-z가-힣#-]/.test(example) };

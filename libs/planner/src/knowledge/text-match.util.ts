@@ -15,7 +15,7 @@ export function normalizeText(text: string): string {
   return text.normalize('NFC').toLowerCase();
 }
 
-function escapeRegExp(text: string): string {
+export function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
