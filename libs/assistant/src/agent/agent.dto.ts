@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Transform, Type } from 'class-transformer';
+import { Transform } from 'class-transformer';
 import { IsIn, IsInt, IsObject, IsOptional, IsString, Length, Matches, Max, Min } from 'class-validator';
-import { MAX_PAGE_OFFSET } from '@app/platform';
+import { PageQueryDto } from '../page-query.dto';
 import { AGENT_RUN_STATUSES, type AgentRunStatus } from './runs/agent-run.entity';
 
 export const MAX_AGENT_ITERATIONS = 20;
@@ -59,7 +59,7 @@ export class LlmExecuteRequestDto {
 export const AGENT_RUN_CALLERS = ['api', 'mcp', 'agent', 'ask'] as const;
 
 /** Filters of `GET /internal/v1/llm/runs`: the ids of a log line or a user's complaint. */
-export class AgentRunListQueryDto {
+export class AgentRunListQueryDto extends PageQueryDto {
   @ApiPropertyOptional({ enum: AGENT_RUN_STATUSES })
   @IsOptional()
   @IsIn(AGENT_RUN_STATUSES)
@@ -95,20 +95,4 @@ export class AgentRunListQueryDto {
   @IsOptional()
   @IsIn(AGENT_RUN_CALLERS)
   caller?: (typeof AGENT_RUN_CALLERS)[number];
-
-  @ApiPropertyOptional({ default: 20, minimum: 1, maximum: 100 })
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  @Max(100)
-  limit?: number;
-
-  @ApiPropertyOptional({ default: 0, minimum: 0 })
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(0)
-  @Max(MAX_PAGE_OFFSET)
-  offset?: number;
 }

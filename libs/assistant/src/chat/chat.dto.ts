@@ -1,7 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
-import { IsInt, IsOptional, IsString, IsUUID, Length, Matches, Max, Min } from 'class-validator';
-import { MAX_PAGE_OFFSET } from '@app/platform';
+import { IsOptional, IsString, IsUUID, Length, Matches } from 'class-validator';
+import { PageQueryDto } from '../page-query.dto';
 
 export class ChatRequestDto {
   @ApiProperty({ example: '휴가 신청 방법 알려줘' })
@@ -22,7 +21,7 @@ export class ChatRequestDto {
   model?: string;
 }
 
-export class ConversationListQueryDto {
+export class ConversationListQueryDto extends PageQueryDto {
   @ApiPropertyOptional({ description: 'Only conversations with a turn asked by this request (X-Request-Id)' })
   @IsOptional()
   @IsString()
@@ -34,20 +33,4 @@ export class ConversationListQueryDto {
   @IsString()
   @Length(1, 64)
   trace_id?: string;
-
-  @ApiPropertyOptional({ default: 20, minimum: 1, maximum: 100 })
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  @Max(100)
-  limit?: number;
-
-  @ApiPropertyOptional({ default: 0, minimum: 0 })
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(0)
-  @Max(MAX_PAGE_OFFSET)
-  offset?: number;
 }
