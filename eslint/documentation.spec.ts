@@ -89,6 +89,20 @@ describe('documentation links', () => {
   });
 });
 
+describe('docs/configuration.md', () => {
+  it('lists every configuration key, each written out in full', () => {
+    const source = read('libs/platform/src/config/environment.ts');
+    const body = source.slice(
+      source.indexOf('export class EnvironmentVariables'),
+      source.indexOf('export class InvalidEnvironmentError'),
+    );
+    const keys = [...body.matchAll(/^ {2}([A-Z][A-Z0-9_]+)[?!]?\s*[:=;]/gm)].map((m) => m[1]);
+    expect(keys.length).toBeGreaterThan(50);
+    const page = read('docs/configuration.md');
+    expect(keys.filter((key) => !page.includes(`\`${key}\``))).toEqual([]);
+  });
+});
+
 describe('documentation examples', () => {
   it('runs every page under docs/, in a defined order, after the README', () => {
     expect(DOCUMENTATION_PAGES[0]).toBe('README.md');
