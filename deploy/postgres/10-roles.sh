@@ -1,5 +1,5 @@
 #!/bin/sh
-# First start of the database volume: README "Production database roles", with the passwords from the
+# First start of the database volume: docs/operations.md "Production database roles", with the passwords from the
 # environment. The superuser (POSTGRES_USER) is used here only: migrations run as ops_owner, request
 # work as ops_app (row-level security applies), system work as ops_system (the one BYPASSRLS role) and
 # the sql tool as ops_sql_tool.

@@ -58,7 +58,7 @@ function pgCommand(binary: string, args: string[]): void {
       port = await freePort();
       pgCommand('initdb', ['-D', path.join(dir, 'data'), '-U', 'postgres', '--auth=trust', '-E', 'UTF8']);
       start();
-      // The production roles (README), with trust authentication: the app migrates as the owner.
+      // The production roles (docs/operations.md), with trust authentication: the app migrates as the owner.
       await applyReadmeRoleRecipe(`postgres://postgres@127.0.0.1:${port}/postgres`, 'ops_test_restart');
       const appPort = await freePort();
       proc = runNode(MAIN, {

@@ -16,13 +16,23 @@ import {
   TestDatabase,
   testBackend,
 } from '@test/support';
-import { checkExample, extractExamples, ReadmeExample } from '../support/readme-examples';
+import {
+  checkExample,
+  DOCUMENTATION_PAGES,
+  extractExamples,
+  leakedKeys,
+  ReadmeExample,
+} from '../support/readme-examples';
 import { ReadmeShell } from '../support/readme-shell';
 
-// Executable documentation: every ```bash block of README.md is marked `run` (executed here, in
-// order, against a real server) or `skip` with a reason. Marker syntax: docs/notes/readme.md.
+// Executable documentation: every ```bash block of README.md and of the pages under docs/ is marked `run`
+// (executed here, as written, in DOCUMENTATION_PAGES order, in one shell against one real server) or
+// `skip` with a reason. Marker syntax: docs/notes/readme.md.
 const MAIN = 'dist/apps/api/src/main.js';
-const examples = extractExamples(readFileSync(path.join(ROOT, 'README.md'), 'utf8'));
+const examples = DOCUMENTATION_PAGES.flatMap((page) =>
+  extractExamples(readFileSync(path.join(ROOT, page), 'utf8'), page),
+);
+const where = (example: ReadmeExample) => `${example.file}:${example.line}`;
 
 /** Why a block is not run on this backend, or undefined when it runs. */
 function skipReason(example: ReadmeExample): string | undefined {
@@ -37,12 +47,13 @@ function skipReason(example: ReadmeExample): string | undefined {
   return undefined;
 }
 
-describe(`README.md examples (${testBackend()})`, () => {
+describe(`documentation examples (${testBackend()})`, () => {
   let database: TestDatabase;
   let sourceDatabase: SourceDatabase;
   let server: RunningProcess;
   let workDir: string;
   let shell: ReadmeShell;
+  let adminKey: string;
   let startServer: () => Promise<RunningProcess>;
 
   beforeAll(async () => {
@@ -80,15 +91,12 @@ describe(`README.md examples (${testBackend()})`, () => {
     };
     server = await startServer();
     const url = `http://127.0.0.1:${port}`;
-    const adminKey = readFileSync(path.join(dataDir, 'admin-key'), 'utf8').trim();
+    adminKey = readFileSync(path.join(dataDir, 'admin-key'), 'utf8').trim();
     await waitForDemoData(url, adminKey);
-    // OPS_KEY as the quick start exports it (the CLI examples must take it from there), and the URL of the
-    // reader's own database that the source example names.
-    shell = new ReadmeShell(workDir, url, {
-      OPS_URL: url,
-      OPS_KEY: adminKey,
-      SOURCE_DB_URL: sourceDatabase.url,
-    });
+    // What a reader whose server listens on another port sets before the quick start (which keeps an
+    // OPS_URL already set and exports OPS_KEY from data/admin-key itself), and the URL of the reader's own
+    // database that the source example names. Nothing in a block is rewritten.
+    shell = new ReadmeShell(workDir, { OPS_URL: url, SOURCE_DB_URL: sourceDatabase.url });
   }, 180_000);
 
   afterAll(async () => {
@@ -113,22 +121,26 @@ describe(`README.md examples (${testBackend()})`, () => {
       'call 1: status 400, expected 2xx',
       'json.items[0].score>0: is 0',
     ]);
-    expect(checkExample(['statuses=400,200', 'json.items.length=1', 'stdout~done'], calls, 'x')).toEqual([
-      'stdout lacks "done"',
-    ]);
+    expect(
+      checkExample(['statuses=400,200', 'json.items.length=1', 'stdout~done', 'stderr~key'], calls, 'x', 'y'),
+    ).toEqual(['stdout lacks "done"', 'stderr lacks "key"']);
+    const key = `ops_${'a1'.repeat(21)}b`;
+    expect(leakedKeys(`> ops@1 cli\n> node main.js ingest --api-key ${key}`, [])).toEqual(['ops_a1a1a1a1…']);
+    expect(leakedKeys(`key ${key.slice(0, 12)}… created`, [key])).toEqual([]);
+    expect(leakedKeys(`token=${key}`, [key])).toEqual(['ops_a1a1a1a1…']);
   });
 
   it('marks every bash block as run or skip (with a reason)', () => {
     const skipped = examples.flatMap((example) => {
       const reason = skipReason(example);
-      return reason === undefined ? [] : [`  README.md:${example.line}: ${reason}`];
+      return reason === undefined ? [] : [`  ${where(example)}: ${reason}`];
     });
-    console.info(`README.md examples not run here:\n${skipped.join('\n')}`);
+    console.info(`documentation examples not run here:\n${skipped.join('\n')}`);
     const unmarked = examples.filter(
       (example) =>
         example.marker.kind === 'unmarked' || (example.marker.kind === 'skip' && !example.marker.reason),
     );
-    expect(unmarked.map((example) => `README.md:${example.line}`)).toEqual([]);
+    expect(unmarked.map(where)).toEqual([]);
   });
 
   for (const example of examples) {
@@ -136,7 +148,7 @@ describe(`README.md examples (${testBackend()})`, () => {
     // A skipped block is listed with its reason by 'marks every bash block as run or skip' above.
     if (skipReason(example) !== undefined || marker.kind !== 'run') continue;
     const stopped = marker.checks.includes('server=stopped');
-    it(`README.md:${example.line} ${marker.checks.join(' ')}`, async () => {
+    it(`${where(example)} ${marker.checks.join(' ')}`, async () => {
       if (stopped) {
         server.child.kill('SIGTERM');
         await server.exited;
@@ -144,13 +156,16 @@ describe(`README.md examples (${testBackend()})`, () => {
       const result = await shell.run(example.code, 90_000).finally(async () => {
         if (stopped) server = await startServer();
       });
-      const problems = checkExample(marker.checks, result.calls, result.stdout);
+      const problems = checkExample(marker.checks, result.calls, result.stdout, result.stderr);
       if (result.exitCode !== 0) problems.unshift(`bash exited with ${result.exitCode}`);
+      // No example shows a key: not the admin key, not one it creates (npm echoes its command line too).
+      for (const key of leakedKeys(`${result.stdout}\n${result.stderr}`, [adminKey]))
+        problems.push(`the output shows the API key ${key}`);
       if (problems.length > 0) {
         const calls = result.calls.map((call, i) => `  ${i + 1}. ${call.status} ${call.body.slice(0, 400)}`);
         throw new Error(
           [
-            `README.md:${example.line}: the example breaks`,
+            `${where(example)}: the example breaks`,
             ...problems.map((problem) => `- ${problem}`),
             `curl calls:\n${calls.join('\n')}`,
             `stdout:\n${result.stdout.slice(-3000)}`,

@@ -26,7 +26,7 @@ export default async function globalSetup(): Promise<void> {
 }
 
 /**
- * The template is set up by README "Production database roles", word for word (the roles are
+ * The template is set up by docs/operations.md "Production database roles", word for word (the roles are
  * cluster-wide, shared with concurrent runs), and migrated as its owner, not as a superuser.
  */
 async function prepareNativeTemplate(): Promise<void> {

@@ -3,19 +3,21 @@ import path from 'node:path';
 import { Client } from 'pg';
 import { withDatabase } from './test-backend';
 
-/** The owner role of README "Production database roles": migrations run as it. */
+/** The owner role of docs/operations.md "Production database roles": migrations run as it. */
 export const OWNER_ROLE = 'ops_owner';
 
 /**
- * The SQL statements of README "Production database roles", as written there: the native test tier
- * sets its databases up with exactly these, so the path the README tells operators to use is the
+ * The SQL statements of docs/operations.md "Production database roles", as written there: the native test tier
+ * sets its databases up with exactly these, so the path the documentation tells operators to use is the
  * one every test runs.
  */
 export function readmeRoleRecipe(): string[] {
-  const readme = readFileSync(path.join(__dirname, '..', '..', 'README.md'), 'utf8');
-  const section = readme.slice(readme.indexOf('**Production database roles.**'));
+  const page = readFileSync(path.join(__dirname, '..', '..', 'docs', 'operations.md'), 'utf8');
+  const start = page.indexOf('\n## Production database roles\n');
+  if (start < 0) throw new Error('docs/operations.md has no "## Production database roles" section');
+  const section = page.slice(start);
   const match = /psql -v ON_ERROR_STOP=1 <<'SQL'\n([\s\S]*?)\nSQL\n/.exec(section);
-  if (!match) throw new Error('README "Production database roles" has no psql <<SQL block');
+  if (!match) throw new Error('docs/operations.md "Production database roles" has no psql <<SQL block');
   return match[1]
     .split('\n')
     .map((line) => line.replace(/\s+--.*$/, '').trim())
@@ -25,7 +27,7 @@ export function readmeRoleRecipe(): string[] {
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
- * Runs the README recipe as the superuser `admin` for the database `database` (instead of `ops`).
+ * Runs the recipe as the superuser `admin` for the database `database` (instead of `ops`).
  * The roles are cluster-wide and shared by concurrent runs: a role that exists already is given the
  * recipe's attributes with ALTER ROLE (same options), so it ends up exactly as the recipe says.
  */

@@ -1,6 +1,6 @@
 /**
- * Extracts the shell examples of README.md and checks what their markers promise (see
- * docs/notes/readme.md). A marker is an HTML comment on the line right before a ```bash fence, so
+ * Extracts the shell examples of README.md and the pages under docs/ and checks what their markers
+ * promise (see docs/notes/readme.md). A marker is an HTML comment on the line right before a ```bash fence, so
  * GitHub renders nothing of it:
  *
  *   <!-- readme-test: skip needs docker -->
@@ -11,7 +11,7 @@
  * - `status=N`: the status of the last call;
  * - `json.PATH` (present and not null), `json.PATH=VALUE`, `json.PATH!=VALUE`, `json.PATH>N`,
  *   `json.PATH~TEXT` (string contains) on the body of the last call; `callN.json.PATH...` on call N;
- * - `stdout~TEXT`: the block's standard output contains TEXT.
+ * - `stdout~TEXT`, `stderr~TEXT`: the block's standard output / error contains TEXT.
  * `server=stopped` runs the block with the server stopped (CLI examples on its embedded data
  * directory; embedded backend only) and starts it again afterwards.
  * Values with spaces are written in double quotes: `json.answer~"two words"`.
@@ -22,6 +22,8 @@ export type ReadmeMarker =
 
 export interface ReadmeExample {
   /** 1-based line of the opening fence in the markdown file. */
+  /** The markdown file, relative to the repository root. */
+  file: string;
   line: number;
   code: string;
   marker: ReadmeMarker;
@@ -32,19 +34,52 @@ export interface RecordedCall {
   body: string;
 }
 
+/**
+ * The documentation whose shell examples run, in this order, in one shell against one server: the README
+ * (quick start and tour) first, then the reference pages, each continuing from the state the pages before
+ * it left (each page says what it uses). Every `docs/*.md` page must be listed.
+ */
+export const DOCUMENTATION_PAGES = [
+  'README.md',
+  'docs/api-auth.md',
+  'docs/api-ops.md',
+  'docs/api-tools-mcp.md',
+  'docs/api-assets.md',
+  'docs/api-documents.md',
+  'docs/api-code.md',
+  'docs/api-agents.md',
+  'docs/api-errors.md',
+  'docs/configuration.md',
+  'docs/operations.md',
+  'docs/console.md',
+  'docs/changelog.md',
+] as const;
+
+/**
+ * API keys (`ops_` + 43 base62 characters) that a block's output shows: the known ones (the admin key),
+ * and any string of that shape. An example may keep a key in a variable, never print it.
+ */
+export function leakedKeys(output: string, known: string[]): string[] {
+  const found = new Set<string>();
+  for (const key of known) if (key && output.includes(key)) found.add(`${key.slice(0, 12)}…`);
+  for (const match of output.matchAll(/\bops_[0-9A-Za-z]{43}\b/g)) found.add(`${match[0].slice(0, 12)}…`);
+  return [...found];
+}
+
 const FENCE = /^```(\S*)\s*$/;
 const MARKER = /^<!--\s*readme-test:\s*(run|skip)\b(.*?)-->\s*$/;
 
-export function extractExamples(markdown: string): ReadmeExample[] {
+export function extractExamples(markdown: string, file = 'README.md'): ReadmeExample[] {
   const lines = markdown.split('\n');
   const examples: ReadmeExample[] = [];
   for (let i = 0; i < lines.length; i++) {
     const open = FENCE.exec(lines[i]);
     if (!open) continue;
     const end = lines.findIndex((line, j) => j > i && /^```\s*$/.test(line));
-    if (end < 0) throw new Error(`README.md:${i + 1}: fence is never closed`);
+    if (end < 0) throw new Error(`${file}:${i + 1}: fence is never closed`);
     if (open[1] === 'bash' || open[1] === 'sh' || open[1] === 'shell') {
       examples.push({
+        file,
         line: i + 1,
         code: lines.slice(i + 1, end).join('\n'),
         marker: parseMarker(i > 0 ? lines[i - 1] : ''),
@@ -70,7 +105,7 @@ function tokenize(text: string): string[] {
 }
 
 /** Every way the calls and output of a block break its marker's promises; empty when it keeps them. */
-export function checkExample(checks: string[], calls: RecordedCall[], stdout: string): string[] {
+export function checkExample(checks: string[], calls: RecordedCall[], stdout: string, stderr = ''): string[] {
   const problems: string[] = [];
   const statuses = checks.find((check) => check.startsWith('statuses='));
   if (statuses) {
@@ -100,6 +135,10 @@ export function checkExample(checks: string[], calls: RecordedCall[], stdout: st
     }
     if (check.startsWith('stdout~')) {
       if (!stdout.includes(check.slice('stdout~'.length))) problems.push(`stdout lacks "${check.slice(7)}"`);
+      continue;
+    }
+    if (check.startsWith('stderr~')) {
+      if (!stderr.includes(check.slice('stderr~'.length))) problems.push(`stderr lacks "${check.slice(7)}"`);
       continue;
     }
     const json = /^(?:call(\d+)\.)?json(\.[^=!<>~]*|\[[^=!<>~]*)?(?:(=|!=|>|~)(.*))?$/.exec(check);

@@ -13,11 +13,12 @@ import { ROOT } from './processes';
 import type { RecordedCall } from './readme-examples';
 
 /**
- * Runs README blocks one after another as a reader would in one terminal: each block is a fresh
- * `bash` with `set -euo pipefail` that starts from the variables the earlier blocks exported. The
- * working directory looks like a clone (dist, node_modules, examples; `data` is the test server's
- * data directory), so `cat data/admin-key` and `npm run cli` work as written. `curl` is wrapped by a
- * shell function that records the status and body of every call.
+ * Runs documentation blocks one after another as a reader would in one terminal: each block is a fresh
+ * `bash` with `set -euo pipefail` that starts from the variables the earlier blocks exported (and the
+ * environment the reader set before: the server's `OPS_URL`). A block runs exactly as written: nothing
+ * in it is rewritten. The working directory looks like a clone (dist, node_modules, examples; `data` is
+ * the test server's data directory), so `cat data/admin-key` and `npm run cli` work as written. `curl` is
+ * wrapped by a shell function that records the status and body of every call.
  */
 export class ReadmeShell {
   private readonly stateFile: string;
@@ -25,7 +26,6 @@ export class ReadmeShell {
 
   constructor(
     private readonly workDir: string,
-    private readonly serverUrl: string,
     initialEnv: Record<string, string>,
   ) {
     this.stateFile = path.join(workDir, '.readme-test', 'env.sh');
@@ -63,7 +63,7 @@ export class ReadmeShell {
         `trap 'export -p > ${shellQuote(this.stateFile)}.next' EXIT`,
         'set -euo pipefail',
         `cd ${shellQuote(this.workDir)}`,
-        code.replaceAll('http://localhost:3000', this.serverUrl),
+        code,
         '',
       ].join('\n'),
     );

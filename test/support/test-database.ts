@@ -56,7 +56,7 @@ async function createNative(suffix: string): Promise<TestDatabase> {
   return {
     backend: 'native',
     env: {
-      // The application connects as the row-level-security role, migrations run as the owner (README
+      // The application connects as the row-level-security role, migrations run as the owner (docs/operations.md
       // "Production database roles"); the system and sql tool URLs are derived from DATABASE_URL.
       DATABASE_URL: asAppRole(withDatabase(NATIVE_ADMIN_URL, name)),
       DATABASE_MIGRATION_URL: asRole(withDatabase(NATIVE_ADMIN_URL, name), OWNER_ROLE),

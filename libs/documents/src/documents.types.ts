@@ -152,7 +152,7 @@ export interface DocumentSearchRequest {
   query: string;
   search_type?: SearchType;
   top_k?: number;
-  /** See README "min_relevance": a floor on the returned `relevance_score` (for hybrid, the fused score, as in the seed). */
+  /** See docs/api-documents.md "What `min_relevance` means": a floor on the returned `relevance_score` (for hybrid, the fused score, as in the seed). */
   min_relevance?: number;
   /** A floor on each branch's own score (BM25 fraction, cosine), applied inside the branch before fusion. */
   min_branch_relevance?: number;

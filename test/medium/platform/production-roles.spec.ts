@@ -23,11 +23,11 @@ import {
 } from '@test/support';
 
 /**
- * README "Production database roles", as an operator would run it: the recipe's statements in a
+ * docs/operations.md "Production database roles", as an operator would run it: the recipe's statements in a
  * fresh database, then a boot that migrates as the owner (not a superuser) and serves request work,
  * system work and the sql tool each as its own login role.
  */
-(testBackend() === 'native' ? describe : describe.skip)('README production database roles', () => {
+(testBackend() === 'native' ? describe : describe.skip)('production database roles recipe', () => {
   const name = `ops_test_${testRunId()}_recipe_${randomBytes(3).toString('hex')}`;
   const url = withDatabase(NATIVE_ADMIN_URL, name);
   const options = (role: string, applicationName: string) =>

@@ -2,7 +2,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { DocumentIngestionService } from '@app/documents';
 import { cliTenant, openCliApp } from './cli-app';
-import { ParsedArgs, stringFlag } from './cli-args';
+import { ParsedArgs, serverUrl, stringFlag } from './cli-args';
 import { fetchJson } from './cli-http';
 import { resolveApiKey } from './key-commands';
 
@@ -203,7 +203,7 @@ export async function runIngestCommand(args: ParsedArgs): Promise<void> {
   const target = args.positional[1] ?? (typeof args.flags.bulk === 'string' ? args.flags.bulk : undefined);
   if (!target)
     throw new Error(
-      'usage: ingest <file-or-folder> [--bulk] [--url URL --api-key K | --data-dir DIR] [--tenant T]',
+      'usage: ingest <file-or-folder> [--bulk] [--url URL (or OPS_URL) | --data-dir DIR] [--tenant T]',
     );
   const dataDir = stringFlag(args, 'data-dir');
   if (dataDir) process.env.DATA_DIR = dataDir;
@@ -211,9 +211,10 @@ export async function runIngestCommand(args: ParsedArgs): Promise<void> {
   const files = collectFiles(path.resolve(target));
   if (files.length === 0)
     throw new Error(`no supported documents under ${target} (${[...EXTENSIONS].join(' ')})`);
-  const url = stringFlag(args, 'url');
-  if (bulk && url)
+  // --bulk works on the database: an exported OPS_URL does not apply to it, an explicit --url is a mistake.
+  if (bulk && stringFlag(args, 'url'))
     throw new Error('ingest --bulk runs on the database (--data-dir or DATABASE_URL), not --url');
+  const url = bulk ? undefined : serverUrl(args);
   const outcomes = bulk
     ? await ingestBulk(args, root, files)
     : url

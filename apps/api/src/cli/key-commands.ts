@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { ApiKeyView, AuthService, ROLES, Role } from '@app/platform';
 import { openCliApp } from './cli-app';
-import { ParsedArgs, stringFlag } from './cli-args';
+import { ParsedArgs, serverUrl, stringFlag } from './cli-args';
 import { fetchJson } from './cli-http';
 
 export interface KeyClient {
@@ -104,7 +104,7 @@ export async function runKeysCommand(args: ParsedArgs): Promise<void> {
   const [, action, target] = args.positional;
   const dataDir = stringFlag(args, 'data-dir');
   if (dataDir) process.env.DATA_DIR = dataDir;
-  const url = stringFlag(args, 'url');
+  const url = serverUrl(args);
   const client: KeyClient = url
     ? new HttpKeyClient(url, resolveApiKey(args))
     : await DirectKeyClient.open(args);
@@ -136,7 +136,7 @@ export async function runKeysCommand(args: ParsedArgs): Promise<void> {
       }
       default:
         throw new Error(
-          'usage: keys create|list|revoke [--tenant T] [--role R] [--name N] [--user U] [--url URL | --data-dir DIR]',
+          'usage: keys create|list|revoke [--tenant T] [--role R] [--name N] [--user U] [--url URL (or OPS_URL) | --data-dir DIR]',
         );
     }
   } finally {

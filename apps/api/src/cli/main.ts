@@ -1,9 +1,10 @@
 import 'reflect-metadata';
 import { parseArgs, ParsedArgs } from './cli-args';
 
-const CONNECTION_HELP = `      --url http://host:3000 [--api-key K] acts on a running server (the key defaults to
-      OPS_API_KEY, then OPS_KEY, then DATA_DIR/admin-key); otherwise --data-dir DIR (or DATA_DIR /
-      DATABASE_URL) opens a stopped server's database.`;
+const CONNECTION_HELP = `      --url http://host:3000 (default: OPS_URL) acts on a running server, with the key in
+      OPS_API_KEY, else OPS_KEY, else DATA_DIR/admin-key (--api-key K overrides them; npm echoes
+      its command line, so prefer the environment); --data-dir DIR (or, without --url and OPS_URL,
+      DATA_DIR / DATABASE_URL) opens a stopped server's database.`;
 
 /**
  * Usage per command: `npm run cli -- <command> --help` prints it without loading the application: every

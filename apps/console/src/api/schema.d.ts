@@ -1857,9 +1857,9 @@ export interface components {
        * @enum {string}
        */
       fusion?: 'rrf' | 'convex';
-      /** @description Floor on each branch's own score (BM25 over its maximum, cosine similarity) before fusion (see README). */
+      /** @description Floor on each branch's own score (BM25 over its maximum, cosine similarity) before fusion (see docs/api-documents.md). */
       min_branch_relevance?: number;
-      /** @description Floor on relevance_score (see README): for hybrid the fused score scaled to [0, 1], for text and vector the branch score. */
+      /** @description Floor on relevance_score (see docs/api-documents.md): for hybrid the fused score scaled to [0, 1], for text and vector the branch score. */
       min_relevance?: number;
       /** @example payment processing system */
       query: string;

@@ -233,7 +233,7 @@ export class DocumentSearchRequestDto {
 
   @ApiPropertyOptional({
     description:
-      'Floor on relevance_score (see README): for hybrid the fused score scaled to [0, 1], for text and vector the branch score.',
+      'Floor on relevance_score (see docs/api-documents.md): for hybrid the fused score scaled to [0, 1], for text and vector the branch score.',
   })
   @IsOptional()
   @IsNumber()
@@ -241,7 +241,7 @@ export class DocumentSearchRequestDto {
 
   @ApiPropertyOptional({
     description:
-      "Floor on each branch's own score (BM25 over its maximum, cosine similarity) before fusion (see README).",
+      "Floor on each branch's own score (BM25 over its maximum, cosine similarity) before fusion (see docs/api-documents.md).",
   })
   @IsOptional()
   @IsNumber()

@@ -160,7 +160,7 @@ async function refuseSystemRoleWithoutBypass(system: DataSource): Promise<void> 
     ErrorKind.UNAVAILABLE,
     `The system connection (DATABASE_SYSTEM_URL) logs in as ${role?.name ?? 'an unknown role'}, which ` +
       'does not bypass row-level security: cross-tenant system work would see no rows. Connect it as ' +
-      'ops_system (BYPASSRLS), see README "Production database roles".',
+      'ops_system (BYPASSRLS), see docs/operations.md "Production database roles".',
   );
 }
 
