@@ -14,6 +14,8 @@ const LISTED_TOOLS = 12;
 const EXAMPLES_SHOWN = 2;
 /** A `not_for` hint counts against a tool when the question has this share of its words. */
 const NOT_FOR_SHARE = 0.5;
+/** A hint example is shown when the question has this share of its words (one shared word of four is noise). */
+const EXAMPLE_SHARE = 0.3;
 /** A labelled question is shown when the question has this share of its words. */
 const LABELLED_SHARE = 0.5;
 
@@ -157,7 +159,11 @@ export function explainTools(input: ToolEvidenceInput): ToolExplanation[] {
           text: mapping.keyword,
           matched: [mapping.keyword],
         });
-    for (const example of closest(question, hintTexts(tool.planning_hints?.examples ?? undefined), 0))
+    for (const example of closest(
+      question,
+      hintTexts(tool.planning_hints?.examples ?? undefined),
+      EXAMPLE_SHARE,
+    ))
       evidence.push({ source: 'hint_example', text: example.text, matched: example.shared });
     for (const example of closest(
       question,
