@@ -1,18 +1,47 @@
 import {
-  analyseQuestion,
   CatalogIndex,
+  contentKnowledgeVersion,
+  explainPlan,
   FallbackPlanner,
   InMemoryDocumentMatcher,
-  splitClauses,
+  type PlanExplanation,
 } from '@app/planner';
 import { BUILTIN_TOOL_DEFINITIONS, listDemoRunbooks, OPS_CATALOG, OPS_KEYWORD_MAPPINGS } from '@app/ops';
 import { SERVED_BUILTIN_DEFINITIONS, toolAssetDefinitions } from './eval-planner';
 import { readQuestionFile, RETIRED_SETS } from './question-sets';
 
+/** The explanation as lines for a terminal (the API returns the same object as `explain`). */
+function formatExplanation(explain: PlanExplanation, features: Record<string, number>): string[] {
+  const touched = explain.knowledge.touched;
+  return [
+    `knowledge: ${explain.knowledge.version} (classifier ${explain.classifier})`,
+    `clauses: ${JSON.stringify(explain.clauses)}`,
+    `thresholds: tool ${explain.thresholds.tool}, with own evidence ${explain.thresholds.evidence}, clause ${explain.thresholds.clause}, classifier from ${explain.thresholds.min_examples} examples`,
+    ...explain.tools.map((tool) =>
+      [
+        `${tool.chosen ? '+' : '-'} ${tool.tool} ${tool.score} (${tool.scored_by}, ${tool.labelled_examples} examples): ${tool.decision}`,
+        ...tool.evidence.map(
+          (e) =>
+            `    ${e.against ? 'against ' : ''}${e.source}${e.value !== undefined ? ` ${e.value}` : ''}: ${e.text}${e.matched?.length ? ` [${e.matched.join(', ')}]` : ''}`,
+        ),
+      ].join('\n'),
+    ),
+    `features: ${Object.entries(features)
+      .filter(([, v]) => v)
+      .map(([k, v]) => `${k}=${Math.round(v * 100) / 100}`)
+      .join(' ')}`,
+    `keywords: ${touched.keywords.map((k) => `${k.keyword}->${k.kind}:${k.value}${k.hint ? ' (hint)' : ''}`).join(', ')}`,
+    `facts: ${touched.facts.map((f) => `${f.field}=${f.value}`).join(', ')}  items: ${touched.items.join(', ')}  topics: ${touched.topics.join(', ')}`,
+    `parameters: ${explain.parameters.map((p) => `${p.step_id}.${p.name}=${JSON.stringify(p.value)} <- ${p.source} (${p.detail})`).join('\n            ')}`,
+  ];
+}
+
 /**
  * Why the fallback planner chose what it chose, for questions typed on the command line:
  * `node dist/bench/planner/explain-plan.js [--without-set N] "question" ...` (after `npm run build`).
- * Prints the clauses, the per-tool scores, the knowledge the question touched and the plan's steps.
+ * Prints the explanation `/ops/plan` returns with `explain: true` (explainPlan, one implementation): the
+ * clauses, per tool its score, threshold, evidence and decision, the knowledge the question touched, each
+ * parameter's source, and the plan's steps.
  * `--without-set N` trains the classifier without the Nth retired set (to see a question as a new
  * writer's question, the way leave-one-writer-out CV does). Time phrases are read as of the question sets'
  * reference time, 2026-11-22T09:00Z, unless `--now <ISO time>` says otherwise. `--tenant-tools <folder>` plans
@@ -50,20 +79,32 @@ function main(): void {
       maxLimit: 100,
       documents: documents.passagesFor(query),
     };
-    const result = planner.plan(input);
-    const analysis = analyseQuestion(query, tools, catalog, OPS_KEYWORD_MAPPINGS, now);
-    const features = Object.entries(analysis.features)
-      .filter(([, v]) => v)
-      .map(([k, v]) => `${k}=${Math.round(v * 100) / 100}`);
+    const result = planner.plan({ ...input, explain: true });
+    const trace = result.trace!;
+    const explain = explainPlan({
+      query,
+      tools,
+      trace,
+      mappings: OPS_KEYWORD_MAPPINGS,
+      knowledge: {
+        version: contentKnowledgeVersion(tools, OPS_KEYWORD_MAPPINGS, OPS_CATALOG),
+        mappings: null,
+        catalogs: [],
+        resolvers: [],
+      },
+      planner: {
+        source: 'fallback',
+        reason: 'llm_not_configured',
+        message: 'the deterministic planner alone',
+      },
+      plan: result.plan,
+      rawPlan: result.plan,
+      llm: null,
+    });
     process.stdout.write(
       [
         `== ${query}`,
-        `clauses: ${JSON.stringify(splitClauses(query))}`,
-        `scores: ${JSON.stringify(Object.fromEntries(Object.entries(result.scores).filter(([, v]) => v > 0)))}`,
-        `top: ${result.explain.tools.map((t) => `${t.tool} ${t.score} (ex ${t.examples}, desc ${t.description}${t.hinted ? ', hinted' : ''}${t.mapped ? ', mapped' : ''})`).join('; ')}`,
-        `features: ${features.join(' ')}`,
-        `mappings: ${analysis.matchedMappings.map((m) => `${m.keyword}->${m.kind}:${m.value}${m.description ? ` (${m.description.slice(0, 20)})` : ''}`).join(', ')}`,
-        `identifiers: ${analysis.identifiers.join(', ')}  itemTopics: ${analysis.itemTopics.join(', ')}  textTopics: ${analysis.textTopics.join(', ')}  facts: ${analysis.facts.map((f) => `${f.field}=${f.value}`).join(', ')}`,
+        ...formatExplanation(explain, trace.analysis.features),
         `steps: ${result.plan.steps.map((s) => `${s.id} ${s.tool_type} ${JSON.stringify(s.parameters)}`).join('\n       ')}`,
         `warnings: ${result.warnings.join('; ')}`,
         '',

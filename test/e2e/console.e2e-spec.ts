@@ -279,6 +279,53 @@ describe(`web console in a browser (${testBackend()})`, () => {
     await shot(admin, '08-plan-and-ask');
   }, 90_000);
 
+  it("shows why a plan was chosen: the chosen tool's published hint, the threshold, parameter sources", async () => {
+    // A tenant of another business that published its own tool with planning hints.
+    const created = await t.request('POST', '/api/tenants', { body: { slug: 'console-hr' } });
+    const key: string = created.body.secret;
+    const asset = await t.request('POST', '/api/assets', {
+      key,
+      body: {
+        asset_type: 'tool',
+        name: 'leave_balance',
+        description: '직원 휴가 잔여일수 조회 / remaining leave days of an employee',
+        tool_type: 'http',
+        tool_config: {
+          method: 'GET',
+          url: 'https://hr.example.com/api/leave',
+          query: { employee: '{{input.employee}}' },
+        },
+        tool_input_schema: {
+          type: 'object',
+          properties: { employee: { type: 'string', description: 'Employee name or id' } },
+          required: ['employee'],
+        },
+        planning_hints: { examples: { ko: ['연차 며칠 남았어?'] }, keywords: { ko: ['연차', '휴가'] } },
+      },
+    });
+    expect(asset.status).toBe(201);
+    expect((await t.request('POST', `/api/assets/${asset.body.id}/publish`, { key })).status).toBe(200);
+
+    const page = await signedIn(key);
+    await open(page, 'ask');
+    await page.getByLabel('Question').fill('연차 며칠 남았어?');
+    await page.getByRole('button', { name: 'Plan only' }).click();
+    const why = page.getByTestId('why');
+    await why.waitFor();
+    expect(await page.getByTestId('why-planner').textContent()).toMatch(/^fallback: no LLM is configured/);
+    const chosen = page.getByTestId('why-chosen-leave_balance');
+    expect(await chosen.textContent()).toMatch(/score [\d.]+ · chosen: score [\d.]+ reached/);
+    // The hint keyword the admin published is named as the evidence.
+    expect(await chosen.getByTestId('evidence-leave_balance').allTextContents()).toEqual(
+      expect.arrayContaining([expect.stringMatching(/^hint keyword “연차”/)]),
+    );
+    // The required input the question does not give is asked for, and says so.
+    const parameters = await page.getByTestId('why-parameters').innerText();
+    expect(parameters).toMatch(/s1\s+employee\s+—\s+needs input/);
+    expect(await why.textContent()).toMatch(/Knowledge kv1-[0-9a-f]{16}/);
+    await shot(page, '08b-why-this-plan');
+  }, 90_000);
+
   it('gives a reader key no admin or operator actions', async () => {
     await open(admin, 'keys');
     await admin.getByLabel('Name').fill('viewer');

@@ -17,6 +17,8 @@ export interface AskRequest {
   model?: string;
   useLlm?: boolean;
   now?: Date;
+  /** Also return why the plan was chosen (`planning.explain`). */
+  explain?: boolean;
 }
 
 export interface AskResult {
@@ -33,6 +35,8 @@ export interface AskResult {
   execution: PlanExecutionResult | null;
   warnings: string[];
   asset_versions: PlanOutcome['asset_versions'];
+  /** The knowledge the plan was made with (the same as `planning.knowledge_version`; kept with the stored run). */
+  knowledge_version: string;
   timings: { planning_ms: number; llm_ms: number; execution_ms: number; answer_ms: number; total_ms: number };
 }
 
@@ -95,6 +99,7 @@ export class AskService {
         execution: null,
         warnings,
         asset_versions: planning.asset_versions,
+        knowledge_version: planning.knowledge_version,
         timings: {
           ...planning.timings,
           execution_ms: 0,
@@ -129,7 +134,11 @@ export class AskService {
         },
         runnable,
         deadline,
-        { stageName: 'ops.ask', question: request.query },
+        {
+          stageName: 'ops.ask',
+          question: request.query,
+          origin: { planner: planning.planner, knowledge_version: planning.knowledge_version },
+        },
       );
       for (const step of execution.steps)
         warnings.push(...step.result.warnings.map((w) => `${step.step_id}: ${w}`));
@@ -178,6 +187,7 @@ export class AskService {
       execution,
       warnings,
       asset_versions: planning.asset_versions,
+      knowledge_version: planning.knowledge_version,
       timings: {
         ...planning.timings,
         llm_ms: planning.timings.llm_ms + written.latency_ms,

@@ -54,7 +54,14 @@ export {
   TOOL_OUTPUT_NOUN,
   type FallbackPlannerInput,
   type FallbackPlanResult,
+  type FallbackTrace,
 } from './fallback/fallback-planner';
+export { explainPlan, type ExplainPlanInput } from './explain/plan-explainer';
+export {
+  contentKnowledgeVersion,
+  knowledgeVersion,
+  type KnowledgeVersionParts,
+} from './knowledge/knowledge-version';
 export { PlanValidator, type PlanValidationContext } from './plan/plan-validator';
 export type { PlanExplanation } from './plan/plan.types';
 export { PromptBuilder, DEFAULT_PLANNER_SYSTEM_PROMPT, type BuiltPrompt } from './prompt/prompt-builder';

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { Injectable, Logger, OnModuleDestroy, Optional } from '@nestjs/common';
 import { OnEvent } from '@nestjs/event-emitter';
 import { runAsTenant, type AssetLifecycleEvent } from '@app/platform';
@@ -7,13 +8,18 @@ import { FallbackPlanner } from './fallback/fallback-planner';
 import { INTERNAL_SOURCE_REF } from '@app/asset-registry';
 import { loadSourceCatalogs, type SourceCatalog } from './knowledge/source-catalogs';
 import { PLANNER_ASSET_NAMES } from './knowledge/asset-planning-knowledge';
+import { knowledgeVersion } from './knowledge/knowledge-version';
 import { PlanningKnowledge } from './knowledge/planning-knowledge';
+import { explainPlan } from './explain/plan-explainer';
 import { LlmChatResponse, LlmClient, LlmMessage } from './llm/llm-client';
 import { planJsonSchema } from './plan/plan-json-schema';
 import { PlanValidator } from './plan/plan-validator';
 import {
+  LlmPlanExplanation,
+  Plan,
   PlanAssetVersions,
   PlanIssue,
+  PlannerChoice,
   PlannerSource,
   PlanOutcome,
   PlanValidation,
@@ -21,7 +27,7 @@ import {
 } from './plan/plan.types';
 import { PlannerOptions } from './planner-options';
 import { LlmException } from './planner.exception';
-import { PromptBuilder } from './prompt/prompt-builder';
+import { DEFAULT_PLANNER_SYSTEM_PROMPT, PromptBuilder } from './prompt/prompt-builder';
 
 export interface PlanRequest {
   tenantId: string;
@@ -32,9 +38,16 @@ export interface PlanRequest {
   useLlm?: boolean;
   now?: Date;
   signal?: AbortSignal;
+  /** Also return why the plan was chosen (`explain`); nothing of it is computed otherwise. */
+  explain?: boolean;
 }
 
 const LLM_ATTEMPTS: PlannerSource[] = ['llm', 'llm_repair'];
+/** The built-in system prompt named by a digest of its text (what changed between two plans shows). */
+const BUILTIN_PROMPT_VERSION = createHash('sha256')
+  .update(DEFAULT_PLANNER_SYSTEM_PROMPT)
+  .digest('hex')
+  .slice(0, 12);
 
 function extractJson(text: string): unknown {
   const trimmed = text.trim();
@@ -69,7 +82,7 @@ function knowledgeWarnings(catalog: unknown, mappings: unknown): string[] {
 const DOCUMENT_MATCH_TIMEOUT_MS = 1500;
 
 /** What a publish changes for the deterministic planner (it retrains on them). */
-const KNOWLEDGE_ASSETS = new Set(['tool', 'mapping', 'catalog', 'query', 'source']);
+const KNOWLEDGE_ASSETS = new Set(['tool', 'mapping', 'catalog', 'query', 'source', 'resolver']);
 /** Retraining waits this long after a publish, so the registry and caches have the new version. */
 const RETRAIN_DELAY_MS = 500;
 
@@ -141,11 +154,12 @@ export class PlannerService implements OnModuleDestroy {
 
   /** What a plan for this tenant reads: its published knowledge and its tools. */
   private async knowledgeOf(tenantId: string) {
-    const [catalogAsset, mappingsAsset, promptAsset, aliases] = await Promise.all([
+    const [catalogAsset, mappingsAsset, promptAsset, aliases, resolvers] = await Promise.all([
       this.knowledge.catalog(tenantId),
       this.knowledge.mappings(tenantId),
       this.knowledge.systemPrompt(tenantId),
       this.knowledge.aliases(tenantId),
+      this.knowledge.resolverVersions(tenantId),
     ]);
     const listing = this.tools.list(tenantId);
     const usable = listing.filter((tool) => tool.available);
@@ -156,7 +170,31 @@ export class PlannerService implements OnModuleDestroy {
       catalogAsset,
       listing,
     );
-    return { catalogAsset, mappingsAsset, promptAsset, aliases, listing, usable, catalog, sources };
+    const versions = {
+      mappings: mappingsAsset ? { name: mappingsAsset.name, version: mappingsAsset.version } : null,
+      catalogs: sources.map((s) => ({
+        source: s.source,
+        catalog: s.catalog ? { name: s.catalog.name, version: s.catalog.version } : null,
+      })),
+      resolvers,
+    };
+    const version = knowledgeVersion({ tools: usable, ...versions });
+    return {
+      catalogAsset,
+      mappingsAsset,
+      promptAsset,
+      aliases,
+      listing,
+      usable,
+      catalog,
+      sources,
+      knowledge: { version, ...versions },
+    };
+  }
+
+  /** The knowledge version a plan for this tenant would be made with now (see knowledgeVersion). */
+  async knowledgeVersion(tenantId: string): Promise<string> {
+    return (await this.knowledgeOf(tenantId)).knowledge.version;
   }
 
   /**
@@ -164,7 +202,7 @@ export class PlannerService implements OnModuleDestroy {
    * when the tenant publishes knowledge or tools, and by evaluation); resolves when it is ready.
    */
   async prepare(tenantId: string): Promise<void> {
-    const { mappingsAsset, usable, catalog } = await this.knowledgeOf(tenantId);
+    const { mappingsAsset, usable, catalog, knowledge } = await this.knowledgeOf(tenantId);
     await this.fallback.prepare({
       query: '',
       tools: usable,
@@ -172,14 +210,24 @@ export class PlannerService implements OnModuleDestroy {
       mappings: mappingsAsset?.content ?? null,
       now: new Date(),
       maxLimit: this.options.maxLimit,
+      knowledgeKey: knowledge.version,
     });
   }
 
   async plan(request: PlanRequest): Promise<PlanOutcome> {
     const started = performance.now();
     const now = request.now ?? new Date();
-    const { catalogAsset, mappingsAsset, promptAsset, aliases, listing, usable, catalog, sources } =
-      await this.knowledgeOf(request.tenantId);
+    const {
+      catalogAsset,
+      mappingsAsset,
+      promptAsset,
+      aliases,
+      listing,
+      usable,
+      catalog,
+      sources,
+      knowledge,
+    } = await this.knowledgeOf(request.tenantId);
     const sourceWarnings = sources
       .filter((s) => !s.catalog && s.source !== INTERNAL_SOURCE_REF && s.tools.length)
       .map(
@@ -203,18 +251,40 @@ export class PlannerService implements OnModuleDestroy {
       maxLimit: this.options.maxLimit,
       documents,
       aliases,
+      knowledgeKey: knowledge.version,
+      explain: request.explain,
     });
 
     const rejected: RejectedPlanAttempt[] = [];
     let llmMs = 0;
     let prompt: PlanOutcome['prompt'] = null;
+    let accepted: { raw: string; plan: Plan | null } | null = null;
+    const explain = (source: PlannerSource, validation: PlanValidation) =>
+      request.explain && deterministic.trace
+        ? {
+            explain: explainPlan({
+              query: request.query,
+              tools: usable,
+              trace: deterministic.trace,
+              mappings,
+              knowledge,
+              planner: this.plannerChoice(source, request, rejected),
+              plan: validation.plan,
+              rawPlan: source === 'fallback' ? deterministic.plan : (accepted?.plan ?? null),
+              llm: prompt
+                ? this.llmExplanation(prompt, promptAsset, usable, rejected, source, accepted)
+                : null,
+            }),
+          }
+        : {};
     const finish = (
       source: PlannerSource,
       validation: PlanValidation,
       model: string | null,
       extraWarnings: string[] = [],
     ): PlanOutcome => ({
-      explain: deterministic.explain,
+      ...explain(source, validation),
+      knowledge_version: knowledge.version,
       plan: validation.plan,
       valid: validation.valid,
       planner: source,
@@ -296,7 +366,10 @@ export class PlannerService implements OnModuleDestroy {
           continue;
         }
         const validation = this.validator.validate(parsed, context);
-        if (validation.valid) return finish(source, validation, response.model);
+        if (validation.valid) {
+          if (request.explain) accepted = { raw, plan: parsed as Plan };
+          return finish(source, validation, response.model);
+        }
         rejected.push({
           source,
           reason: 'invalid_plan',
@@ -313,6 +386,76 @@ export class PlannerService implements OnModuleDestroy {
 
     const validation = this.validator.validate(deterministic.plan, context);
     return finish('fallback', validation, null, deterministic.warnings);
+  }
+
+  /** Which planner made the plan and why (for explain). */
+  private plannerChoice(
+    source: PlannerSource,
+    request: PlanRequest,
+    rejected: RejectedPlanAttempt[],
+  ): PlannerChoice {
+    if (source === 'llm')
+      return { source, reason: 'llm_plan_valid', message: "the LLM's plan passed validation" };
+    if (source === 'llm_repair')
+      return {
+        source,
+        reason: 'llm_plan_repaired',
+        message: "the LLM's first plan was rejected; its repaired plan passed validation",
+      };
+    if (!this.llm.configured)
+      return {
+        source,
+        reason: 'llm_not_configured',
+        message: 'no LLM is configured (LLM_BASE_URL): the deterministic planner plans',
+      };
+    if (request.useLlm === false)
+      return {
+        source,
+        reason: 'llm_not_requested',
+        message: 'the request asked for no LLM (use_llm: false)',
+      };
+    const failed = rejected.find((r) => r.reason === 'llm_error');
+    return failed
+      ? { source, reason: 'llm_failed', message: `the LLM call failed: ${failed.message}` }
+      : {
+          source,
+          reason: 'llm_plan_rejected',
+          message: "the LLM's plan and its repair were both rejected: the deterministic planner plans",
+        };
+  }
+
+  /** What the LLM was sent and returned, attempt by attempt (for explain). */
+  private llmExplanation(
+    report: NonNullable<PlanOutcome['prompt']>,
+    promptAsset: { name: string; version: number } | null,
+    tools: ToolListing[],
+    rejected: RejectedPlanAttempt[],
+    source: PlannerSource,
+    accepted: { raw: string } | null,
+  ): LlmPlanExplanation {
+    const attempts: LlmPlanExplanation['attempts'] = rejected.map((attempt) => ({
+      source: attempt.source,
+      outcome: attempt.reason,
+      message: attempt.message,
+      returned: attempt.raw ?? null,
+      errors: attempt.errors,
+    }));
+    if (source !== 'fallback' && accepted)
+      attempts.push({
+        source,
+        outcome: 'valid',
+        message: 'the plan passed validation',
+        returned: accepted.raw,
+        errors: [],
+      });
+    return {
+      prompt: promptAsset
+        ? { source: 'asset', name: promptAsset.name, version: String(promptAsset.version) }
+        : { source: 'builtin', name: 'default', version: BUILTIN_PROMPT_VERSION },
+      tools_sent: tools.map((tool) => tool.name),
+      estimated_tokens: report.estimated_tokens,
+      attempts,
+    };
   }
 
   private repairMessage(errors: PlanIssue[]): string {

@@ -2027,6 +2027,12 @@ export const RESPONSE_SCHEMAS: {
           "additionalProperties": {},
           "description": "For a seed 004 plan: the seed's ExecuteOutput (each part's ToolResult, null when absent)."
         },
+        "origin": {
+          "type": "object",
+          "properties": {},
+          "additionalProperties": {},
+          "description": "What produced the run, when recorded: a published stage asset and its version; for a plan run by /ops/ask\nthe planner and the `knowledge_version` the plan was made with."
+        },
         "results": {
           "type": "array",
           "items": {
@@ -2470,6 +2476,10 @@ export const RESPONSE_SCHEMAS: {
         "explain": {
           "$ref": "#/components/schemas/PlanExplanation"
         },
+        "knowledge_version": {
+          "type": "string",
+          "description": "The knowledge the plan was made with (knowledgeVersion: tools, hints, mappings, catalogs, resolvers)."
+        },
         "plan": {
           "allOf": [
             {
@@ -2539,6 +2549,7 @@ export const RESPONSE_SCHEMAS: {
         }
       },
       "required": [
+        "knowledge_version",
         "plan",
         "valid",
         "planner",
@@ -2554,109 +2565,598 @@ export const RESPONSE_SCHEMAS: {
     "PlanExplanation": {
       "type": "object",
       "properties": {
+        "planner": {
+          "$ref": "#/components/schemas/PlannerChoice"
+        },
+        "knowledge": {
+          "$ref": "#/components/schemas/PlanKnowledge"
+        },
         "classifier": {
           "type": "string",
           "enum": [
             "ready",
             "training"
           ],
-          "description": "`ready`: the classifier trained on the tenant's knowledge scored the tools; `training`: rules alone."
-        },
-        "tools": {
-          "type": "array",
-          "items": {
-            "type": "object",
-            "properties": {
-              "tool": {
-                "type": "string"
-              },
-              "score": {
-                "type": "number"
-              },
-              "examples": {
-                "type": "number"
-              },
-              "description": {
-                "type": "number"
-              },
-              "mapped": {
-                "type": "boolean"
-              },
-              "hinted": {
-                "type": "boolean"
-              },
-              "catalog_values": {
-                "type": "number"
-              }
-            },
-            "required": [
-              "tool",
-              "score",
-              "examples",
-              "description",
-              "mapped",
-              "hinted",
-              "catalog_values"
-            ]
-          },
-          "description": "The best-scored tools with their evidence (the question's words in their description or hints, a\nmapped or hinted keyword, catalog values for their parameters) and how many labelled questions they have."
-        },
-        "keywords": {
-          "type": "array",
-          "items": {
-            "type": "object",
-            "properties": {
-              "keyword": {
-                "type": "string"
-              },
-              "value": {
-                "type": "string"
-              },
-              "kind": {
-                "type": "string"
-              }
-            },
-            "required": [
-              "keyword",
-              "value",
-              "kind"
-            ]
-          },
-          "description": "Keywords of the tenant's mappings and the tools' hints the question contains."
-        },
-        "facts": {
-          "type": "array",
-          "items": {
-            "type": "object",
-            "properties": {
-              "field": {
-                "type": "string"
-              },
-              "value": {
-                "type": "string"
-              }
-            },
-            "required": [
-              "field",
-              "value"
-            ]
-          },
-          "description": "Values the question names, by field (catalog values and mapped keywords)."
+          "description": "`ready`: the classifier trained on this knowledge version scored the tools; `training`: the other signals alone."
         },
         "clauses": {
           "type": "array",
           "items": {
             "type": "string"
           },
-          "description": "The parts of the question classified on their own."
+          "description": "The parts of the question, each also classified on its own."
+        },
+        "thresholds": {
+          "$ref": "#/components/schemas/PlanThresholds"
+        },
+        "tools": {
+          "type": "array",
+          "items": {
+            "$ref": "#/components/schemas/ToolExplanation"
+          },
+          "description": "The tools the deterministic planner scored above zero or chose, best first, with their evidence."
+        },
+        "fallback_choice": {
+          "type": "array",
+          "items": {
+            "type": "string"
+          },
+          "description": "The deterministic planner's choice, in step order (the plan's tools when it planned; for comparison when the LLM did)."
+        },
+        "parameters": {
+          "type": "array",
+          "items": {
+            "$ref": "#/components/schemas/ParameterExplanation"
+          },
+          "description": "Every parameter of every step and where its value came from."
+        },
+        "llm": {
+          "allOf": [
+            {
+              "$ref": "#/components/schemas/LlmPlanExplanation"
+            }
+          ],
+          "nullable": true,
+          "description": "What the LLM was sent and returned, attempt by attempt; null when no LLM was asked."
         }
       },
       "required": [
+        "planner",
+        "knowledge",
         "classifier",
+        "clauses",
+        "thresholds",
         "tools",
-        "keywords",
-        "facts",
-        "clauses"
+        "fallback_choice",
+        "parameters",
+        "llm"
+      ]
+    },
+    "PlannerChoice": {
+      "type": "object",
+      "properties": {
+        "source": {
+          "type": "string",
+          "enum": [
+            "llm",
+            "llm_repair",
+            "fallback"
+          ]
+        },
+        "reason": {
+          "type": "string",
+          "enum": [
+            "llm_plan_valid",
+            "llm_plan_repaired",
+            "llm_not_configured",
+            "llm_not_requested",
+            "llm_failed",
+            "llm_plan_rejected"
+          ]
+        },
+        "message": {
+          "type": "string"
+        }
+      },
+      "required": [
+        "source",
+        "reason",
+        "message"
+      ]
+    },
+    "PlanKnowledge": {
+      "type": "object",
+      "properties": {
+        "version": {
+          "type": "string",
+          "description": "knowledgeVersion(): the same value as the plan's `knowledge_version`."
+        },
+        "tools": {
+          "type": "array",
+          "items": {
+            "type": "object",
+            "properties": {
+              "name": {
+                "type": "string"
+              },
+              "source_ref": {
+                "type": "string",
+                "nullable": true
+              },
+              "version": {
+                "type": "number",
+                "nullable": true,
+                "description": "The tool asset's version; null for built-in tools (their version is the code they ship with)."
+              },
+              "hints": {
+                "type": "object",
+                "properties": {
+                  "examples": {
+                    "type": "number"
+                  },
+                  "keywords": {
+                    "type": "number"
+                  },
+                  "not_for": {
+                    "type": "number"
+                  }
+                },
+                "required": [
+                  "examples",
+                  "keywords",
+                  "not_for"
+                ]
+              }
+            },
+            "required": [
+              "name",
+              "source_ref",
+              "version",
+              "hints"
+            ]
+          }
+        },
+        "mappings": {
+          "type": "object",
+          "properties": {
+            "name": {
+              "type": "string"
+            },
+            "version": {
+              "type": "number"
+            },
+            "labelled_examples": {
+              "type": "number"
+            }
+          },
+          "required": [
+            "name",
+            "version",
+            "labelled_examples"
+          ],
+          "nullable": true
+        },
+        "catalogs": {
+          "type": "array",
+          "items": {
+            "type": "object",
+            "properties": {
+              "source": {
+                "type": "string"
+              },
+              "catalog": {
+                "allOf": [
+                  {
+                    "$ref": "#/components/schemas/AssetVersionRef"
+                  }
+                ],
+                "nullable": true
+              }
+            },
+            "required": [
+              "source",
+              "catalog"
+            ]
+          }
+        },
+        "resolvers": {
+          "type": "array",
+          "items": {
+            "$ref": "#/components/schemas/AssetVersionRef"
+          }
+        },
+        "touched": {
+          "type": "object",
+          "properties": {
+            "keywords": {
+              "type": "array",
+              "items": {
+                "type": "object",
+                "properties": {
+                  "keyword": {
+                    "type": "string"
+                  },
+                  "value": {
+                    "type": "string"
+                  },
+                  "kind": {
+                    "type": "string"
+                  },
+                  "hint": {
+                    "type": "boolean"
+                  }
+                },
+                "required": [
+                  "keyword",
+                  "value",
+                  "kind",
+                  "hint"
+                ]
+              }
+            },
+            "facts": {
+              "type": "array",
+              "items": {
+                "type": "object",
+                "properties": {
+                  "field": {
+                    "type": "string"
+                  },
+                  "value": {
+                    "type": "string"
+                  },
+                  "table": {
+                    "type": "string",
+                    "nullable": true
+                  }
+                },
+                "required": [
+                  "field",
+                  "value",
+                  "table"
+                ]
+              }
+            },
+            "items": {
+              "type": "array",
+              "items": {
+                "type": "string"
+              }
+            },
+            "topics": {
+              "type": "array",
+              "items": {
+                "type": "string"
+              }
+            }
+          },
+          "required": [
+            "keywords",
+            "facts",
+            "items",
+            "topics"
+          ],
+          "description": "What of it the question touched: keywords (mappings and hints), values by field, item names, topics."
+        }
+      },
+      "required": [
+        "version",
+        "tools",
+        "mappings",
+        "catalogs",
+        "resolvers",
+        "touched"
+      ]
+    },
+    "AssetVersionRef": {
+      "type": "object",
+      "properties": {
+        "name": {
+          "type": "string"
+        },
+        "version": {
+          "type": "number"
+        }
+      },
+      "required": [
+        "name",
+        "version"
+      ]
+    },
+    "PlanThresholds": {
+      "type": "object",
+      "properties": {
+        "tool": {
+          "type": "number",
+          "description": "The score a tool needs."
+        },
+        "evidence": {
+          "type": "number",
+          "description": "The score a tool needs when the knowledge points at it directly (a keyword, a catalog value, a value only it takes)."
+        },
+        "clause": {
+          "type": "number",
+          "description": "The probability a part of the question needs to add a tool."
+        },
+        "min_examples": {
+          "type": "number",
+          "description": "A tool with fewer labelled questions than this is scored by its own evidence instead of the classifier."
+        }
+      },
+      "required": [
+        "tool",
+        "evidence",
+        "clause",
+        "min_examples"
+      ]
+    },
+    "ToolExplanation": {
+      "type": "object",
+      "properties": {
+        "tool": {
+          "type": "string"
+        },
+        "score": {
+          "type": "number"
+        },
+        "chosen": {
+          "type": "boolean"
+        },
+        "scored_by": {
+          "type": "string",
+          "enum": [
+            "classifier",
+            "evidence"
+          ],
+          "description": "`classifier` for a tool with at least `min_examples` labelled questions, else its own `evidence`."
+        },
+        "labelled_examples": {
+          "type": "number"
+        },
+        "bar": {
+          "type": "number",
+          "description": "The threshold that applied to it (`evidence` when the knowledge points at it directly)."
+        },
+        "decision": {
+          "type": "string",
+          "description": "Why it was chosen or left out."
+        },
+        "evidence": {
+          "type": "array",
+          "items": {
+            "$ref": "#/components/schemas/ToolEvidence"
+          }
+        }
+      },
+      "required": [
+        "tool",
+        "score",
+        "chosen",
+        "scored_by",
+        "labelled_examples",
+        "bar",
+        "decision",
+        "evidence"
+      ]
+    },
+    "ToolEvidence": {
+      "type": "object",
+      "properties": {
+        "source": {
+          "type": "string",
+          "enum": [
+            "classifier",
+            "evidence_score",
+            "description",
+            "hint_keyword",
+            "hint_example",
+            "not_for",
+            "labelled_example",
+            "mapping_keyword",
+            "schema_enum",
+            "schema_pattern",
+            "catalog_value",
+            "document"
+          ]
+        },
+        "text": {
+          "type": "string",
+          "description": "The published text: the description, the hint or example, the keyword, `property = value`."
+        },
+        "matched": {
+          "type": "array",
+          "items": {
+            "type": "string"
+          },
+          "description": "The words of the question it matched."
+        },
+        "value": {
+          "type": "number",
+          "description": "Probability, weight or score, where the source has one."
+        },
+        "against": {
+          "type": "boolean"
+        }
+      },
+      "required": [
+        "source",
+        "text"
+      ]
+    },
+    "ParameterExplanation": {
+      "type": "object",
+      "properties": {
+        "step_id": {
+          "type": "string"
+        },
+        "tool": {
+          "type": "string"
+        },
+        "name": {
+          "type": "string",
+          "description": "The parameter; a key of an object parameter as `<parameter>.<key>`."
+        },
+        "value": {},
+        "source": {
+          "type": "string",
+          "enum": [
+            "number",
+            "llm",
+            "mapping_keyword",
+            "schema_enum",
+            "schema_pattern",
+            "catalog_value",
+            "question",
+            "item_name",
+            "time_expression",
+            "step_reference",
+            "default",
+            "assumed",
+            "needs_input"
+          ]
+        },
+        "detail": {
+          "type": "string"
+        }
+      },
+      "required": [
+        "step_id",
+        "tool",
+        "name",
+        "value",
+        "source",
+        "detail"
+      ]
+    },
+    "LlmPlanExplanation": {
+      "type": "object",
+      "properties": {
+        "prompt": {
+          "type": "object",
+          "properties": {
+            "source": {
+              "type": "string",
+              "enum": [
+                "builtin",
+                "asset"
+              ]
+            },
+            "name": {
+              "type": "string"
+            },
+            "version": {
+              "type": "string"
+            }
+          },
+          "required": [
+            "source",
+            "name",
+            "version"
+          ],
+          "description": "The system prompt: the tenant's published `planner` prompt, or the built-in one (by a digest of its text)."
+        },
+        "tools_sent": {
+          "type": "array",
+          "items": {
+            "type": "string"
+          },
+          "description": "The tools the prompt listed (and the plan schema allowed)."
+        },
+        "estimated_tokens": {
+          "type": "number",
+          "nullable": true
+        },
+        "attempts": {
+          "type": "array",
+          "items": {
+            "type": "object",
+            "properties": {
+              "source": {
+                "type": "string",
+                "enum": [
+                  "llm",
+                  "llm_repair",
+                  "fallback"
+                ]
+              },
+              "outcome": {
+                "type": "string",
+                "enum": [
+                  "valid",
+                  "llm_error",
+                  "malformed_output",
+                  "invalid_plan"
+                ]
+              },
+              "message": {
+                "type": "string"
+              },
+              "returned": {
+                "type": "string",
+                "nullable": true,
+                "description": "What the model returned (null when it did not answer)."
+              },
+              "errors": {
+                "type": "array",
+                "items": {
+                  "$ref": "#/components/schemas/PlanIssue"
+                }
+              }
+            },
+            "required": [
+              "source",
+              "outcome",
+              "message",
+              "returned",
+              "errors"
+            ]
+          }
+        }
+      },
+      "required": [
+        "prompt",
+        "tools_sent",
+        "estimated_tokens",
+        "attempts"
+      ]
+    },
+    "PlanIssue": {
+      "type": "object",
+      "properties": {
+        "code": {
+          "type": "string",
+          "enum": [
+            "MALFORMED_PLAN",
+            "UNKNOWN_TOOL",
+            "SOURCE_MISMATCH",
+            "TOOL_UNAVAILABLE",
+            "INVALID_PARAMETERS",
+            "UNKNOWN_FILTER_FIELD",
+            "INVALID_FILTER_VALUE",
+            "UNKNOWN_CATALOG_VALUE",
+            "DUPLICATE_STEP_ID",
+            "UNKNOWN_DEPENDENCY",
+            "INVALID_REFERENCE",
+            "DEPENDENCY_CYCLE",
+            "TOO_MANY_STEPS"
+          ]
+        },
+        "step_id": {
+          "type": "string",
+          "nullable": true
+        },
+        "path": {
+          "type": "string"
+        },
+        "message": {
+          "type": "string"
+        }
+      },
+      "required": [
+        "code",
+        "step_id",
+        "path",
+        "message"
       ]
     },
     "Plan": {
@@ -2724,45 +3224,6 @@ export const RESPONSE_SCHEMAS: {
         "id",
         "tool_type",
         "parameters"
-      ]
-    },
-    "PlanIssue": {
-      "type": "object",
-      "properties": {
-        "code": {
-          "type": "string",
-          "enum": [
-            "MALFORMED_PLAN",
-            "UNKNOWN_TOOL",
-            "SOURCE_MISMATCH",
-            "TOOL_UNAVAILABLE",
-            "INVALID_PARAMETERS",
-            "UNKNOWN_FILTER_FIELD",
-            "INVALID_FILTER_VALUE",
-            "UNKNOWN_CATALOG_VALUE",
-            "DUPLICATE_STEP_ID",
-            "UNKNOWN_DEPENDENCY",
-            "INVALID_REFERENCE",
-            "DEPENDENCY_CYCLE",
-            "TOO_MANY_STEPS"
-          ]
-        },
-        "step_id": {
-          "type": "string",
-          "nullable": true
-        },
-        "path": {
-          "type": "string"
-        },
-        "message": {
-          "type": "string"
-        }
-      },
-      "required": [
-        "code",
-        "step_id",
-        "path",
-        "message"
       ]
     },
     "RejectedPlanAttempt": {
@@ -2903,21 +3364,6 @@ export const RESPONSE_SCHEMAS: {
         "estimated_tokens"
       ]
     },
-    "AssetVersionRef": {
-      "type": "object",
-      "properties": {
-        "name": {
-          "type": "string"
-        },
-        "version": {
-          "type": "number"
-        }
-      },
-      "required": [
-        "name",
-        "version"
-      ]
-    },
     "PlanAssetVersions": {
       "type": "object",
       "properties": {
@@ -3009,10 +3455,10 @@ export const RESPONSE_SCHEMAS: {
           "enum": [
             "failed",
             "partial",
+            "needs_input",
             "answered",
             "no_data",
-            "plan_rejected",
-            "needs_input"
+            "plan_rejected"
           ],
           "description": "`needs_input`: a step waits for an input the question does not give (`needs_input` lists them)."
         },
@@ -3060,6 +3506,10 @@ export const RESPONSE_SCHEMAS: {
         "asset_versions": {
           "$ref": "#/components/schemas/PlanAssetVersions"
         },
+        "knowledge_version": {
+          "type": "string",
+          "description": "The knowledge the plan was made with (the same as `planning.knowledge_version`; kept with the stored run)."
+        },
         "timings": {
           "type": "object",
           "properties": {
@@ -3099,6 +3549,7 @@ export const RESPONSE_SCHEMAS: {
         "execution",
         "warnings",
         "asset_versions",
+        "knowledge_version",
         "timings"
       ]
     },

@@ -1126,6 +1126,11 @@ export interface components {
     };
     AskRequestDto: {
       /**
+       * @description true adds `explain`: which planner made the plan and why, the knowledge version, per tool its score, threshold and the published text behind it, and where each parameter came from
+       * @default false
+       */
+      explain?: boolean;
+      /**
        * @description Model to use instead of LLM_MODEL for this request
        * @example gpt-4o-mini
        */
@@ -1146,6 +1151,8 @@ export interface components {
       answer_source: 'template' | 'llm';
       asset_versions: components['schemas']['PlanAssetVersions'];
       execution: components['schemas']['PlanExecutionResult'] | null;
+      /** @description The knowledge the plan was made with (the same as `planning.knowledge_version`; kept with the stored run). */
+      knowledge_version: string;
       model: string | null;
       /** @description The inputs the plan waits for (empty unless `status` is `needs_input`). */
       needs_input: components['schemas']['NeededInput'][];
@@ -1155,7 +1162,7 @@ export interface components {
        * @description `needs_input`: a step waits for an input the question does not give (`needs_input` lists them).
        * @enum {string}
        */
-      status: 'failed' | 'partial' | 'answered' | 'no_data' | 'plan_rejected' | 'needs_input';
+      status: 'failed' | 'partial' | 'needs_input' | 'answered' | 'no_data' | 'plan_rejected';
       timings: {
         answer_ms: number;
         execution_ms: number;
@@ -2019,6 +2026,28 @@ export interface components {
        */
       user_id: number | string;
     };
+    LlmPlanExplanation: {
+      attempts: {
+        errors: components['schemas']['PlanIssue'][];
+        message: string;
+        /** @enum {string} */
+        outcome: 'valid' | 'llm_error' | 'malformed_output' | 'invalid_plan';
+        /** @description What the model returned (null when it did not answer). */
+        returned: string | null;
+        /** @enum {string} */
+        source: 'llm' | 'llm_repair' | 'fallback';
+      }[];
+      estimated_tokens: number | null;
+      /** @description The system prompt: the tenant's published `planner` prompt, or the built-in one (by a digest of its text). */
+      prompt: {
+        name: string;
+        /** @enum {string} */
+        source: 'builtin' | 'asset';
+        version: string;
+      };
+      /** @description The tools the prompt listed (and the plan schema allowed). */
+      tools_sent: string[];
+    };
     NeededInput: {
       allowed_values: string[] | null;
       description: string | null;
@@ -2032,6 +2061,29 @@ export interface components {
       limit: number;
       offset: number;
       total: number;
+    };
+    ParameterExplanation: {
+      detail: string;
+      /** @description The parameter; a key of an object parameter as `<parameter>.<key>`. */
+      name: string;
+      /** @enum {string} */
+      source:
+        | 'number'
+        | 'llm'
+        | 'mapping_keyword'
+        | 'schema_enum'
+        | 'schema_pattern'
+        | 'catalog_value'
+        | 'question'
+        | 'item_name'
+        | 'time_expression'
+        | 'step_reference'
+        | 'default'
+        | 'assumed'
+        | 'needs_input';
+      step_id: string;
+      tool: string;
+      value: unknown;
     };
     PendingAction: {
       action_id: string;
@@ -2095,36 +2147,23 @@ export interface components {
     };
     PlanExplanation: {
       /**
-       * @description `ready`: the classifier trained on the tenant's knowledge scored the tools; `training`: rules alone.
+       * @description `ready`: the classifier trained on this knowledge version scored the tools; `training`: the other signals alone.
        * @enum {string}
        */
       classifier: 'ready' | 'training';
-      /** @description The parts of the question classified on their own. */
+      /** @description The parts of the question, each also classified on its own. */
       clauses: string[];
-      /** @description Values the question names, by field (catalog values and mapped keywords). */
-      facts: {
-        field: string;
-        value: string;
-      }[];
-      /** @description Keywords of the tenant's mappings and the tools' hints the question contains. */
-      keywords: {
-        keyword: string;
-        kind: string;
-        value: string;
-      }[];
-      /**
-       * @description The best-scored tools with their evidence (the question's words in their description or hints, a
-       *     mapped or hinted keyword, catalog values for their parameters) and how many labelled questions they have.
-       */
-      tools: {
-        catalog_values: number;
-        description: number;
-        examples: number;
-        hinted: boolean;
-        mapped: boolean;
-        score: number;
-        tool: string;
-      }[];
+      /** @description The deterministic planner's choice, in step order (the plan's tools when it planned; for comparison when the LLM did). */
+      fallback_choice: string[];
+      knowledge: components['schemas']['PlanKnowledge'];
+      /** @description What the LLM was sent and returned, attempt by attempt; null when no LLM was asked. */
+      llm: components['schemas']['LlmPlanExplanation'] | null;
+      /** @description Every parameter of every step and where its value came from. */
+      parameters: components['schemas']['ParameterExplanation'][];
+      planner: components['schemas']['PlannerChoice'];
+      thresholds: components['schemas']['PlanThresholds'];
+      /** @description The tools the deterministic planner scored above zero or chose, best first, with their evidence. */
+      tools: components['schemas']['ToolExplanation'][];
     };
     PlanIssue: {
       /** @enum {string} */
@@ -2145,6 +2184,60 @@ export interface components {
       message: string;
       path: string;
       step_id: string | null;
+    };
+    PlanKnowledge: {
+      catalogs: {
+        catalog: components['schemas']['AssetVersionRef'] | null;
+        source: string;
+      }[];
+      mappings: {
+        labelled_examples: number;
+        name: string;
+        version: number;
+      } | null;
+      resolvers: components['schemas']['AssetVersionRef'][];
+      tools: {
+        hints: {
+          examples: number;
+          keywords: number;
+          not_for: number;
+        };
+        name: string;
+        source_ref: string | null;
+        /** @description The tool asset's version; null for built-in tools (their version is the code they ship with). */
+        version: number | null;
+      }[];
+      /** @description What of it the question touched: keywords (mappings and hints), values by field, item names, topics. */
+      touched: {
+        facts: {
+          field: string;
+          table: string | null;
+          value: string;
+        }[];
+        items: string[];
+        keywords: {
+          hint: boolean;
+          keyword: string;
+          kind: string;
+          value: string;
+        }[];
+        topics: string[];
+      };
+      /** @description knowledgeVersion(): the same value as the plan's `knowledge_version`. */
+      version: string;
+    };
+    PlannerChoice: {
+      message: string;
+      /** @enum {string} */
+      reason:
+        | 'llm_plan_valid'
+        | 'llm_plan_repaired'
+        | 'llm_not_configured'
+        | 'llm_not_requested'
+        | 'llm_failed'
+        | 'llm_plan_rejected';
+      /** @enum {string} */
+      source: 'llm' | 'llm_repair' | 'fallback';
     };
     PlanningHints: {
       examples?:
@@ -2169,6 +2262,8 @@ export interface components {
       asset_versions: components['schemas']['PlanAssetVersions'];
       errors: components['schemas']['PlanIssue'][];
       explain?: components['schemas']['PlanExplanation'];
+      /** @description The knowledge the plan was made with (knowledgeVersion: tools, hints, mappings, catalogs, resolvers). */
+      knowledge_version: string;
       model: string | null;
       plan: components['schemas']['Plan'] | null;
       /** @enum {string} */
@@ -2183,6 +2278,11 @@ export interface components {
       warnings: string[];
     };
     PlanRequestDto: {
+      /**
+       * @description true adds `explain`: which planner made the plan and why, the knowledge version, per tool its score, threshold and the published text behind it, and where each parameter came from
+       * @default false
+       */
+      explain?: boolean;
       /**
        * @description Model to use instead of LLM_MODEL for this request
        * @example gpt-4o-mini
@@ -2217,6 +2317,16 @@ export interface components {
        */
       source?: string;
       tool_type: string;
+    };
+    PlanThresholds: {
+      /** @description The probability a part of the question needs to add a tool. */
+      clause: number;
+      /** @description The score a tool needs when the knowledge points at it directly (a keyword, a catalog value, a value only it takes). */
+      evidence: number;
+      /** @description A tool with fewer labelled questions than this is scored by its own evidence instead of the classifier. */
+      min_examples: number;
+      /** @description The score a tool needs. */
+      tool: number;
     };
     PromptReport: {
       estimated_tokens: number;
@@ -2431,6 +2541,13 @@ export interface components {
       };
       finished_at: string | null;
       key_id?: string | null;
+      /**
+       * @description What produced the run, when recorded: a published stage asset and its version; for a plan run by /ops/ask
+       *     the planner and the `knowledge_version` the plan was made with.
+       */
+      origin?: {
+        [key: string]: unknown;
+      };
       /** @description The output mapping's values (the last stage's, for a run of several stages); null without a mapping. */
       output: {
         [key: string]: unknown;
@@ -2550,6 +2667,29 @@ export interface components {
       /** @enum {string} */
       status: 'passed' | 'failed' | 'skipped';
     };
+    ToolEvidence: {
+      against?: boolean;
+      /** @description The words of the question it matched. */
+      matched?: string[];
+      /** @enum {string} */
+      source:
+        | 'classifier'
+        | 'evidence_score'
+        | 'description'
+        | 'hint_keyword'
+        | 'hint_example'
+        | 'not_for'
+        | 'labelled_example'
+        | 'mapping_keyword'
+        | 'schema_enum'
+        | 'schema_pattern'
+        | 'catalog_value'
+        | 'document';
+      /** @description The published text: the description, the hint or example, the keyword, `property = value`. */
+      text: string;
+      /** @description Probability, weight or score, where the source has one. */
+      value?: number;
+    };
     ToolExecuteRequestDto: {
       /** @description Run tools with side effects now (the caller is a person with an operator or admin key). Without it such a tool is not run: the result holds a pending action to confirm at POST /api/actions/{id}/confirm. */
       confirm?: boolean;
@@ -2566,6 +2706,22 @@ export interface components {
       };
       /** @description Deadline for this call in ms (the tool timeout still applies) */
       timeout_ms?: number;
+    };
+    ToolExplanation: {
+      /** @description The threshold that applied to it (`evidence` when the knowledge points at it directly). */
+      bar: number;
+      chosen: boolean;
+      /** @description Why it was chosen or left out. */
+      decision: string;
+      evidence: components['schemas']['ToolEvidence'][];
+      labelled_examples: number;
+      score: number;
+      /**
+       * @description `classifier` for a tool with at least `min_examples` labelled questions, else its own `evidence`.
+       * @enum {string}
+       */
+      scored_by: 'classifier' | 'evidence';
+      tool: string;
     };
     ToolListing: {
       available: boolean;
@@ -2870,9 +3026,11 @@ export type SchemaErrorResponseDto = components['schemas']['ErrorResponseDto'];
 export type SchemaFailedFile = components['schemas']['FailedFile'];
 export type SchemaJsonSchema = components['schemas']['JsonSchema'];
 export type SchemaLlmExecuteRequestDto = components['schemas']['LlmExecuteRequestDto'];
+export type SchemaLlmPlanExplanation = components['schemas']['LlmPlanExplanation'];
 export type SchemaNeededInput = components['schemas']['NeededInput'];
 export type SchemaObject = components['schemas']['Object'];
 export type SchemaPageAssetView = components['schemas']['Page_AssetView'];
+export type SchemaParameterExplanation = components['schemas']['ParameterExplanation'];
 export type SchemaPendingAction = components['schemas']['PendingAction'];
 export type SchemaPendingActionView = components['schemas']['PendingActionView'];
 export type SchemaPlan = components['schemas']['Plan'];
@@ -2880,10 +3038,13 @@ export type SchemaPlanAssetVersions = components['schemas']['PlanAssetVersions']
 export type SchemaPlanExecutionResult = components['schemas']['PlanExecutionResult'];
 export type SchemaPlanExplanation = components['schemas']['PlanExplanation'];
 export type SchemaPlanIssue = components['schemas']['PlanIssue'];
+export type SchemaPlanKnowledge = components['schemas']['PlanKnowledge'];
+export type SchemaPlannerChoice = components['schemas']['PlannerChoice'];
 export type SchemaPlanningHints = components['schemas']['PlanningHints'];
 export type SchemaPlanOutcome = components['schemas']['PlanOutcome'];
 export type SchemaPlanRequestDto = components['schemas']['PlanRequestDto'];
 export type SchemaPlanStep = components['schemas']['PlanStep'];
+export type SchemaPlanThresholds = components['schemas']['PlanThresholds'];
 export type SchemaPromptReport = components['schemas']['PromptReport'];
 export type SchemaPromptSourceReport = components['schemas']['PromptSourceReport'];
 export type SchemaPublishAssetRequestDto = components['schemas']['PublishAssetRequestDto'];
@@ -2910,7 +3071,9 @@ export type SchemaTenantSecretView = components['schemas']['TenantSecretView'];
 export type SchemaTenantView = components['schemas']['TenantView'];
 export type SchemaToolContractReport = components['schemas']['ToolContractReport'];
 export type SchemaToolDryRunOutcome = components['schemas']['ToolDryRunOutcome'];
+export type SchemaToolEvidence = components['schemas']['ToolEvidence'];
 export type SchemaToolExecuteRequestDto = components['schemas']['ToolExecuteRequestDto'];
+export type SchemaToolExplanation = components['schemas']['ToolExplanation'];
 export type SchemaToolListing = components['schemas']['ToolListing'];
 export type SchemaToolResultUnknown = components['schemas']['ToolResult_unknown'];
 export type SchemaUpdateAssetRequestDto = components['schemas']['UpdateAssetRequestDto'];

@@ -2,6 +2,127 @@ import { useState } from 'preact/hooks';
 import { api, errorText, type Schemas } from '../api';
 import { AnswerText, Value } from '../answer';
 
+type Explanation = NonNullable<Schemas['PlanOutcome']['explain']>;
+type ExplainedTool = Explanation['tools'][number];
+
+/** A tool left out this close to its bar (as a share of the bar) is shown as a near miss. */
+const NEAR_MISS = 0.5;
+const EVIDENCE_SHOWN = 3;
+
+function Evidence({ tool }: { tool: ExplainedTool }) {
+  // The published text that matched first; the scores (classifier, relative evidence) after it.
+  const ranked = [...tool.evidence].sort(
+    (a, b) =>
+      Number(['classifier', 'evidence_score'].includes(a.source)) -
+      Number(['classifier', 'evidence_score'].includes(b.source)),
+  );
+  return (
+    <ul>
+      {ranked.slice(0, EVIDENCE_SHOWN).map((e, i) => (
+        <li key={i} data-testid={`evidence-${tool.tool}`}>
+          <span class={e.against ? 'error' : undefined}>
+            {e.against ? 'against: ' : ''}
+            {e.source.replace(/_/g, ' ')}
+          </span>{' '}
+          “{e.text}”{e.matched?.length ? <span class="muted"> · matched {e.matched.join(', ')}</span> : null}
+          {e.value !== undefined ? <span class="muted"> · {e.value}</span> : null}
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+/** Why this plan: the planner and why, the chosen tools with their top evidence, near misses, parameter sources. */
+function WhyPanel({ explain }: { explain: Explanation }) {
+  const chosen = explain.tools.filter((t) => t.chosen);
+  const nearMisses = explain.tools
+    .filter((t) => !t.chosen && t.score > 0 && t.score >= t.bar * NEAR_MISS)
+    .slice(0, 3);
+  return (
+    <section data-testid="why" aria-labelledby="why-heading">
+      <h3 id="why-heading">Why this plan</h3>
+      <p data-testid="why-planner">
+        <strong>{explain.planner.source}</strong>: {explain.planner.message}
+      </p>
+      <p class="muted">
+        Knowledge {explain.knowledge.version} · classifier {explain.classifier} · threshold{' '}
+        {explain.thresholds.tool} ({explain.thresholds.evidence} with the tool's own evidence)
+      </p>
+      <h4>Chosen tools</h4>
+      {chosen.length ? (
+        <ul>
+          {chosen.map((tool) => (
+            <li key={tool.tool} data-testid={`why-chosen-${tool.tool}`}>
+              <strong>{tool.tool}</strong> · score {tool.score} · {tool.decision}
+              <Evidence tool={tool} />
+            </li>
+          ))}
+        </ul>
+      ) : (
+        <p class="muted">No tool: the question needs none.</p>
+      )}
+      {nearMisses.length > 0 && (
+        <>
+          <h4>Left out, close to the threshold</h4>
+          <ul>
+            {nearMisses.map((tool) => (
+              <li key={tool.tool} data-testid={`why-rejected-${tool.tool}`}>
+                <strong>{tool.tool}</strong> · score {tool.score} · {tool.decision}
+                <Evidence tool={tool} />
+              </li>
+            ))}
+          </ul>
+        </>
+      )}
+      {explain.parameters.length > 0 && (
+        <>
+          <h4>Parameters</h4>
+          <table data-testid="why-parameters">
+            <thead>
+              <tr>
+                <th>Step</th>
+                <th>Parameter</th>
+                <th>Value</th>
+                <th>From</th>
+              </tr>
+            </thead>
+            <tbody>
+              {explain.parameters.map((p) => (
+                <tr key={`${p.step_id}.${p.name}`}>
+                  <td>{p.step_id}</td>
+                  <td>{p.name}</td>
+                  <td>
+                    <code>{p.value === null ? '—' : JSON.stringify(p.value)}</code>
+                  </td>
+                  <td>
+                    {p.source.replace(/_/g, ' ')} <span class="muted">· {p.detail}</span>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </>
+      )}
+      {explain.llm && (
+        <>
+          <h4>LLM</h4>
+          <p class="muted">
+            Prompt {explain.llm.prompt.source} {explain.llm.prompt.name} v{explain.llm.prompt.version} ·{' '}
+            {explain.llm.tools_sent.length} tools sent
+          </p>
+          <ol>
+            {explain.llm.attempts.map((a, i) => (
+              <li key={i}>
+                {a.source}: {a.outcome.replace(/_/g, ' ')} · {a.message}
+              </li>
+            ))}
+          </ol>
+        </>
+      )}
+    </section>
+  );
+}
+
 function PlanView({ outcome }: { outcome: Schemas['PlanOutcome'] }) {
   return (
     <div data-testid="plan">
@@ -30,6 +151,7 @@ function PlanView({ outcome }: { outcome: Schemas['PlanOutcome'] }) {
         ))}
       </ol>
       {outcome.rejected.length > 0 && <p class="muted">{outcome.rejected.length} rejected plan attempts</p>}
+      {outcome.explain && <WhyPanel explain={outcome.explain} />}
     </div>
   );
 }
@@ -46,11 +168,11 @@ export function AskPage() {
     setError('');
     setAnswer(null);
     if (mode === 'plan') {
-      const { data, error: failed } = await api.POST('/ops/plan', { body: { query } });
+      const { data, error: failed } = await api.POST('/ops/plan', { body: { query, explain: true } });
       if (data) setPlan(data);
       else setError(errorText(failed));
     } else {
-      const { data, error: failed } = await api.POST('/ops/ask', { body: { query } });
+      const { data, error: failed } = await api.POST('/ops/ask', { body: { query, explain: true } });
       if (data) {
         setAnswer(data);
         setPlan(data.planning);

@@ -6,6 +6,8 @@ export interface PlanRunOptions {
   stageName?: string;
   /** The question the plan answers, kept with the stored run. */
   question?: string;
+  /** What made the plan (the planner, the knowledge version), kept with the stored run as its `origin`. */
+  origin?: Record<string, unknown>;
 }
 
 /**

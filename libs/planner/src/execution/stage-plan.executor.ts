@@ -43,6 +43,7 @@ export class StagePlanExecutor extends PlanExecutor {
           depends_on: step.depends_on ?? [],
         })),
         ...(options.question ? { question: options.question } : {}),
+        ...(options.origin ? { origin: options.origin } : {}),
       },
       context.signal,
     );

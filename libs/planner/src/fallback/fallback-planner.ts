@@ -2,7 +2,8 @@ import type { MappingContent, ResolverRule } from '@app/asset-registry';
 import type { ToolDefinition } from '@app/tools';
 import { CatalogIndex } from '../knowledge/catalog-index';
 import { containsTerm, escapeRegExp, isKorean } from '../knowledge/text-match.util';
-import type { Plan, PlanExplanation, PlanStep } from '../plan/plan.types';
+import { contentKnowledgeVersion } from '../knowledge/knowledge-version';
+import type { Plan, PlanStep } from '../plan/plan.types';
 import {
   allowedKeys,
   findIdPath,
@@ -38,10 +39,13 @@ export interface FallbackPlannerInput {
    */
   documents?: string[] | null;
   /**
-   * Names the knowledge (tenant and published versions) so the trained classifier is found without reading
-   * the knowledge's content; absent: the content's fingerprint.
+   * The knowledge version (knowledgeVersion: the tenant's tools, hints, mappings, catalogs and resolvers by
+   * published version) the trained classifier and cached planning state are keyed by; absent: the same key
+   * over the content given (contentKnowledgeVersion).
    */
   knowledgeKey?: string;
+  /** Also return what the plan was decided from (`trace`, for explainPlan); off on the normal path. */
+  explain?: boolean;
   /** What the tenant's people call its items (its resolvers' rules): such a word is kept as a topic. */
   aliases?: ReadonlyArray<Pick<ResolverRule, 'match_type' | 'pattern'>>;
 }
@@ -51,7 +55,42 @@ export interface FallbackPlanResult {
   warnings: string[];
   /** Per tool: how strongly the question points at it (for explanations and evaluation). */
   scores: Record<string, number>;
-  explain: PlanExplanation;
+  /** What the choice was made from, when the input asked for it (`explain`). */
+  trace?: FallbackTrace;
+}
+
+/** A value of a tool's own input the question gives (an enum value or a pattern-shaped string). */
+export interface SlotMatch {
+  property: string;
+  value: string;
+  kind: 'enum' | 'pattern';
+}
+
+/**
+ * The values the deterministic planner computed on its way to a plan, exposed as they are (nothing is
+ * computed for it): what explainPlan reads to say why each tool was chosen or left out.
+ */
+export interface FallbackTrace {
+  /** `ready`: the classifier trained on this knowledge scored the tools; `training`: the other signals alone. */
+  classifier: 'ready' | 'training';
+  /** The whole question read against the knowledge (matched mappings, facts, per-tool features). */
+  analysis: QuestionAnalysis;
+  clauses: string[];
+  /** The classifier's probability per tool (a clause's, where higher and above the clause threshold). */
+  probabilities: Record<string, number>;
+  /** Per tool, its own evidence relative to the best-supported tool's (the score of tools with few examples). */
+  evidenceScores: Record<string, number>;
+  /** Labelled questions (published examples and hint examples) per tool. */
+  examples: Record<string, number>;
+  /** A tool with at least this many labelled questions is scored by the classifier, else by its evidence. */
+  minExamples: number;
+  scores: Record<string, number>;
+  slots: Record<string, SlotMatch[]>;
+  thresholds: { tool: number; evidence: number; clause: number };
+  /** The chosen tools, in step order. */
+  chosen: string[];
+  lookup: string | null;
+  document: { tool: string | null; evidence: DocumentEvidence | null; led: boolean; clause: boolean };
 }
 
 /** A column or filter key holding an item's unique name ("name", "<x>_name", "hostname"); "names": several. */
@@ -112,27 +151,6 @@ const SHARED_TRAINER = new ClassifierTrainer();
 /** Ids of example sets given to a planner (evaluation), so their classifiers are told apart. */
 const EXAMPLE_SET_IDS = new WeakMap<ReadonlyArray<IntentExample>, number>();
 const EXAMPLE_SET_IDS_NEXT = { value: 1 };
-
-/** FNV-1a of a string, as 8 hex digits. */
-function fingerprint(text: string): string {
-  let h = 2166136261;
-  for (let i = 0; i < text.length; i++) {
-    h ^= text.charCodeAt(i);
-    h = Math.imul(h, 16777619);
-  }
-  return (h >>> 0).toString(16).padStart(8, '0');
-}
-
-const TOOL_SIGNATURES = new WeakMap<ToolDefinition, string>();
-/** What of a tool the classifier depends on: its name, description, hints and input schema. */
-function toolSignature(tool: ToolDefinition): string {
-  let signature = TOOL_SIGNATURES.get(tool);
-  if (!signature) {
-    signature = `${tool.name}:${fingerprint(`${tool.description}\n${JSON.stringify(tool.planning_hints ?? null)}\n${JSON.stringify(tool.input_schema)}`)}`;
-    TOOL_SIGNATURES.set(tool, signature);
-  }
-  return signature;
-}
 
 /** The mappings the planner reads: the tenant's, with every tool's hint keywords added (cached per key). */
 const MERGED_MAPPINGS = new Map<string, MappingContent | null>();
@@ -199,21 +217,19 @@ const SHARED_ENUMS = new Map<string, Set<string>>();
  * no other tool takes, or a string shaped like the property's pattern or example. Catalog-backed inputs
  * are the catalog's evidence (see QuestionAnalysis), not counted here.
  */
-function slotEvidence(query: string, tool: ToolDefinition, shared: Set<string>): number {
-  let count = 0;
+export function slotMatches(query: string, tool: ToolDefinition, shared: Set<string>): SlotMatch[] {
+  const matches: SlotMatch[] = [];
   for (const property of schemaProperties(tool.input_schema)) {
     if (property.catalogColumn || property.catalogTable) continue;
     if (property.enumValues) {
       const value = property.enumValues.length >= 2 ? enumFromText(query, property) : null;
-      if (value && !shared.has(value)) count++;
-    } else if (
-      property.type === 'string' &&
-      !shared.has(shapeKey(property)) &&
-      patternFromText(query, property)
-    )
-      count++;
+      if (value && !shared.has(value)) matches.push({ property: property.name, value, kind: 'enum' });
+    } else if (property.type === 'string' && !shared.has(shapeKey(property))) {
+      const value = patternFromText(query, property);
+      if (value) matches.push({ property: property.name, value, kind: 'pattern' });
+    }
   }
-  return count;
+  return matches;
 }
 
 export class FallbackPlanner {
@@ -245,16 +261,13 @@ export class FallbackPlanner {
     this.exampleSet = examples ? `set${EXAMPLE_SET_IDS.get(examples)}` : 'published';
   }
 
-  /** The key of the classifier for this input: knowledge, tool set, example set and training options. */
+  /** The key of the classifier for this input: knowledge version (tools included), example set, training options. */
   private keyOf(input: FallbackPlannerInput): string {
     const knowledge =
-      input.knowledgeKey ??
-      fingerprint(
-        `${JSON.stringify(input.mappings ?? null)}\n${JSON.stringify(input.catalog.content ?? null)}`,
-      );
+      input.knowledgeKey ?? contentKnowledgeVersion(input.tools, input.mappings, input.catalog.content);
     const { mappingWeight, descriptionWeight, l2, epochs } = this.options;
     const training = { mappingWeight, descriptionWeight, l2, epochs };
-    return `${knowledge}|${input.tools.map(toolSignature).sort().join(',')}|${this.exampleSet}|${JSON.stringify(training)}`;
+    return `${knowledge}|${this.exampleSet}|${JSON.stringify(training)}`;
   }
 
   private trainingInput(input: FallbackPlannerInput, mappings: MappingContent | null): TrainingInput {
@@ -354,14 +367,17 @@ export class FallbackPlanner {
           if (p >= clauseThreshold) probabilities[tool] = Math.max(probabilities[tool] ?? 0, p);
       }
     const scores: Record<string, number> = {};
+    const slotsFound: Record<string, SlotMatch[]> | null = request.explain ? {} : null;
     for (const tool of input.tools) {
       const base =
         (counts.get(tool.name) ?? 0) >= MIN_TOOL_EXAMPLES
           ? (probabilities[tool.name] ?? 0)
           : (ruleScores[tool.name] ?? 0);
       // Values only this tool's inputs take ("standard doubles", "HS2611034") point at it.
-      const slots = slotEvidence(input.query, tool, this.sharedEnums(key, input.tools));
+      const matched = slotMatches(input.query, tool, this.sharedEnums(key, input.tools));
+      const slots = matched.length;
       if (slots) analysis.features[`slot:${tool.name}`] = slots;
+      if (slots && slotsFound) slotsFound[tool.name] = matched;
       const slotScore = slots ? Math.min(SLOT_SCORE_MAX, SLOT_SCORE * slots) : 0;
       scores[tool.name] = Math.round(Math.max(base, slotScore) * 100) / 100;
     }
@@ -447,28 +463,34 @@ export class FallbackPlanner {
       },
       warnings,
       scores,
-      explain: {
-        classifier: trained ? 'ready' : 'training',
-        tools: [...input.tools]
-          .sort((a, b) => scores[b.name] - scores[a.name])
-          .slice(0, 6)
-          .map((tool) => ({
-            tool: tool.name,
-            score: scores[tool.name],
-            examples: counts.get(tool.name) ?? 0,
-            description: Math.round((analysis.features[`desc:${tool.name}`] ?? 0) * 100) / 100,
-            mapped: Boolean(analysis.features[`mapped:${tool.name}`]),
-            hinted: Boolean(analysis.features[`hinted:${tool.name}`]),
-            catalog_values: analysis.features[`column:${tool.name}`] ?? 0,
-          })),
-        keywords: analysis.matchedMappings.map((m) => ({
-          keyword: m.keyword,
-          value: String(m.value),
-          kind: m.kind,
-        })),
-        facts: facts.map((f) => ({ field: f.field, value: f.value })),
-        clauses,
-      },
+      ...(request.explain
+        ? {
+            trace: {
+              classifier: trained ? 'ready' : 'training',
+              analysis,
+              clauses,
+              probabilities,
+              evidenceScores: ruleScores,
+              examples: Object.fromEntries(counts),
+              minExamples: MIN_TOOL_EXAMPLES,
+              scores,
+              slots: slotsFound ?? {},
+              thresholds: {
+                tool: this.options.threshold ?? 0.5,
+                evidence: this.options.evidenceThreshold ?? 0.3,
+                clause: clauseThreshold,
+              },
+              chosen: chosen.map((tool) => tool.name),
+              lookup: lookup?.name ?? null,
+              document: {
+                tool: documentTool?.name ?? null,
+                evidence: docEvidence,
+                led: documentLed(docEvidence),
+                clause: documentClause,
+              },
+            } satisfies FallbackTrace,
+          }
+        : {}),
     };
   }
 

@@ -35,16 +35,16 @@ describe('planner training off the request path', () => {
   it('plans at once while it learns the published knowledge, and says so; then plans from it', async () => {
     const planner = new FallbackPlanner(null, {}, new ClassifierTrainer());
     const question = input('지난 주 prod 서버 CPU top 5');
-    const first = planner.plan(question);
+    const first = planner.plan({ ...question, explain: true });
     // The plan is there without training having run: it was chosen from the rules alone and says so.
     expect(training(first.warnings)).toBe(true);
-    expect(first.explain.classifier).toBe('training');
+    expect(first.trace?.classifier).toBe('training');
     expect(planner.ready(question)).toBe(false);
     await planner.prepare(question);
     expect(planner.ready(question)).toBe(true);
-    const second = planner.plan(question);
+    const second = planner.plan({ ...question, explain: true });
     expect(training(second.warnings)).toBe(false);
-    expect(second.explain.classifier).toBe('ready');
+    expect(second.trace?.classifier).toBe('ready');
     expect(second.plan.steps.map((s) => s.tool_type)).toEqual(['metric_query']);
   }, 60_000);
 
@@ -56,9 +56,9 @@ describe('planner training off the request path', () => {
     expect(planner.ready(withLeave)).toBe(false);
     expect(training(planner.plan(withLeave).warnings)).toBe(true);
     await planner.prepare(withLeave);
-    const planned = planner.plan(withLeave);
+    const planned = planner.plan({ ...withLeave, explain: true });
     expect(planned.plan.steps.map((s) => s.tool_type)).toEqual(['leave_balance']);
-    expect(planned.explain.tools[0]).toMatchObject({ tool: 'leave_balance', hinted: true });
+    expect(planned.trace?.analysis.features['hinted:leave_balance']).toBe(1);
     // An OPS question is not pulled to the new tool.
     const ops = planner.plan({ ...withLeave, query: '어제 prod-payment-api 장애 이력' });
     expect(ops.plan.steps.map((s) => s.tool_type)).toEqual(['history_query']);

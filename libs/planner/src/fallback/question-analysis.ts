@@ -228,7 +228,7 @@ export function toolTerms(tool: ToolDefinition): Set<string> {
   return terms;
 }
 
-function inverseDocumentFrequency(tools: ToolDefinition[]): Map<string, number> {
+export function inverseDocumentFrequency(tools: ToolDefinition[]): Map<string, number> {
   const counts = new Map<string, number>();
   for (const tool of tools) for (const term of toolTerms(tool)) counts.set(term, (counts.get(term) ?? 0) + 1);
   const idf = new Map<string, number>();

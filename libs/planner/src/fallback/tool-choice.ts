@@ -43,6 +43,29 @@ function requiredCount(tool: ToolDefinition): number {
 }
 
 /**
+ * Whether the knowledge points at a tool directly (a value of a column it takes, a keyword mapped to it or
+ * hinted for it, a value only its inputs take): such a tool needs less (the evidence threshold). The item
+ * lookup counts facts on its catalog table's columns (environment, type, status) as such.
+ */
+export function hasOwnEvidence(
+  tool: ToolDefinition,
+  analysis: QuestionAnalysis,
+  lookup: ToolDefinition | undefined,
+): boolean {
+  return (
+    // An event list's environment or status is no evidence for the item lookup (see QuestionAnalysis.eventList).
+    !(tool === lookup && analysis.eventList) &&
+    Boolean(
+      analysis.features[`column:${tool.name}`] ||
+      analysis.features[`mapped:${tool.name}`] ||
+      analysis.features[`hinted:${tool.name}`] ||
+      analysis.features[`slot:${tool.name}`] ||
+      (tool === lookup && analysis.weak[tool.name] > 0),
+    )
+  );
+}
+
+/**
  * Which tools a question needs: the classifier's choice (a lower bar for tools the knowledge points at
  * directly), then the rules, each read from the tools' schemas and the tenant's knowledge rather than
  * from wording: item lookups for topics and filter-described items, a named item needing no lookup, what a
@@ -58,18 +81,7 @@ export function chooseTools(input: ToolChoiceInput): ToolDefinition[] {
   const lookupAsked = analysis.matchedMappings.some(
     (m) => m.kind === 'tool' && m.value === lookup?.name && m.description === ITEM_RECORD_FIELD,
   );
-  // A tool the knowledge points at directly (a value of a column it takes, a keyword mapped to it) needs less.
-  // The item lookup counts facts on its catalog table's columns (environment, type, status) as such.
-  const evidence = (tool: ToolDefinition) =>
-    // An event list's environment or status is no evidence for the item lookup (see QuestionAnalysis.eventList).
-    !(tool === lookup && analysis.eventList) &&
-    Boolean(
-      analysis.features[`column:${tool.name}`] ||
-      analysis.features[`mapped:${tool.name}`] ||
-      analysis.features[`hinted:${tool.name}`] ||
-      analysis.features[`slot:${tool.name}`] ||
-      (tool === lookup && analysis.weak[tool.name] > 0),
-    );
+  const evidence = (tool: ToolDefinition) => hasOwnEvidence(tool, analysis, lookup);
   let chosen = tools.filter(
     (tool) =>
       scores[tool.name] >= (evidence(tool) ? (options.evidenceThreshold ?? 0.3) : (options.threshold ?? 0.5)),

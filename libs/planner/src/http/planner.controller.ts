@@ -33,6 +33,7 @@ export class PlannerController {
       model: body.model,
       useLlm: body.use_llm,
       now: body.now ? new Date(body.now) : undefined,
+      explain: body.explain === true,
     });
   }
 
@@ -60,6 +61,7 @@ export class PlannerController {
       model: body.model,
       useLlm: body.use_llm,
       now: body.now ? new Date(body.now) : undefined,
+      explain: body.explain === true,
     };
     if (wantsEventStream(accept))
       return streamRun(response, async (observer) => {

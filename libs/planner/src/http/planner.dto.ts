@@ -33,6 +33,15 @@ export class PlanRequestDto {
     message: 'now must be an ISO 8601 timestamp with a zone',
   })
   now?: string;
+
+  @ApiPropertyOptional({
+    description:
+      'true adds `explain`: which planner made the plan and why, the knowledge version, per tool its score, threshold and the published text behind it, and where each parameter came from',
+    default: false,
+  })
+  @IsOptional()
+  @IsBoolean()
+  explain?: boolean;
 }
 
 export class AskRequestDto extends PlanRequestDto {}

@@ -82,4 +82,9 @@ export class AssetPlanningKnowledge extends PlanningKnowledge {
       .sort((a, b) => a.name.localeCompare(b.name))
       .flatMap((resolver) => resolver.content?.rules ?? []);
   }
+
+  override async resolverVersions(tenantId: string): Promise<Array<{ name: string; version: number }>> {
+    const resolvers = await this.assets.listPublishedResolvers(tenantId);
+    return resolvers.map((resolver) => ({ name: resolver.name, version: resolver.version }));
+  }
 }

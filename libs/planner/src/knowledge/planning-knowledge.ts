@@ -34,6 +34,12 @@ export abstract class PlanningKnowledge {
     void tenantId;
     return Promise.resolve([]);
   }
+
+  /** The published resolvers the aliases come from, by name and version (part of the knowledge version). */
+  resolverVersions(tenantId: string): Promise<Array<{ name: string; version: number }>> {
+    void tenantId;
+    return Promise.resolve([]);
+  }
 }
 
 export interface PlanningKnowledgeEntry {
@@ -43,6 +49,8 @@ export interface PlanningKnowledgeEntry {
   mappings?: VersionedAsset<MappingContent> | null;
   prompt?: VersionedAsset<PromptContent> | null;
   aliases?: ResolverRule[];
+  /** The resolvers the aliases stand for, by name and version. */
+  resolvers?: Array<{ name: string; version: number }>;
 }
 
 /** Knowledge held in memory, per tenant or for every tenant; used until an asset source is bound. */
@@ -80,6 +88,10 @@ export class InMemoryPlanningKnowledge extends PlanningKnowledge {
 
   override aliases(tenantId: string): Promise<ResolverRule[]> {
     return Promise.resolve(this.entry(tenantId).aliases ?? []);
+  }
+
+  override resolverVersions(tenantId: string): Promise<Array<{ name: string; version: number }>> {
+    return Promise.resolve(this.entry(tenantId).resolvers ?? []);
   }
 
   private entry(tenantId: string): PlanningKnowledgeEntry {

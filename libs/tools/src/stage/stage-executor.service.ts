@@ -34,6 +34,8 @@ export interface StageRequest extends StageDefinition {
   timeout_ms?: number;
   /** The question a plan answers (plans run by /ops/ask and the agent), kept with the stored run. */
   question?: string;
+  /** What produced the run (for /ops/ask: the planner and the knowledge version), kept with it. */
+  origin?: Record<string, unknown>;
 }
 
 /**
@@ -135,6 +137,11 @@ export interface StageRunView extends Partial<StageRunIds> {
   warnings: string[];
   /** For a seed 004 plan: the seed's ExecuteOutput (each part's ToolResult, null when absent). */
   execute_output?: Record<string, unknown>;
+  /**
+   * What produced the run, when recorded: a published stage asset and its version; for a plan run by /ops/ask
+   * the planner and the `knowledge_version` the plan was made with.
+   */
+  origin?: Record<string, unknown>;
   results: StageStepResult[];
 }
 
@@ -591,6 +598,7 @@ export class StageExecutorService {
     if (!run) throw StageException.runNotFound(id);
     const results = run.steps as unknown as StageStepResult[];
     const succeeded = results.filter((r) => r.status === 'succeeded').length;
+    const origin = (run.request as { origin?: Record<string, unknown> } | null)?.origin;
     const stored = (run.output ?? {}) as {
       output?: StageRunView['output'];
       stages?: StageOutcome[];
@@ -608,6 +616,7 @@ export class StageExecutorService {
       output: stored.output ?? null,
       ...(stored.stages ? { stages: stored.stages } : {}),
       warnings: stored.warnings ?? [],
+      ...(origin ? { origin } : {}),
       results,
     };
   }
