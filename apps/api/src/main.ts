@@ -1,7 +1,11 @@
 import 'reflect-metadata';
-import { AppConfig, InvalidEnvironmentError, validateEnvironment } from '@app/platform';
-import { createApp, ensureBootstrapAdmin } from './bootstrap';
-import { demoBannerLines } from './startup-banner';
+import { Logger } from '@nestjs/common';
+import {
+  InvalidEnvironmentError,
+  JsonLogger,
+  startDatabaseEarly,
+  validateEnvironment,
+} from '@app/platform/boot';
 
 async function main(): Promise<void> {
   let env;
@@ -14,6 +18,15 @@ async function main(): Promise<void> {
     }
     throw error;
   }
+  // The embedded database opens on its own thread while the application's modules load (below): the
+  // two took seconds each, one after the other. Its log lines use the application's format already.
+  Logger.overrideLogger(new JsonLogger({ level: env.LOG_LEVEL, format: env.LOG_FORMAT }));
+  startDatabaseEarly(env);
+  const [{ createApp, ensureBootstrapAdmin }, { AppConfig }, { demoBannerLines }] = await Promise.all([
+    import('./bootstrap'),
+    import('@app/platform'),
+    import('./startup-banner'),
+  ]);
   const app = await createApp({ env });
   await app.listen(env.PORT, env.HOST);
   const config = app.get(AppConfig);
