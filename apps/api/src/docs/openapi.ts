@@ -35,8 +35,8 @@ export async function buildOpenApiDocument(app: INestApplication): Promise<OpenA
 
 /**
  * OpenAPI at /docs (UI) and /docs-json (document); both public. The document is built on its first
- * request, not at start-up: scanning every controller and DTO took ~0.3 s of a quiet start (more on a
- * busy machine) that readiness does not need.
+ * request, not at start-up: scanning every controller and DTO took ~0.4 s of a start on a busy
+ * machine, which readiness does not need.
  */
 export async function setupOpenApi(app: INestApplication): Promise<void> {
   await loadMetadata();
