@@ -1,13 +1,14 @@
-import 'reflect-metadata';
-import { Logger } from '@nestjs/common';
-import {
-  InvalidEnvironmentError,
-  JsonLogger,
-  startDatabaseEarly,
-  validateEnvironment,
-} from '@app/platform/boot';
+import { CodeCache } from './code-cache';
+
+// First, so that every module below is loaded with the bytecode an earlier start left (see CodeCache).
+const codeCache = CodeCache.enable('server');
+/** After the start-up's own work (the first requests, the demo load's start) has had the CPU. */
+const CODE_CACHE_SAVE_DELAY_MS = 5_000;
 
 async function main(): Promise<void> {
+  await import('reflect-metadata');
+  const [{ Logger }, { InvalidEnvironmentError, JsonLogger, startDatabaseEarly, validateEnvironment }] =
+    await Promise.all([import('@nestjs/common'), import('@app/platform/boot')]);
   let env;
   try {
     env = validateEnvironment(process.env);
@@ -29,6 +30,11 @@ async function main(): Promise<void> {
   ]);
   const app = await createApp({ env });
   await app.listen(env.PORT, env.HOST);
+  // Once ready, and only when this start compiled modules the cache did not hold (a first start, a new
+  // build): the next start skips compiling them.
+  setTimeout(() => {
+    if (codeCache?.save()) new Logger('CodeCache').debug({ msg: 'code cache written', ...codeCache.stats });
+  }, CODE_CACHE_SAVE_DELAY_MS).unref();
   const config = app.get(AppConfig);
   const shownHost = env.HOST === '0.0.0.0' || env.HOST === '::' ? 'localhost' : env.HOST;
   // The port actually bound: PORT=0 lets the system pick a free one.
