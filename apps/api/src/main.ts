@@ -33,7 +33,13 @@ async function main(): Promise<void> {
   // Once ready, and only when this start compiled modules the cache did not hold (a first start, a new
   // build): the next start skips compiling them.
   setTimeout(() => {
-    if (codeCache?.save()) new Logger('CodeCache').debug({ msg: 'code cache written', ...codeCache.stats });
+    const started = performance.now();
+    if (codeCache?.save())
+      new Logger('CodeCache').debug({
+        msg: 'code cache written',
+        ...codeCache.stats,
+        ms: Math.round(performance.now() - started),
+      });
   }, CODE_CACHE_SAVE_DELAY_MS).unref();
   const config = app.get(AppConfig);
   const shownHost = env.HOST === '0.0.0.0' || env.HOST === '::' ? 'localhost' : env.HOST;
