@@ -6,6 +6,7 @@ const transform = { '^.+\\.ts$': ['@swc/jest', { ...swcOptions(), swcrc: false }
 const moduleNameMapper = {
   '^@app/migrations$': '<rootDir>/migrations',
   '^@app/([a-z-]+)/testing$': '<rootDir>/libs/$1/src/testing',
+  '^@app/platform/boot$': '<rootDir>/libs/platform/src/boot',
   '^@app/(platform|documents|asset-registry|tools|ops|code|planner|assistant)$': '<rootDir>/libs/$1/src',
   '^@test/support$': '<rootDir>/test/support',
 };

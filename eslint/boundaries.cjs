@@ -50,6 +50,8 @@ const layersRule = {
         const [, target, deep] = alias;
         // `@app/<lib>/testing`: a test-only entry (repositories for medium tests), for test/ and bench/ only.
         if (deep === '/testing' && owner === null) return;
+        // `@app/platform/boot`: the light start-up entry a server's main() loads before the application.
+        if (target === 'platform' && deep === '/boot' && !isLib) return;
         if (deep) return context.report({ node, messageId: 'deep', data: { lib: target } });
         if (isLib && target !== owner && !LAYERS[owner].includes(target))
           context.report({

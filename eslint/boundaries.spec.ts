@@ -73,6 +73,16 @@ describe('the boundaries/layers lint rule', () => {
     expect(await lint('apps/api/src/x.ts', source)).toEqual([expect.stringMatching(/public surface/)]);
   });
 
+  it("lets apps, tests and benches (not libs) use the platform's start-up entry", async () => {
+    const source = "import { startDatabaseEarly } from '@app/platform/boot';";
+    expect(await lint('apps/api/src/main.ts', source)).toEqual([]);
+    expect(await lint('test/medium/x.spec.ts', source)).toEqual([]);
+    expect(await lint('libs/tools/src/x.ts', source)).toEqual([expect.stringMatching(/public surface/)]);
+    expect(await lint('apps/api/src/x.ts', "import { X } from '@app/tools/boot';")).toEqual([
+      expect.stringMatching(/public surface/),
+    ]);
+  });
+
   it('refuses deep alias imports and accepts allowed ones', async () => {
     expect(
       await lint('apps/api/src/x.ts', "import { X } from '@app/tools/src/core/tool-registry';"),

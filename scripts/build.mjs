@@ -34,6 +34,8 @@ const outDir = path.join(root, 'dist');
 const STAMP = '.build-stamp.json';
 const LOCK = '.build.lock';
 const STAGING_PREFIX = '.staging-';
+/** The servers' V8 code cache (apps/api/src/code-cache.ts): not a build output, kept across builds. */
+const CODE_CACHE = '.code-cache';
 /** Inputs besides the sources whose change changes the output. */
 const BUILD_INPUTS = [
   'scripts/build.mjs',
@@ -239,7 +241,13 @@ async function listFiles(dir, rel = '') {
     return out;
   }
   for (const entry of entries) {
-    if (!rel && (entry.name === STAMP || entry.name === LOCK || entry.name.startsWith(STAGING_PREFIX)))
+    if (
+      !rel &&
+      (entry.name === STAMP ||
+        entry.name === LOCK ||
+        entry.name === CODE_CACHE ||
+        entry.name.startsWith(STAGING_PREFIX))
+    )
       continue;
     const child = rel ? path.join(rel, entry.name) : entry.name;
     if (entry.isDirectory()) out.push(...(await listFiles(dir, child)));

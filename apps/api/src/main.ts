@@ -1,9 +1,14 @@
-import 'reflect-metadata';
-import { AppConfig, InvalidEnvironmentError, validateEnvironment } from '@app/platform';
-import { createApp, ensureBootstrapAdmin } from './bootstrap';
-import { demoBannerLines } from './startup-banner';
+import { CodeCache } from './code-cache';
+
+// First, so that every module below is loaded with the bytecode an earlier start left (see CodeCache).
+const codeCache = CodeCache.enable('server');
+/** After the start-up's own work (the first requests, the demo load's start) has had the CPU. */
+const CODE_CACHE_SAVE_DELAY_MS = 5_000;
 
 async function main(): Promise<void> {
+  await import('reflect-metadata');
+  const [{ Logger }, { InvalidEnvironmentError, JsonLogger, startDatabaseEarly, validateEnvironment }] =
+    await Promise.all([import('@nestjs/common'), import('@app/platform/boot')]);
   let env;
   try {
     env = validateEnvironment(process.env);
@@ -14,8 +19,28 @@ async function main(): Promise<void> {
     }
     throw error;
   }
+  // The embedded database opens on its own thread while the application's modules load (below): the
+  // two took seconds each, one after the other. Its log lines use the application's format already.
+  Logger.overrideLogger(new JsonLogger({ level: env.LOG_LEVEL, format: env.LOG_FORMAT }));
+  startDatabaseEarly(env);
+  const [{ createApp, ensureBootstrapAdmin }, { AppConfig }, { demoBannerLines }] = await Promise.all([
+    import('./bootstrap'),
+    import('@app/platform'),
+    import('./startup-banner'),
+  ]);
   const app = await createApp({ env });
   await app.listen(env.PORT, env.HOST);
+  // Once ready, and only when this start compiled modules the cache did not hold (a first start, a new
+  // build): the next start skips compiling them.
+  setTimeout(() => {
+    const started = performance.now();
+    if (codeCache?.save())
+      new Logger('CodeCache').debug({
+        msg: 'code cache written',
+        ...codeCache.stats,
+        ms: Math.round(performance.now() - started),
+      });
+  }, CODE_CACHE_SAVE_DELAY_MS).unref();
   const config = app.get(AppConfig);
   const shownHost = env.HOST === '0.0.0.0' || env.HOST === '::' ? 'localhost' : env.HOST;
   // The port actually bound: PORT=0 lets the system pick a free one.

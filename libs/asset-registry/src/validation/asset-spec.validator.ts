@@ -68,9 +68,19 @@ export class AssetSpecValidator {
     addFormats(this.ajv);
     this.userAjv = new Ajv({ allErrors: true, ...lenient, useDefaults: false });
     addFormats(this.userAjv);
-    for (const [type, schema] of Object.entries(ASSET_SPEC_SCHEMAS)) {
-      this.specValidators.set(type as AssetType, this.ajv.compile(schema));
+  }
+
+  /**
+   * The compiled schema of a type's fields, compiled on first use: compiling all of them took a few
+   * hundred milliseconds of every start on a busy machine, before the first request could be served.
+   */
+  private specValidator(assetType: AssetType): ValidateFunction {
+    let validate = this.specValidators.get(assetType);
+    if (!validate) {
+      validate = this.ajv.compile(ASSET_SPEC_SCHEMAS[assetType]);
+      this.specValidators.set(assetType, validate);
     }
+    return validate;
   }
 
   nameIssues(assetType: AssetType, name: string): ContractIssue[] {
@@ -85,7 +95,7 @@ export class AssetSpecValidator {
       .filter((key) => !allowed.has(key) && spec[key as keyof AssetSpec] !== undefined)
       .map((key) => ({ field: key, message: `is not a field of ${assetType} assets` }));
     const present = Object.fromEntries(Object.entries(spec).filter(([, v]) => v !== undefined));
-    const validate = this.specValidators.get(assetType)!;
+    const validate = this.specValidator(assetType);
     if (!validate(present)) issues.push(...this.collapseAnyOf(toIssues(validate.errors)));
     for (const field of SCHEMA_FIELDS) {
       const value = present[field];

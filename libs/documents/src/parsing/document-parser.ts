@@ -1,13 +1,19 @@
-import { parse as parseCsv } from 'csv-parse/sync';
 import { DocumentFormat } from '../documents.types';
 import { DocumentProcessingError, DocumentsExceptionCode } from '../documents.exception';
-import { htmlToBlocks } from './html-blocks.util';
-import { markdownToBlocks } from './markdown-blocks.util';
-import { docxToBlocks, pptxToBlocks } from './office-blocks.util';
 import { DEFAULT_PARSE_BUDGET, ExpansionMeter, overBudget, ParseBudget } from './parse-budget';
 import { clean, ParsedBlock } from './parsed-block';
-import { meterPdfStreams } from './pdf-budget.util';
-import { xlsxToBlocks } from './xlsx-blocks.util';
+
+/*
+ * Each format's parser is loaded on its first document, not at start-up: together (mammoth, markdown-it,
+ * node-html-parser, csv-parse, fast-xml-parser, fflate and ours) they were ~0.5 s of a server's start on
+ * a busy machine, and a server may never see most formats.
+ */
+const loadCsv = () => import('csv-parse/sync');
+const loadHtml = () => import('./html-blocks.util');
+const loadMarkdown = () => import('./markdown-blocks.util');
+const loadOffice = () => import('./office-blocks.util');
+const loadPdfBudget = () => import('./pdf-budget.util');
+const loadXlsx = () => import('./xlsx-blocks.util');
 
 const CFB_MAGIC = 'd0cf11e0a1b11ae1';
 const OOXML_FORMATS = new Set<DocumentFormat>(['docx', 'pptx', 'xlsx']);
@@ -32,7 +38,8 @@ function plainTextToBlocks(text: string): ParsedBlock[] {
     .map((paragraph) => ({ kind: 'paragraph' as const, text: paragraph }));
 }
 
-function csvToBlocks(text: string): ParsedBlock[] {
+async function csvToBlocks(text: string): Promise<ParsedBlock[]> {
+  const { parse: parseCsv } = await loadCsv();
   const records: string[][] = parseCsv(text, {
     bom: true,
     skip_empty_lines: true,
@@ -47,6 +54,7 @@ function csvToBlocks(text: string): ParsedBlock[] {
 /** Pages one at a time, so the page and text caps stop the parse before the next page is read. */
 async function pdfToBlocks(buffer: Buffer, meter: ExpansionMeter): Promise<ParsedBlock[]> {
   const budget = meter.budget;
+  const { meterPdfStreams } = await loadPdfBudget();
   meterPdfStreams(buffer, meter);
   const { getDocumentProxy } = await import('unpdf');
   const pdf = await getDocumentProxy(new Uint8Array(buffer), { verbosity: 0 });
@@ -133,25 +141,25 @@ export async function parseDocument(
         blocks = plainTextToBlocks(decodeUtf8(buffer));
         break;
       case 'markdown':
-        blocks = markdownToBlocks(decodeUtf8(buffer));
+        blocks = (await loadMarkdown()).markdownToBlocks(decodeUtf8(buffer));
         break;
       case 'html':
-        blocks = htmlToBlocks(decodeUtf8(buffer));
+        blocks = (await loadHtml()).htmlToBlocks(decodeUtf8(buffer));
         break;
       case 'csv':
-        blocks = csvToBlocks(decodeUtf8(buffer));
+        blocks = await csvToBlocks(decodeUtf8(buffer));
         break;
       case 'pdf':
         blocks = await pdfToBlocks(buffer, meter);
         break;
       case 'docx':
-        blocks = await docxToBlocks(buffer, meter);
+        blocks = await (await loadOffice()).docxToBlocks(buffer, meter);
         break;
       case 'pptx':
-        blocks = pptxToBlocks(buffer, meter);
+        blocks = (await loadOffice()).pptxToBlocks(buffer, meter);
         break;
       case 'xlsx':
-        blocks = xlsxToBlocks(buffer, meter);
+        blocks = (await loadXlsx()).xlsxToBlocks(buffer, meter);
         break;
     }
   } catch (error) {

@@ -26,10 +26,10 @@ describe('the prepared embedded cluster image', () => {
   });
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
-  it('matches the installed PGlite and pgvector, and unpacks into a cluster PGlite resumes', async () => {
+  it('matches the installed PGlite and pgvector, and unpacks into a cluster PGlite resumes', () => {
     expect(clusterImageMismatch()).toBeNull();
     const pgdata = path.join(dir, 'pgdata');
-    await unpackClusterImage(pgdata);
+    unpackClusterImage(pgdata);
     expect(readFileSync(path.join(pgdata, 'PG_VERSION'), 'utf8').trim()).toBe('18');
     expect(existsSync(path.join(pgdata, 'global/pg_control'))).toBe(true);
     // Nothing left beside it from the unpacking.

@@ -1,8 +1,15 @@
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { mkdir, readdir, rename, rm, rmdir } from 'node:fs/promises';
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmdirSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import path from 'node:path';
-import { promisify } from 'node:util';
-import { brotliDecompress } from 'node:zlib';
+import { brotliDecompressSync } from 'node:zlib';
 
 /**
  * The prepared embedded cluster: a PGlite data directory made by initdb, with pgvector and the migrations
@@ -51,20 +58,22 @@ export function clusterImageMismatch(imageDir = path.dirname(CLUSTER_IMAGE)): st
 
 /**
  * Unpacks the image into `pgDataDir`, which must not hold a cluster yet. It is unpacked next to it and
- * renamed into place, so a start that dies half-way leaves no half cluster behind.
+ * renamed into place, so a start that dies half-way leaves no half cluster behind. Synchronous: it runs
+ * before the embedded database's thread starts, which a server starts before loading its modules
+ * (a callback from the thread pool would wait for those), and the ~40 MB take a fraction of a second.
  */
-export async function unpackClusterImage(pgDataDir: string, image = CLUSTER_IMAGE): Promise<void> {
-  const tar = await promisify(brotliDecompress)(readFileSync(image));
+export function unpackClusterImage(pgDataDir: string, image = CLUSTER_IMAGE): void {
+  const tar = brotliDecompressSync(readFileSync(image));
   const staging = `${pgDataDir}.unpacking-${process.pid}`;
-  await rm(staging, { recursive: true, force: true });
-  await mkdir(staging, { recursive: true, mode: 0o700 });
+  rmSync(staging, { recursive: true, force: true });
+  mkdirSync(staging, { recursive: true, mode: 0o700 });
   try {
     extractTar(tar, staging);
     // An empty directory left by an earlier attempt (or made by hand) is replaced.
-    if (existsSync(pgDataDir) && (await readdir(pgDataDir)).length === 0) await rmdir(pgDataDir);
-    await rename(staging, pgDataDir);
+    if (existsSync(pgDataDir) && readdirSync(pgDataDir).length === 0) rmdirSync(pgDataDir);
+    renameSync(staging, pgDataDir);
   } catch (error) {
-    await rm(staging, { recursive: true, force: true });
+    rmSync(staging, { recursive: true, force: true });
     throw error;
   }
 }

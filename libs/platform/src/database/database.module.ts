@@ -5,7 +5,7 @@ import { APP_ROLE, SQL_TOOL_ROLE, SYSTEM_ROLE } from '@app/migrations';
 import { AppConfig } from '../config/app-config';
 import { buildDataSourceOptions, DatabaseBackend } from './data-source-options';
 import { DatabasePreparation, prepareDatabase } from './database-preparation';
-import { EmbeddedPostgres } from './embedded-postgres';
+import { EmbeddedPostgres, embeddedMaxConnections } from './embedded-postgres';
 import { openSqlToolDatabase, roleUrl, SqlToolDatabase } from './sql-tool-database';
 
 export const EMBEDDED_POSTGRES = Symbol('EMBEDDED_POSTGRES');
@@ -147,10 +147,14 @@ class DatabaseLifecycle implements OnApplicationShutdown {
     {
       provide: EMBEDDED_POSTGRES,
       inject: [AppConfig],
+      // The server's main() may have started it already (EmbeddedPostgres.startEarly): it is taken over.
       useFactory: (config: AppConfig): EmbeddedPostgres | null =>
         config.databaseUrl
           ? null
-          : new EmbeddedPostgres(config.dataDir, config.get('DATABASE_POOL_SIZE') + 2),
+          : EmbeddedPostgres.forDataDir(
+              config.dataDir,
+              embeddedMaxConnections(config.get('DATABASE_POOL_SIZE')),
+            ),
     },
   ],
   exports: [EMBEDDED_POSTGRES],

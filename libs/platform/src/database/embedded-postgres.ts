@@ -24,6 +24,12 @@ export interface EmbeddedConnection {
 const SOCKET_PORT = 5432;
 const STOP_GRACE_MS = 15_000;
 
+/** The socket server's connection limit for an application pool of `poolSize` (the migration pool and a spare beside it). */
+export const embeddedMaxConnections = (poolSize: number): number => poolSize + 2;
+
+/** Databases started by `EmbeddedPostgres.startEarly`, by data directory, until the DatabaseModule takes one. */
+const earlyStarts = new Map<string, EmbeddedPostgres>();
+
 /**
  * PostgreSQL 18 + pgvector compiled to WASM (PGlite), persisted in DATA_DIR and served on a private
  * Unix socket so TypeORM's ordinary postgres driver, the migrations and all SQL are shared with a
@@ -37,7 +43,31 @@ export class EmbeddedPostgres {
   private worker?: Worker;
   private socketDir?: string;
   private restarting?: Promise<void>;
+  private starting?: Promise<EmbeddedConnection>;
   private interruptions = 0;
+
+  /**
+   * Starts the database of `dataDir` now, for `forDataDir` to hand over later. A server's main() calls
+   * it before it loads the application's modules: PGlite then loads, compiles its WebAssembly and opens
+   * the cluster on its own thread while the main thread loads the modules (seconds each on a busy
+   * machine), instead of after them. A failure is reported where the database is taken over: its
+   * `start()` returns this same attempt.
+   */
+  static startEarly(dataDir: string, maxConnections: number): void {
+    const resolved = path.resolve(dataDir);
+    if (earlyStarts.has(resolved)) return;
+    const database = new EmbeddedPostgres(resolved, maxConnections);
+    earlyStarts.set(resolved, database);
+    database.start().catch(() => undefined);
+  }
+
+  /** The database `startEarly` started for this data directory (handed over once), else a new one. */
+  static forDataDir(dataDir: string, maxConnections: number): EmbeddedPostgres {
+    const resolved = path.resolve(dataDir);
+    const early = earlyStarts.get(resolved);
+    earlyStarts.delete(resolved);
+    return early ?? new EmbeddedPostgres(resolved, maxConnections);
+  }
 
   constructor(
     private readonly dataDir: string,
@@ -55,13 +85,20 @@ export class EmbeddedPostgres {
     return this.interruptions;
   }
 
-  async start(): Promise<EmbeddedConnection> {
+  /** Starts the database; a second call (before `stop()`) returns the same attempt. */
+  start(): Promise<EmbeddedConnection> {
+    this.starting ??= this.open();
+    return this.starting;
+  }
+
+  private async open(): Promise<EmbeddedConnection> {
     mkdirSync(this.dataDir, { recursive: true });
     this.lock = DataDirLock.acquire(this.dataDir);
     try {
       // A short private path: Unix socket paths are limited to ~107 bytes and DATA_DIR may be long.
       this.socketDir = mkdtempSync(path.join(os.tmpdir(), 'ops-pg-'));
-      await this.prepareCluster();
+      // Both synchronous up to the thread's start: an early start's thread starts before main() goes on.
+      this.prepareCluster();
       const ms = await this.startWorker();
       this.logger.log({ msg: 'embedded PostgreSQL ready', dataDir: this.pgDataDir, ms });
       return {
@@ -72,7 +109,7 @@ export class EmbeddedPostgres {
         whenAvailable: () => this.restarting?.catch(() => undefined) ?? Promise.resolve(),
       };
     } catch (error) {
-      await this.stop();
+      await this.close();
       throw error;
     }
   }
@@ -99,6 +136,13 @@ export class EmbeddedPostgres {
   }
 
   async stop(): Promise<void> {
+    // A start still under way finishes first (its thread and lock would be left behind otherwise).
+    await this.starting?.catch(() => undefined);
+    this.starting = undefined;
+    await this.close();
+  }
+
+  private async close(): Promise<void> {
     try {
       await this.restarting?.catch(() => undefined);
       const worker = this.worker;
@@ -113,7 +157,7 @@ export class EmbeddedPostgres {
   }
 
   /** A first start unpacks the prepared cluster image; without a usable one, PGlite runs initdb. */
-  private async prepareCluster(): Promise<void> {
+  private prepareCluster(): void {
     if (existsSync(path.join(this.pgDataDir, 'PG_VERSION')) || this.options.clusterImage === false) return;
     const mismatch = clusterImageMismatch();
     if (mismatch) {
@@ -122,7 +166,7 @@ export class EmbeddedPostgres {
     }
     const started = Date.now();
     try {
-      await unpackClusterImage(this.pgDataDir);
+      unpackClusterImage(this.pgDataDir);
       this.logger.log({ msg: 'embedded cluster unpacked from the prepared image', ms: Date.now() - started });
     } catch (error) {
       this.logger.warn({
