@@ -4,7 +4,9 @@
  * attacker tenant, then measures the victim's indexed reads, started open-loop every `1000 / --rate`
  * ms (a stalled database delays every read due meanwhile, so stalls are not under-sampled): first with
  * nothing else running (`--idle-s`), then while `--attackers` loops run the attacker's heaviest sql tool
- * that passes the guard and the plan-cost cap, back to back (`--attack-s`). The attack of the issue
+ * that passes the guard and the plan-cost cap, back to back (`--attack-s`; with the default
+ * SQL_TOOL_MAX_CONCURRENT_PER_TENANT of 1 one loop runs while the other waits or is refused, which the
+ * attacker line counts as `RATE_LIMITED (busy)`, apart from the time budget's `(budget)`). The attack of the issue
  * (an array_agg/unnest cross join) is tried first and must be refused when the tool is built.
  */
 import { randomUUID } from 'node:crypto';
@@ -133,9 +135,13 @@ async function main(): Promise<void> {
             {},
           ),
         );
-        const code = result.success ? 'ok' : ((result.error_details?.code as string | undefined) ?? 'error');
+        const details = result.error_details as Record<string, unknown> | undefined;
+        let code = result.success ? 'ok' : ((details?.code as string | undefined) ?? 'error');
+        // Which limit refused it: the tenant's running query (busy) or its hourly database time (budget).
+        if (code === 'RATE_LIMITED')
+          code += details && 'max_concurrent_per_tenant' in details ? ' (busy)' : ' (budget)';
         outcomes.set(code, (outcomes.get(code) ?? 0) + 1);
-        if (code === 'RATE_LIMITED') await sleep(100);
+        if (code.startsWith('RATE_LIMITED')) await sleep(100);
         else attackMs += performance.now() - started;
       }
     };

@@ -82,6 +82,7 @@ describe(`documentation examples (${testBackend()})`, () => {
         // The embedded sql time budget (30 s an hour) is spent by the README's many sql examples on a loaded CI
         // machine; its own specs test it (see the issue 27 note on what its clock counts).
         EMBEDDED_SQL_SECONDS_PER_HOUR: '3600',
+        SQL_TOOL_SECONDS_PER_HOUR: '3600',
         SOURCE_HOST_ALLOWLIST: sourceDatabase.host,
         // With DATABASE_URL the operator sets the secrets key (README "Secrets"); embedded generates one.
         ...(database.env.DATABASE_URL ? { SECRETS_KEY: secretsKey } : {}),

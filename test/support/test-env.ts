@@ -27,4 +27,5 @@ export const QUIET_TEST_ENV: Record<string, string> = {
   // The embedded sql time budget is per process and hour; the README and demo specs run many sql tools on a
   // loaded machine. Specs about the budget set their own.
   EMBEDDED_SQL_SECONDS_PER_HOUR: '3600',
+  SQL_TOOL_SECONDS_PER_HOUR: '3600',
 };

@@ -3,6 +3,7 @@
 export {
   SqlRowCapExceededError,
   SqlToolBudgetSpentError,
+  SqlToolBusyError,
   SqlToolRepository,
   SqlToolSuspendedError,
 } from './sql/sql-tool.repository';

@@ -1,13 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import type { ToolAssetSpec } from '@app/asset-registry';
-import { AppConfig, AuthService, DatabaseInfo, SqlToolDatabase } from '@app/platform';
+import { AppConfig, AuthService, ClusterLimits, DatabaseInfo, SqlToolDatabase } from '@app/platform';
 import { StageExecutorService, ToolContext, ToolRegistry, ToolsModule } from '@app/tools';
 import { checkSqlQuery, createSqlTool, DemoDataService, OpsModule, SqlToolFactory } from '@app/ops';
 import {
   SQL_FUNCTION_ALLOWLIST,
   SqlRowCapExceededError,
   SqlToolBudgetSpentError,
+  SqlToolBusyError,
   SqlToolRepository,
   SqlToolSuspendedError,
   withRowCounter,
@@ -224,12 +225,20 @@ describe(`OPS tools over the demo dataset (${testBackend()})`, () => {
       WHERE c.environment = :env AND c.ci_type = 'server' AND m.metric_name = :metric AND m.step_seconds = 3600
       GROUP BY c.name ORDER BY avg_value DESC`;
 
-    /** A repository with some limits of its own, the rest from the test configuration. */
+    /**
+     * A repository with some limits of its own, the rest from the test configuration; the cluster-wide
+     * limits (Redis on native) are the application's, so two repositories act like two replicas.
+     */
     const repositoryWith = (overrides: Record<string, number>) => {
       const config = ctx.get(AppConfig);
-      return new SqlToolRepository(ctx.get(SqlToolDatabase), ctx.get(DatabaseInfo), {
-        get: (key: string) => (key in overrides ? overrides[key] : config.get(key as never)),
-      } as AppConfig);
+      return new SqlToolRepository(
+        ctx.get(SqlToolDatabase),
+        ctx.get(DatabaseInfo),
+        {
+          get: (key: string) => (key in overrides ? overrides[key] : config.get(key as never)),
+        } as AppConfig,
+        ctx.get(ClusterLimits),
+      );
     };
     const counted = (sql: string) => withRowCounter(checkSqlQuery(sql, 2).text);
 
@@ -394,15 +403,21 @@ describe(`OPS tools over the demo dataset (${testBackend()})`, () => {
       });
     });
 
-    it("embedded: counts every sql tool query against the tenant's hourly database time, and only its (issue 27)", async () => {
+    it("counts every sql tool query against the tenant's hourly database time, and only its (issue 27)", async () => {
       // 1 ms per hour: the first query (it ends well inside its timeout) spends it all.
-      const limited = repositoryWith({ EMBEDDED_SQL_SECONDS_PER_HOUR: 0.001 });
+      const limited = repositoryWith({
+        EMBEDDED_SQL_SECONDS_PER_HOUR: 0.001,
+        SQL_TOOL_SECONDS_PER_HOUR: 0.001,
+      });
       const one = counted('SELECT count(*) AS n FROM configuration_items');
       await expect(limited.run(tenantId, one, [], 10, 5000)).resolves.toMatchObject({ truncated: false });
       const second = await limited.run(tenantId, one, [], 10, 5000).catch((error: unknown) => error);
-      if (ctx.database.backend === 'embedded') {
+      {
         expect(second).toBeInstanceOf(SqlToolBudgetSpentError);
         expect((second as SqlToolBudgetSpentError).retryAfterSeconds).toBeGreaterThan(3500);
+        expect((second as Error).message).toContain(
+          ctx.database.backend === 'embedded' ? 'EMBEDDED_SQL_SECONDS_PER_HOUR' : 'SQL_TOOL_SECONDS_PER_HOUR',
+        );
         registry.setDynamicTool(
           tenantId,
           createSqlTool(
@@ -416,12 +431,69 @@ describe(`OPS tools over the demo dataset (${testBackend()})`, () => {
         const refused = await registry.execute(context(tenantId), 'one', {});
         expect(refused).toMatchObject({ success: false, error_details: { code: 'RATE_LIMITED' } });
         expect(refused.error_details).toHaveProperty('retry_after_seconds');
-      } else {
-        // Native runs statements in parallel and cancels them itself: no shared budget.
-        expect(second).toMatchObject({ truncated: false });
       }
       await expect(limited.run(otherTenantId, one, [], 10, 5000)).resolves.toMatchObject({
         truncated: false,
+      });
+    });
+
+    it("refuses a tenant's second concurrent sql tool query, on this replica and another, while another tenant's runs (issue 27)", async () => {
+      // No budget and no row cap here: the first query runs until its timeout. No wait for a slot, so a
+      // query over the cap is refused at once.
+      const overrides = {
+        SQL_TOOL_MAX_ROWS_EXAMINED: 1e9,
+        SQL_TOOL_SECONDS_PER_HOUR: 0,
+        EMBEDDED_SQL_SECONDS_PER_HOUR: 0,
+        TOOL_QUEUE_WAIT_MS: 0,
+      };
+      const limited = repositoryWith(overrides);
+      const burn =
+        counted(`SELECT count(*) AS n FROM configuration_items a, configuration_items b, configuration_items c,
+        configuration_items d WHERE length(a.name || b.name || c.name || d.name) > 0`);
+      let firstSettled = false;
+      const first = limited
+        .run(tenantId, burn, [], 10, 3000)
+        .catch((error: unknown) => error)
+        .finally(() => (firstSettled = true));
+      expect(limited.runningFor(tenantId)).toBe(1);
+      const second = await limited.run(tenantId, 'SELECT 1 AS one', [], 10, 5000).catch((e: unknown) => e);
+      expect(second).toBeInstanceOf(SqlToolBusyError);
+      expect((second as SqlToolBusyError).retryAfterSeconds).toBeGreaterThanOrEqual(1);
+      expect(limited.runningFor(tenantId)).toBe(1);
+      // Through a tool: 429 RATE_LIMITED with retry_after_seconds.
+      registry.setDynamicTool(
+        tenantId,
+        createSqlTool(
+          spec('SELECT 1 AS one', {
+            name: 'one_busy',
+            tool_input_schema: { type: 'object', properties: {}, additionalProperties: false },
+          }),
+          { repository: limited },
+        ),
+      );
+      const refused = await registry.execute(context(tenantId), 'one_busy', {});
+      expect(firstSettled).toBe(false);
+      expect(refused).toMatchObject({
+        success: false,
+        error_details: { code: 'RATE_LIMITED', max_concurrent_per_tenant: 1 },
+      });
+      if (ctx.database.backend === 'native') {
+        // Another replica (its own process semaphore, the same Redis): the tenant's lease is taken.
+        const replica = repositoryWith(overrides);
+        let onReplica: unknown;
+        for (let k = 0; k < 50 && !firstSettled && !(onReplica instanceof SqlToolBusyError); k++)
+          onReplica = await replica.run(tenantId, 'SELECT 1 AS one', [], 10, 5000).catch((e: unknown) => e);
+        expect(onReplica).toBeInstanceOf(SqlToolBusyError);
+      }
+      // Another tenant is not held by it (native: runs beside it; embedded: waits only for the one
+      // statement the database runs at a time).
+      await expect(limited.run(otherTenantId, 'SELECT 1 AS one', [], 10, 30_000)).resolves.toMatchObject({
+        rows: [{ one: 1 }],
+      });
+      expect(await first).toMatchObject({ code: '57014' });
+      expect(limited.runningFor(tenantId)).toBe(0);
+      await expect(limited.run(tenantId, 'SELECT 1 AS one', [], 10, 5000)).resolves.toMatchObject({
+        rows: [{ one: 1 }],
       });
     });
 

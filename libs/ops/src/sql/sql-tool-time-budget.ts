@@ -1,5 +1,5 @@
 /**
- * Embedded: each tenant's sql tool database time as a bucket that refills at `perHourMs` per hour and
+ * Each tenant's sql tool database time (in this process) as a bucket that refills at `perHourMs` per hour and
  * holds at most `capacityMs`. A query may start while the bucket holds anything; its whole duration is
  * charged when it ends (done, failed or interrupted), so the bucket can go into debt by at most one
  * query, and over any hour a tenant's queries take at most `perHourMs + 2 * capacityMs`.

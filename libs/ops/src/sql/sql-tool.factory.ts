@@ -26,6 +26,7 @@ import {
   SqlRowCapExceededError,
   SqlRows,
   SqlToolBudgetSpentError,
+  SqlToolBusyError,
   SqlToolRepository,
   SqlToolSuspendedError,
 } from './sql-tool.repository';
@@ -117,6 +118,11 @@ class SqlTool implements Tool {
         throw new ToolError(ToolErrorCode.RATE_LIMITED, `SQL tool paused: ${error.message}`, {
           retry_after_seconds: error.retryAfterSeconds,
           seconds_per_hour: error.secondsPerHour,
+        });
+      if (error instanceof SqlToolBusyError)
+        throw new ToolError(ToolErrorCode.RATE_LIMITED, `SQL tool busy: ${error.message}`, {
+          retry_after_seconds: error.retryAfterSeconds,
+          max_concurrent_per_tenant: error.maxConcurrent,
         });
       if (error instanceof SqlRowCapExceededError)
         throw new ToolError('QUERY_TOO_EXPENSIVE', `SQL error: ${error.message}`, {

@@ -1,6 +1,13 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Optional } from '@nestjs/common';
 import type { PoolClient, QueryResult } from 'pg';
-import { AppConfig, currentDatabaseScope, DatabaseInfo, SQL_TOOL_ROLE, SqlToolDatabase } from '@app/platform';
+import {
+  AppConfig,
+  ClusterLimits,
+  currentDatabaseScope,
+  DatabaseInfo,
+  SQL_TOOL_ROLE,
+  SqlToolDatabase,
+} from '@app/platform';
 import { BoundedSemaphore } from '@app/tools';
 import { SQL_ROW_COUNTER, SQL_ROW_COUNTER_MAX } from './sql-row-counter.util';
 import { SqlToolTimeBudget } from './sql-tool-time-budget';
@@ -56,17 +63,38 @@ export class SqlToolSuspendedError extends Error {
   }
 }
 
-/** Embedded: the tenant's sql tools used their database time for now (EMBEDDED_SQL_SECONDS_PER_HOUR). */
+/**
+ * The tenant's sql tools used their database time for now (embedded: EMBEDDED_SQL_SECONDS_PER_HOUR;
+ * native: SQL_TOOL_SECONDS_PER_HOUR).
+ */
 export class SqlToolBudgetSpentError extends Error {
   constructor(
     readonly secondsPerHour: number,
     readonly retryAfterSeconds: number,
+    readonly embedded = true,
   ) {
     super(
-      `this tenant's sql tools used their ${secondsPerHour} s per hour of embedded database time (every query counts: the embedded database runs one statement at a time for every tenant); retry in ${retryAfterSeconds} s (EMBEDDED_SQL_SECONDS_PER_HOUR)`,
+      embedded
+        ? `this tenant's sql tools used their ${secondsPerHour} s per hour of embedded database time (every query counts: the embedded database runs one statement at a time for every tenant); retry in ${retryAfterSeconds} s (EMBEDDED_SQL_SECONDS_PER_HOUR)`
+        : `this tenant's sql tools used their ${secondsPerHour} s per hour of database time (every query's duration counts: the database's cores serve every tenant); retry in ${retryAfterSeconds} s (SQL_TOOL_SECONDS_PER_HOUR)`,
     );
   }
 }
+
+/** The tenant already runs SQL_TOOL_MAX_CONCURRENT_PER_TENANT sql tool queries, and none ended in time. */
+export class SqlToolBusyError extends Error {
+  constructor(
+    readonly maxConcurrent: number,
+    readonly retryAfterSeconds: number,
+  ) {
+    super(
+      `this tenant already runs ${maxConcurrent} sql tool ${maxConcurrent === 1 ? 'query' : 'queries'} at once, and none ended in time; retry in ${retryAfterSeconds} s (SQL_TOOL_MAX_CONCURRENT_PER_TENANT)`,
+    );
+  }
+}
+
+/** Native: the longest timeout_ms an sql tool may have (SQL_TOOL_DEFAULTS.maxTimeoutMs), the budget's burst. */
+const NATIVE_MAX_TIMEOUT_MS = 60_000;
 
 /** The executor counted more rows than SQL_TOOL_MAX_ROWS_EXAMINED at some level of the query. */
 export class SqlRowCapExceededError extends Error {
@@ -121,22 +149,33 @@ export class SqlToolRepository {
   private readonly interrupts = new Map<string, number[]>();
   private readonly interruptsPerHour: number;
   private readonly maxRowsExamined: number;
-  /** Embedded: each tenant's database time, every query counted. */
+  /** Each tenant's database time, every query counted (per process: see SECURITY.md). */
   private readonly budget: SqlToolTimeBudget;
+  private readonly secondsPerHour: number;
   private readonly maxTimeoutMs: number;
+  /** Each tenant's running sql tool queries in this process (the first gate; Redis leases are the second). */
+  private readonly tenantSlots = new Map<string, BoundedSemaphore>();
 
   constructor(
     private readonly sqlTool: SqlToolDatabase,
     private readonly database: DatabaseInfo,
     private readonly config: AppConfig,
+    @Optional() private readonly limits?: ClusterLimits,
   ) {
     this.interruptsPerHour = config.get('EMBEDDED_SQL_INTERRUPTS_PER_HOUR');
     const embedded = database.backend === 'embedded';
     this.maxRowsExamined = config.get('SQL_TOOL_MAX_ROWS_EXAMINED') ?? (embedded ? 200_000 : 1_000_000);
     this.maxTimeoutMs = embedded ? config.get('EMBEDDED_SQL_MAX_TIMEOUT_MS') : Number.POSITIVE_INFINITY;
+    this.secondsPerHour = embedded
+      ? config.get('EMBEDDED_SQL_SECONDS_PER_HOUR')
+      : config.get('SQL_TOOL_SECONDS_PER_HOUR');
+    // Embedded: one query's maximum may be spent ahead; native: one query of the longest timeout_ms.
     this.budget = new SqlToolTimeBudget(
-      embedded ? config.get('EMBEDDED_SQL_SECONDS_PER_HOUR') * 1000 : 0,
-      Math.min(config.get('EMBEDDED_SQL_MAX_TIMEOUT_MS'), config.get('EMBEDDED_SQL_SECONDS_PER_HOUR') * 1000),
+      this.secondsPerHour * 1000,
+      Math.min(
+        embedded ? config.get('EMBEDDED_SQL_MAX_TIMEOUT_MS') : NATIVE_MAX_TIMEOUT_MS,
+        this.secondsPerHour * 1000,
+      ),
     );
     // Embedded runs one statement at a time: a second sql tool query would only wait inside the
     // database, its timeout running, ahead of other tenants' work. It waits here instead, uncharged.
@@ -159,9 +198,15 @@ export class SqlToolRepository {
   ): Promise<SqlRows> {
     this.refuseWhileSuspended(tenantId);
     this.refuseWhenBudgetSpent(tenantId);
+    // The tenant's own cap first, so its extra queries never queue for the process-wide share ahead of
+    // other tenants' queries.
+    const releaseTenant = await this.acquireTenantSlot(tenantId, timeoutMs);
     // The wait counts against the tool's own timeout (the registry's deadline), never forever.
     const release = await this.share.acquire(timeoutMs);
-    if (!release) throw Object.assign(new Error('sql tool capacity busy'), { code: '57014' });
+    if (!release) {
+      releaseTenant();
+      throw Object.assign(new Error('sql tool capacity busy'), { code: '57014' });
+    }
     const started = performance.now();
     try {
       // Again once its turn came: the query ahead of it may have spent the budget or restarted the database.
@@ -185,6 +230,57 @@ export class SqlToolRepository {
     } finally {
       if (this.budget.enabled) this.budget.charge(tenantId, performance.now() - started);
       release();
+      releaseTenant();
+    }
+  }
+
+  /** sql tool queries of the tenant running in this process now (0 once none runs or waits). */
+  runningFor(tenantId: string): number {
+    return this.tenantSlots.get(tenantId)?.running ?? 0;
+  }
+
+  /**
+   * One of the tenant's SQL_TOOL_MAX_CONCURRENT_PER_TENANT slots: a semaphore in this process, then a
+   * lease of the tenant's cluster-wide semaphore in Redis (renewed while the query runs), so the cap
+   * holds across replicas. Waits at most TOOL_QUEUE_WAIT_MS (and never past the query's timeout), then
+   * throws SqlToolBusyError (429 RATE_LIMITED).
+   */
+  private async acquireTenantSlot(tenantId: string, timeoutMs: number): Promise<() => void> {
+    const limit = this.config.get('SQL_TOOL_MAX_CONCURRENT_PER_TENANT');
+    const waitMs = Math.max(0, Math.min(this.config.get('TOOL_QUEUE_WAIT_MS'), timeoutMs));
+    const busy = () =>
+      new SqlToolBusyError(limit, Math.max(1, Math.ceil(this.config.get('TOOL_QUEUE_WAIT_MS') / 1000)));
+    const deadline = Date.now() + waitMs;
+    let semaphore = this.tenantSlots.get(tenantId);
+    if (!semaphore) {
+      semaphore = new BoundedSemaphore(limit);
+      this.tenantSlots.set(tenantId, semaphore);
+    }
+    const releaseHere = await semaphore.acquire(waitMs);
+    const releaseLocal = () => {
+      releaseHere?.();
+      if (semaphore.running === 0 && semaphore.queued === 0) this.tenantSlots.delete(tenantId);
+    };
+    if (!releaseHere) {
+      releaseLocal();
+      throw busy();
+    }
+    if (!this.limits) return releaseLocal;
+    const key = `sql-tool:running:${tenantId}`;
+    const leaseSeconds = this.config.get('TOOL_SLOT_LEASE_SECONDS');
+    for (let wait = 25; ; wait = Math.min(wait * 2, 250)) {
+      const grant = await this.limits.acquire(key, { limit, leaseSeconds, keepAlive: true });
+      if (grant.granted)
+        return () => {
+          void grant.slot.release();
+          releaseLocal();
+        };
+      const left = deadline - Date.now();
+      if (left <= 0) {
+        releaseLocal();
+        throw busy();
+      }
+      await new Promise((resolve) => setTimeout(resolve, Math.min(wait, left)));
     }
   }
 
@@ -192,7 +288,11 @@ export class SqlToolRepository {
     if (!this.budget.enabled) return;
     const retryAfter = this.budget.retryAfterSeconds(tenantId);
     if (retryAfter > 0)
-      throw new SqlToolBudgetSpentError(this.config.get('EMBEDDED_SQL_SECONDS_PER_HOUR'), retryAfter);
+      throw new SqlToolBudgetSpentError(
+        this.secondsPerHour,
+        retryAfter,
+        this.database.backend === 'embedded',
+      );
   }
 
   private async runNow(

@@ -404,6 +404,28 @@ export class EnvironmentVariables {
   @Max(3600)
   EMBEDDED_SQL_SECONDS_PER_HOUR = 30;
 
+  /**
+   * sql tool queries one tenant may run at once (across replicas with REDIS_URL, per process without).
+   * A query over the cap waits up to TOOL_QUEUE_WAIT_MS (never past its own timeout) for the tenant's
+   * running query, then is refused (429 RATE_LIMITED with retry_after_seconds).
+   */
+  @Transform(toNumber)
+  @IsInt()
+  @Min(1)
+  @Max(100)
+  SQL_TOOL_MAX_CONCURRENT_PER_TENANT = 1;
+
+  /**
+   * Native only: seconds of database time a tenant's sql tools may use per hour, every query's duration
+   * counted (per process). Refills continuously; at most one maximum timeout (60 s) can be spent ahead.
+   * 0 turns the budget off. Embedded has its own, EMBEDDED_SQL_SECONDS_PER_HOUR.
+   */
+  @Transform(toNumber)
+  @IsInt()
+  @Min(0)
+  @Max(3600)
+  SQL_TOOL_SECONDS_PER_HOUR = 600;
+
   /** Embedded only: the longest timeout an sql tool query gets, whatever its tool_config says. */
   @Transform(toNumber)
   @IsInt()
