@@ -59,6 +59,9 @@ describe(`README.md examples (${testBackend()})`, () => {
     workDir = mkdtempSync(path.join(os.tmpdir(), 'ops-test-readme-'));
     ReadmeShell.prepareWorkDir(workDir, dataDir);
     const port = await freePort();
+    // The example blog backend and webhook receiver the README starts (examples/), on ports of their own
+    // here, allowed the way the README tells a reader to (HTTP_TOOL_ALLOWLIST).
+    const [blogPort, hookPort] = [await freePort(), await freePort()];
     const secretsKey = randomBytes(32).toString('base64');
     startServer = async () => {
       // No ADMIN_API_KEY: the first start writes data/admin-key, which the quick start reads.
@@ -72,6 +75,7 @@ describe(`README.md examples (${testBackend()})`, () => {
         // machine; its own specs test it (see the issue 27 note on what its clock counts).
         EMBEDDED_SQL_SECONDS_PER_HOUR: '3600',
         SOURCE_HOST_ALLOWLIST: sourceDatabase.host,
+        HTTP_TOOL_ALLOWLIST: `127.0.0.1:${blogPort},127.0.0.1:${hookPort}`,
         // With DATABASE_URL the operator sets the secrets key (README "Secrets"); embedded generates one.
         ...(database.env.DATABASE_URL ? { SECRETS_KEY: secretsKey } : {}),
       });
@@ -88,10 +92,23 @@ describe(`README.md examples (${testBackend()})`, () => {
       OPS_URL: url,
       OPS_KEY: adminKey,
       SOURCE_DB_URL: sourceDatabase.url,
+      BLOG_PORT: String(blogPort),
+      HOOK_PORT: String(hookPort),
     });
   }, 180_000);
 
   afterAll(async () => {
+    // The README stops the example backends it starts; a failed block may have left them running.
+    for (const name of ['BLOG_PID', 'HOOK_PID']) {
+      const pid = Number(shell?.exported(name));
+      if (pid > 0) {
+        try {
+          process.kill(pid, 'SIGTERM');
+        } catch {
+          // already gone
+        }
+      }
+    }
     server?.child.kill('SIGTERM');
     await server?.exited;
     await database?.drop();
