@@ -74,19 +74,24 @@ export class AgentRunDeliveryRepository {
    * process sending them died), across tenants, in one UPDATE: two schedulers never take the same one.
    */
   claimDue(leaseSeconds: number, limit = 20): Promise<AgentRunDeliveryEntity[]> {
-    return runAsSystem('agent run webhooks: claim due deliveries', async () => {
-      const rows: Array<{ id: string }> = await this.dataSource.query(
-        // A CTE: a bare UPDATE ... RETURNING comes back from TypeORM as [rows, count].
-        `WITH claimed AS (UPDATE agent_run_deliveries SET status = 'delivering', claimed_at = now(), updated_at = now()
+    return runAsSystem(
+      'agent run webhooks: claim due deliveries',
+      async () => {
+        const rows: Array<{ id: string }> = await this.dataSource.query(
+          // A CTE: a bare UPDATE ... RETURNING comes back from TypeORM as [rows, count].
+          `WITH claimed AS (UPDATE agent_run_deliveries SET status = 'delivering', claimed_at = now(), updated_at = now()
           WHERE id IN (SELECT id FROM agent_run_deliveries
                         WHERE (status = 'pending' AND next_attempt_at <= now())
                            OR (status = 'delivering' AND claimed_at < now() - make_interval(secs => $1))
                         ORDER BY next_attempt_at LIMIT $2 FOR UPDATE SKIP LOCKED)
           RETURNING id) SELECT id FROM claimed`,
-        [leaseSeconds, limit],
-      );
-      if (!rows.length) return [];
-      return this.repo.find({ where: { id: In(rows.map((row) => row.id)) } });
-    });
+          [leaseSeconds, limit],
+        );
+        if (!rows.length) return [];
+        return this.repo.find({ where: { id: In(rows.map((row) => row.id)) } });
+      },
+      // A poll every WEBHOOK_RETRY_CHECK_SECONDS: audited at debug level, like the job claims.
+      { quiet: true },
+    );
   }
 }
