@@ -27,6 +27,7 @@ import { CreateAgentRuns1795900000000 } from './1795900000000-CreateAgentRuns';
 import { AddStageRunCaller1795900000001 } from './1795900000001-AddStageRunCaller';
 import { AddChatMessageIds1795900000002 } from './1795900000002-AddChatMessageIds';
 import { AddBulkIngestionSegments1796100000000 } from './1796100000000-AddBulkIngestionSegments';
+import { CreateAgentRunDeliveries1796200000000 } from './1796200000000-CreateAgentRunDeliveries';
 
 type MigrationClass = new () => MigrationInterface;
 
@@ -60,6 +61,7 @@ export const MIGRATIONS: MigrationClass[] = [
   AddStageRunCaller1795900000001,
   AddChatMessageIds1795900000002,
   AddBulkIngestionSegments1796100000000,
+  CreateAgentRunDeliveries1796200000000,
 ];
 
 /** The database roles row-level security is written for (see docs/notes/rls.md). */

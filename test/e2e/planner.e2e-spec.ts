@@ -16,6 +16,7 @@ describe(`planner end to end on the demo dataset (${testBackend()})`, () => {
   let t: TestApp;
   let tenantId: string;
   let operator: string;
+  let operatorKeyId: string;
   let reader: string;
   let db: DataSource;
 
@@ -24,8 +25,11 @@ describe(`planner end to end on the demo dataset (${testBackend()})`, () => {
     const created = await t.request('POST', '/api/tenants', { body: { slug: 'planner-demo' } });
     tenantId = created.body.tenant.id;
     const admin = created.body.secret as string;
-    operator = (await t.request('POST', '/api/keys', { key: admin, body: { name: 'ops', role: 'operator' } }))
-      .body.secret;
+    const operatorKey = await t.request('POST', '/api/keys', {
+      key: admin,
+      body: { name: 'ops', role: 'operator' },
+    });
+    [operator, operatorKeyId] = [operatorKey.body.secret, operatorKey.body.key.id];
     reader = (await t.request('POST', '/api/keys', { key: admin, body: { name: 'viewer', role: 'reader' } }))
       .body.secret;
     const status = await t.app.get(DemoDataService).load(tenantId, { scale: 'small', now: NOW });
@@ -100,6 +104,9 @@ describe(`planner end to end on the demo dataset (${testBackend()})`, () => {
         stage_name: 'ops.ask',
         status: 'ok',
         summary: { total: 1, succeeded: 1, failed: 0 },
+        // The run names the key that asked, as a stage run started directly does.
+        key_id: operatorKeyId,
+        request_id: res.headers.get('x-request-id'),
       }),
     );
     const stored = await t.request('GET', `/ops/stage/runs/${runId}`, { key: operator });

@@ -70,6 +70,9 @@ describe(`documentation examples (${testBackend()})`, () => {
     workDir = mkdtempSync(path.join(os.tmpdir(), 'ops-test-readme-'));
     ReadmeShell.prepareWorkDir(workDir, dataDir);
     const port = await freePort();
+    // The example blog backend and webhook receiver the README starts (examples/), on ports of their own
+    // here, allowed the way the README tells a reader to (HTTP_TOOL_ALLOWLIST).
+    const [blogPort, hookPort] = [await freePort(), await freePort()];
     const secretsKey = randomBytes(32).toString('base64');
     startServer = async () => {
       // No ADMIN_API_KEY: the first start writes data/admin-key, which the quick start reads.
@@ -84,6 +87,7 @@ describe(`documentation examples (${testBackend()})`, () => {
         EMBEDDED_SQL_SECONDS_PER_HOUR: '3600',
         SQL_TOOL_SECONDS_PER_HOUR: '3600',
         SOURCE_HOST_ALLOWLIST: sourceDatabase.host,
+        HTTP_TOOL_ALLOWLIST: `127.0.0.1:${blogPort},127.0.0.1:${hookPort}`,
         // With DATABASE_URL the operator sets the secrets key (README "Secrets"); embedded generates one.
         ...(database.env.DATABASE_URL ? { SECRETS_KEY: secretsKey } : {}),
       });
@@ -97,10 +101,26 @@ describe(`documentation examples (${testBackend()})`, () => {
     // What a reader whose server listens on another port sets before the quick start (which keeps an
     // OPS_URL already set and exports OPS_KEY from data/admin-key itself), and the URL of the reader's own
     // database that the source example names. Nothing in a block is rewritten.
-    shell = new ReadmeShell(workDir, { OPS_URL: url, SOURCE_DB_URL: sourceDatabase.url });
+    shell = new ReadmeShell(workDir, {
+      OPS_URL: url,
+      SOURCE_DB_URL: sourceDatabase.url,
+      BLOG_PORT: String(blogPort),
+      HOOK_PORT: String(hookPort),
+    });
   }, 180_000);
 
   afterAll(async () => {
+    // The README stops the example backends it starts; a failed block may have left them running.
+    for (const name of ['BLOG_PID', 'HOOK_PID']) {
+      const pid = Number(shell?.exported(name));
+      if (pid > 0) {
+        try {
+          process.kill(pid, 'SIGTERM');
+        } catch {
+          // already gone
+        }
+      }
+    }
     server?.child.kill('SIGTERM');
     await server?.exited;
     await database?.drop();

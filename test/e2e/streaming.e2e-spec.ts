@@ -279,8 +279,38 @@ describe(`streamed runs: text/event-stream on the agent, chat and ask (${testBac
       (done.data.execution?.steps ?? []).map((s: any) => s.step_id),
     );
     expect(names(events)).toContain('step.started:answer');
-    expect(events.at(-2)).toMatchObject({ event: 'answer.delta', data: { text: done.data.answer } });
+    // Without a model: the answer's preamble (knowledge hint, missing data) then the template, in one
+    // delta each; put together they are the answer.
+    const deltas = events.filter((e) => e.event === 'answer.delta');
+    expect(events.at(-2)!.event).toBe('answer.delta');
+    expect(deltas.map((e) => e.data.text).join('')).toBe(done.data.answer);
     expect(done.data).toMatchObject({ query: SEED_QUERY, planning: expect.any(Object) });
+  });
+
+  it('ask with the LLM: the answer arrives as the model streams it; the deltas put together are the answer', async () => {
+    const answer = 'CPU 사용률 상위 5개 prod 서버를 조회했습니다. 데이터가 없으면 그렇게 말합니다.';
+    // Planning is not streamed (and fails here, so the deterministic planner plans); the answer is.
+    llm.setDefault((request) =>
+      request.body.stream ? { content: answer, chunkChars: 5 } : FakeLlmServer.error(500),
+    );
+    try {
+      const call = await postEventStream(t.url, '/ops/ask', { key: operator, body: { query: SEED_QUERY } });
+      expect(call.status).toBe(200);
+      const events = await call.done;
+      const done = events.at(-1)!;
+      expect(done.event).toBe('done');
+      expect(done.data).toMatchObject({ answer_source: 'llm', answer: expect.stringContaining(answer) });
+      const deltas = events.filter((e) => e.event === 'answer.delta').map((e) => e.data.text as string);
+      // One delta per streamed piece of the model's text (after what the answer says first, if anything).
+      expect(deltas.filter((text) => answer.includes(text)).length).toBeGreaterThanOrEqual(
+        Math.ceil(answer.length / 5),
+      );
+      expect(deltas.join('')).toBe(done.data.answer);
+      const answering = llm.chatRequests.filter((r) => r.body.stream === true);
+      expect(answering).toHaveLength(1);
+    } finally {
+      llm.setDefault(null);
+    }
   });
 
   it('bad input and errors before the first event are plain JSON errors', async () => {

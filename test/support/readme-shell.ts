@@ -47,6 +47,13 @@ export class ReadmeShell {
     writeFileSync(path.join(workDir, 'package.json'), JSON.stringify(pkg, null, 2));
   }
 
+  /** A variable the blocks so far exported (undefined when none did). */
+  exported(name: string): string | undefined {
+    const state = readOptional(this.stateFile);
+    const match = new RegExp(`^(?:declare -x|export) ${name}="?([^"\\n]*)"?$`, 'm').exec(state);
+    return match?.[1];
+  }
+
   async run(
     code: string,
     timeoutMs: number,

@@ -4,7 +4,7 @@ import { AppConfig, HealthRegistry } from '@app/platform';
 import { AssetRegistryModule } from '@app/asset-registry';
 import { DocumentsModule } from '@app/documents';
 import { PlannerModule } from '@app/planner';
-import { ToolRegistry, ToolsModule } from '@app/tools';
+import { HttpToolsModule, ToolRegistry, ToolsModule } from '@app/tools';
 import { AgentController } from './agent/agent.controller';
 import { AgentFallbackService } from './agent/agent-fallback.service';
 import { AgentOptions } from './agent/agent-options';
@@ -13,6 +13,9 @@ import { ToolCallingAgentService } from './agent/tool-calling-agent.service';
 import { AgentRunEntity } from './agent/runs/agent-run.entity';
 import { AgentRunJanitor } from './agent/runs/agent-run.janitor';
 import { AgentRunRepository } from './agent/runs/agent-run.repository';
+import { AgentRunDeliveryEntity } from './agent/webhooks/agent-run-delivery.entity';
+import { AgentRunDeliveryRepository } from './agent/webhooks/agent-run-delivery.repository';
+import { RunWebhookService } from './agent/webhooks/run-webhook.service';
 import { ChatController } from './chat/chat.controller';
 import { ChatJudgesService } from './chat/chat-judges.service';
 import { ChatOptions } from './chat/chat-options';
@@ -40,9 +43,16 @@ import {
   imports: [
     PlannerModule,
     ToolsModule,
+    // The egress-checked outbound client of the http tools, which run webhooks are sent through.
+    HttpToolsModule,
     AssetRegistryModule,
     DocumentsModule,
-    TypeOrmModule.forFeature([ChatConversationEntity, ChatMessageEntity, AgentRunEntity]),
+    TypeOrmModule.forFeature([
+      ChatConversationEntity,
+      ChatMessageEntity,
+      AgentRunEntity,
+      AgentRunDeliveryEntity,
+    ]),
   ],
   controllers: [AgentController, ChatController],
   providers: [
@@ -56,6 +66,8 @@ import {
     },
     AgentFallbackService,
     AgentRunRepository,
+    AgentRunDeliveryRepository,
+    RunWebhookService,
     ToolCallingAgentService,
     AgentRunJanitor,
     BlogToolsPublisher,
@@ -108,6 +120,7 @@ import {
   exports: [
     ToolCallingAgentService,
     AgentRunJanitor,
+    RunWebhookService,
     BlogToolsPublisher,
     ChatService,
     WebSearchProvider,

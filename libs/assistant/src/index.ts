@@ -2,6 +2,7 @@ export { AssistantModule } from './assistant.module';
 export { ToolCallingAgentService, AGENT_SYSTEM_PROMPT } from './agent/tool-calling-agent.service';
 export { AgentOptions } from './agent/agent-options';
 export { AgentRunJanitor } from './agent/runs/agent-run.janitor';
+export { RunWebhookService } from './agent/webhooks/run-webhook.service';
 export type {
   AgentRequest,
   AgentResult,

@@ -13,6 +13,8 @@ export interface AskRequest {
   userId: string;
   requestId: string;
   traceId: string;
+  /** The API key id of the request, stored with the stage run of the plan. */
+  keyId?: string;
   query: string;
   model?: string;
   useLlm?: boolean;
@@ -88,11 +90,13 @@ export class AskService {
       const reasons = planning.errors
         .map((e) => `${e.step_id ? `${e.step_id}: ` : ''}${e.message}`)
         .join('\n');
+      const answer = `The plan was rejected and nothing was run:\n${reasons}`;
+      observer?.emit('answer.delta', { step: 'answer', text: answer });
       return {
         status: 'plan_rejected',
         needs_input: [],
         query: request.query,
-        answer: `The plan was rejected and nothing was run:\n${reasons}`,
+        answer,
         answer_source: 'template',
         model: planning.model,
         planning,
@@ -130,6 +134,7 @@ export class AskService {
           deadline,
           signal,
           caller: 'plan',
+          ...(request.keyId ? { keyId: request.keyId } : {}),
           ...(observer ? { onEvent: observer.emit } : {}),
         },
         runnable,
@@ -144,20 +149,45 @@ export class AskService {
         warnings.push(...step.result.warnings.map((w) => `${step.step_id}: ${w}`));
     }
     cancelled();
+    const missing = await this.missingData(request.tenantId, execution);
+    const noData = missing.length > 0;
+    for (const source of missing) warnings.push(source.warning);
+    const plan = planning.plan;
+    // What the answer says before the written part (known before it is written, so streamed first).
+    const preamble = [
+      planning.warnings.some((w) => w.startsWith(KNOWLEDGE_INCOMPLETE_PREFIX))
+        ? knowledgeHint(plan.language)
+        : null,
+      ...missing.map((source) => source.hint[plan.language === 'ko' ? 'ko' : 'en']),
+      needed.length ? inputQuestion(needed, plan.language) : null,
+    ].filter((part): part is string => Boolean(part));
+    const answered = runnable.length > 0 || !needed.length;
     observer?.emit('step.started', { step: 'answer' });
+    // Streamed, the deltas put together are the answer: the preamble, then the model's tokens as it
+    // writes them (or a template in one piece).
+    const delta = (text: string) => observer?.emit('answer.delta', { step: 'answer', text });
+    if (preamble.length) delta(`${preamble.join('\n\n')}${answered ? '\n\n' : ''}`);
+    let streamed = false;
     const written = await this.answers.write({
       query: request.query,
-      plan: planning.plan,
+      plan,
       execution,
       tools,
       model: request.model,
       useLlm: request.useLlm,
+      signal,
+      ...(observer && answered
+        ? {
+            onDelta: (text: string) => {
+              streamed = true;
+              delta(text);
+            },
+          }
+        : {}),
     });
     if (written.warning) warnings.push(written.warning);
+    if (observer && answered && !streamed) delta(written.answer);
     cancelled();
-    const missing = await this.missingData(request.tenantId, execution);
-    const noData = missing.length > 0;
-    for (const source of missing) warnings.push(source.warning);
     const status = needed.length
       ? 'needs_input'
       : noData
@@ -170,16 +200,7 @@ export class AskService {
     return {
       status,
       query: request.query,
-      answer: [
-        planning.warnings.some((w) => w.startsWith(KNOWLEDGE_INCOMPLETE_PREFIX))
-          ? knowledgeHint(planning.plan.language)
-          : null,
-        ...missing.map((source) => source.hint[planning.plan?.language === 'ko' ? 'ko' : 'en']),
-        needed.length ? inputQuestion(needed, planning.plan.language) : null,
-        runnable.length || !needed.length ? written.answer : null,
-      ]
-        .filter(Boolean)
-        .join('\n\n'),
+      answer: [...preamble, ...(answered ? [written.answer] : [])].join('\n\n'),
       needs_input: needed,
       answer_source: written.source,
       model: written.model ?? planning.model,

@@ -95,11 +95,16 @@ describe(`row-level security (${testBackend()})`, () => {
          VALUES ($1, 'post_blog_article', '{}', 'pending', 'agent', 'u', now() + interval '1 hour')`,
         [tenantA],
       );
-      // A stored agent run.
-      await db.query(
-        `INSERT INTO agent_runs (tenant_id, status, mode, user_id, caller_id, caller, prompt)
-         VALUES ($1, 'succeeded', 'fallback', 'u', 'u', 'api', 'hi')`,
+      // A stored agent run and a webhook delivery of it.
+      const [run] = await db.query(
+        `INSERT INTO agent_runs (tenant_id, status, mode, user_id, caller_id, caller, prompt, callback_url)
+         VALUES ($1, 'succeeded', 'fallback', 'u', 'u', 'api', 'hi', 'https://hooks.example/r') RETURNING id`,
         [tenantA],
+      );
+      await db.query(
+        `INSERT INTO agent_run_deliveries (tenant_id, run_id, event, url, body, status)
+         VALUES ($1, $2, 'run.completed', 'https://hooks.example/r', '{}', 'delivered')`,
+        [tenantA, run.id],
       );
     });
     tables = (

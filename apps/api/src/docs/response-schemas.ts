@@ -3938,6 +3938,11 @@ export const RESPONSE_SCHEMAS: {
         "caller_id": {
           "type": "string"
         },
+        "callback_url": {
+          "type": "string",
+          "nullable": true,
+          "description": "Where the run's webhook events are POSTed (`callback_url` of the request), or null."
+        },
         "created_at": {
           "type": "string"
         },
@@ -3957,6 +3962,7 @@ export const RESPONSE_SCHEMAS: {
         "run_id",
         "mode",
         "caller_id",
+        "callback_url",
         "created_at",
         "updated_at"
       ]
@@ -4005,6 +4011,11 @@ export const RESPONSE_SCHEMAS: {
         "prompt": {
           "type": "string"
         },
+        "callback_url": {
+          "type": "string",
+          "nullable": true,
+          "description": "Where the run's webhook events are POSTed (`callback_url` of the request), or null."
+        },
         "pending": {
           "type": "array",
           "items": {
@@ -4046,6 +4057,13 @@ export const RESPONSE_SCHEMAS: {
           "nullable": true,
           "description": "The last result (while paused: the one that says what is held)."
         },
+        "webhook_deliveries": {
+          "type": "array",
+          "items": {
+            "$ref": "#/components/schemas/RunWebhookDeliveryView"
+          },
+          "description": "One per webhook event (with `callback_url`): its attempts, their outcome, the next one due."
+        },
         "created_at": {
           "type": "string"
         },
@@ -4064,10 +4082,104 @@ export const RESPONSE_SCHEMAS: {
         "request_id",
         "trace_id",
         "prompt",
+        "callback_url",
         "pending",
         "result",
+        "webhook_deliveries",
         "created_at",
         "updated_at"
+      ]
+    },
+    "RunWebhookDeliveryView": {
+      "type": "object",
+      "properties": {
+        "delivery_id": {
+          "type": "string"
+        },
+        "event": {
+          "type": "string"
+        },
+        "status": {
+          "type": "string",
+          "enum": [
+            "failed",
+            "pending",
+            "delivering",
+            "delivered"
+          ]
+        },
+        "attempt_count": {
+          "type": "number"
+        },
+        "attempts": {
+          "type": "array",
+          "items": {
+            "$ref": "#/components/schemas/DeliveryAttempt"
+          }
+        },
+        "next_attempt_at": {
+          "type": "string",
+          "nullable": true
+        },
+        "delivered_at": {
+          "type": "string",
+          "nullable": true
+        },
+        "created_at": {
+          "type": "string"
+        }
+      },
+      "required": [
+        "delivery_id",
+        "event",
+        "status",
+        "attempt_count",
+        "attempts",
+        "next_attempt_at",
+        "delivered_at",
+        "created_at"
+      ]
+    },
+    "DeliveryAttempt": {
+      "type": "object",
+      "properties": {
+        "attempt": {
+          "type": "number"
+        },
+        "at": {
+          "type": "string"
+        },
+        "duration_ms": {
+          "type": "number"
+        },
+        "status_code": {
+          "type": "number",
+          "nullable": true
+        },
+        "error": {
+          "type": "string",
+          "nullable": true
+        },
+        "response_excerpt": {
+          "type": "string",
+          "description": "The start of the receiver's answer (for the operator reading why it failed)."
+        },
+        "outcome": {
+          "type": "string",
+          "enum": [
+            "failed",
+            "delivered",
+            "retry"
+          ]
+        }
+      },
+      "required": [
+        "attempt",
+        "at",
+        "duration_ms",
+        "status_code",
+        "error",
+        "outcome"
       ]
     },
     "ChatResult": {

@@ -761,7 +761,7 @@ export interface paths {
     put?: never;
     /**
      * Run the tool-calling agent for a user of the calling service (service or admin key); a held side-effect call pauses the run (`status: awaiting_confirmation`) until a person confirms or rejects it
-     * @description With `Accept: text/event-stream` the run is streamed as server-sent events: `run.started`, `step.started` (model turn, tool call), `tool.result`, `answer.delta` (model text as it is written), then `done` with this JSON body (or `error`). Disconnecting cancels the run (stored `cancelled`).
+     * @description With `Accept: text/event-stream` the run is streamed as server-sent events: `run.started`, `step.started` (model turn, tool call), `tool.result`, `answer.delta` (model text as it is written), then `done` with this JSON body (or `error`). Disconnecting cancels the run (stored `cancelled`). With `callback_url` each state the run reaches (paused on a held call, completed, failed, cancelled) is POSTed there as a signed webhook, retried on 5xx and timeouts; the attempts are on the stored run.
      */
     post: operations['AgentController_execute'];
     delete?: never;
@@ -834,7 +834,7 @@ export interface paths {
     put?: never;
     /**
      * Plan, validate, execute and answer a question
-     * @description With `Accept: text/event-stream` the run is streamed as SSE events: `run.started`, `step.started` (plan, execute, each tool step, answer), `tool.result` (each step), `answer.delta` (the answer), then `done` with this JSON body (or `error`). Disconnecting cancels the steps not yet started.
+     * @description With `Accept: text/event-stream` the run is streamed as SSE events: `run.started`, `step.started` (plan, execute, each tool step, answer), `tool.result` (each step), `answer.delta` (the answer: its model tokens as they are written when an LLM writes it, else in one piece; the deltas put together are `answer`), then `done` with this JSON body (or `error`). Disconnecting cancels the steps not yet started.
      */
     post: operations['PlannerController_ask'];
     delete?: never;
@@ -1042,6 +1042,8 @@ export interface components {
       warnings: string[];
     };
     AgentRunSummary: {
+      /** @description Where the run's webhook events are POSTed (`callback_url` of the request), or null. */
+      callback_url: string | null;
       caller: string;
       caller_id: string;
       created_at: string;
@@ -1065,6 +1067,8 @@ export interface components {
       user_id: string;
     };
     AgentRunView: {
+      /** @description Where the run's webhook events are POSTed (`callback_url` of the request), or null. */
+      callback_url: string | null;
       caller: string;
       caller_id: string;
       created_at: string;
@@ -1088,6 +1092,8 @@ export interface components {
       trace_id: string | null;
       updated_at: string;
       user_id: string;
+      /** @description One per webhook event (with `callback_url`): its attempts, their outcome, the next one due. */
+      webhook_deliveries: components['schemas']['RunWebhookDeliveryView'][];
     };
     AgentToolCall: {
       /**
@@ -1720,6 +1726,17 @@ export interface components {
       offset: number;
       total: number;
     };
+    DeliveryAttempt: {
+      at: string;
+      attempt: number;
+      duration_ms: number;
+      error: string | null;
+      /** @enum {string} */
+      outcome: 'failed' | 'delivered' | 'retry';
+      /** @description The start of the receiver's answer (for the operator reading why it failed). */
+      response_excerpt?: string;
+      status_code: number | null;
+    };
     DemoLoadRequestDto: {
       /**
        * @default full
@@ -1999,6 +2016,11 @@ export interface components {
       [key: string]: unknown;
     };
     LlmExecuteRequestDto: {
+      /**
+       * @description Where to POST the run's webhook events (run.awaiting_confirmation, run.completed, run.failed, run.cancelled), signed with the tenant's WEBHOOK_SIGNING_SECRET (X-Ops-Signature: t=<unix>,v1=<HMAC-SHA256 hex of "<t>.<body>">). Checked by the http tools' egress policy: an internal address needs HTTP_TOOL_ALLOWLIST, else 400 CALLBACK_URL_REFUSED.
+       * @example https://hooks.example.com/ops-runs
+       */
+      callback_url?: string;
       /**
        * @description Free-form context from the calling service
        * @example {
@@ -2442,6 +2464,17 @@ export interface components {
        * @example 1
        */
       version: number;
+    };
+    RunWebhookDeliveryView: {
+      attempt_count: number;
+      attempts: components['schemas']['DeliveryAttempt'][];
+      created_at: string;
+      delivered_at: string | null;
+      delivery_id: string;
+      event: string;
+      next_attempt_at: string | null;
+      /** @enum {string} */
+      status: 'failed' | 'pending' | 'delivering' | 'delivered';
     };
     SearchWeightsDto: {
       text?: number;
@@ -3005,6 +3038,7 @@ export type SchemaCreateAssetRequestDto = components['schemas']['CreateAssetRequ
 export type SchemaCreateTenantRequestDto = components['schemas']['CreateTenantRequestDto'];
 export type SchemaDeadLetterJobView = components['schemas']['DeadLetterJobView'];
 export type SchemaDeadLetterPage = components['schemas']['DeadLetterPage'];
+export type SchemaDeliveryAttempt = components['schemas']['DeliveryAttempt'];
 export type SchemaDemoLoadRequestDto = components['schemas']['DemoLoadRequestDto'];
 export type SchemaDemoStatus = components['schemas']['DemoStatus'];
 export type SchemaDependencyHealth = components['schemas']['DependencyHealth'];
@@ -3056,6 +3090,7 @@ export type SchemaRelatedSymbol = components['schemas']['RelatedSymbol'];
 export type SchemaRepositoryView = components['schemas']['RepositoryView'];
 export type SchemaResumedRunView = components['schemas']['ResumedRunView'];
 export type SchemaRollbackAssetRequestDto = components['schemas']['RollbackAssetRequestDto'];
+export type SchemaRunWebhookDeliveryView = components['schemas']['RunWebhookDeliveryView'];
 export type SchemaSearchWeightsDto = components['schemas']['SearchWeightsDto'];
 export type SchemaSessionView = components['schemas']['SessionView'];
 export type SchemaStageDefinitionDto = components['schemas']['StageDefinitionDto'];

@@ -38,7 +38,7 @@ export class AgentController {
     summary:
       'Run the tool-calling agent for a user of the calling service (service or admin key); a held side-effect call pauses the run (`status: awaiting_confirmation`) until a person confirms or rejects it',
     description:
-      'With `Accept: text/event-stream` the run is streamed as server-sent events: `run.started`, `step.started` (model turn, tool call), `tool.result`, `answer.delta` (model text as it is written), then `done` with this JSON body (or `error`). Disconnecting cancels the run (stored `cancelled`).',
+      'With `Accept: text/event-stream` the run is streamed as server-sent events: `run.started`, `step.started` (model turn, tool call), `tool.result`, `answer.delta` (model text as it is written), then `done` with this JSON body (or `error`). Disconnecting cancels the run (stored `cancelled`). With `callback_url` each state the run reaches (paused on a held call, completed, failed, cancelled) is POSTed there as a signed webhook, retried on 5xx and timeouts; the attempts are on the stored run.',
   })
   async execute(
     @Body() body: LlmExecuteRequestDto,
@@ -59,7 +59,10 @@ export class AgentController {
       context: body.context ?? {},
       model: body.model,
       maxIterations: body.max_iterations ?? DEFAULT_AGENT_ITERATIONS,
+      ...(body.callback_url ? { callbackUrl: body.callback_url } : {}),
     } as const;
+    // Before the run (and before a stream opens): a refused callback URL is a plain 400.
+    if (body.callback_url) await this.agent.checkCallback(principal.tenantId, body.callback_url);
     if (wantsEventStream(accept))
       return streamRun(response, (observer) => this.agent.execute(request, observer));
     return this.agent.execute(request);

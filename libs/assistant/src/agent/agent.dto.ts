@@ -54,6 +54,17 @@ export class LlmExecuteRequestDto {
   @Min(1)
   @Max(MAX_AGENT_ITERATIONS)
   max_iterations?: number;
+  @ApiPropertyOptional({
+    description:
+      "Where to POST the run's webhook events (run.awaiting_confirmation, run.completed, run.failed, run.cancelled), signed with the tenant's WEBHOOK_SIGNING_SECRET (X-Ops-Signature: t=<unix>,v1=<HMAC-SHA256 hex of \"<t>.<body>\">). Checked by the http tools' egress policy: an internal address needs HTTP_TOOL_ALLOWLIST, else 400 CALLBACK_URL_REFUSED.",
+    example: 'https://hooks.example.com/ops-runs',
+    maxLength: 2048,
+  })
+  @IsOptional()
+  @IsString()
+  @Length(1, 2048)
+  @Matches(/^https?:\/\/\S+$/i, { message: 'callback_url must be an http or https URL' })
+  callback_url?: string;
 }
 
 export const AGENT_RUN_CALLERS = ['api', 'mcp', 'agent', 'ask'] as const;

@@ -1,5 +1,6 @@
 import type { PendingAction } from '@app/tools';
 import type { LlmCallRecord } from '@app/planner';
+import type { RunWebhookDeliveryView } from './webhooks/run-webhook.service';
 
 /** One run of the tool-calling agent (the seed's LLMExecuteRequest), on behalf of `userId`. */
 export interface AgentRequest {
@@ -18,6 +19,8 @@ export interface AgentRequest {
   context: Record<string, unknown>;
   model?: string;
   maxIterations: number;
+  /** Where the run's webhook events go (checked against the egress policy when requested). */
+  callbackUrl?: string;
 }
 
 /** One tool run (the seed's ToolCall) plus what a caller needs to debug it. */
@@ -79,6 +82,8 @@ export interface AgentRunView {
   request_id: string | null;
   trace_id: string | null;
   prompt: string;
+  /** Where the run's webhook events are POSTed (`callback_url` of the request), or null. */
+  callback_url: string | null;
   /** The held calls the run waits (or waited) on and their decisions. */
   pending: Array<{
     call_id: string;
@@ -88,9 +93,11 @@ export interface AgentRunView {
   }>;
   /** The last result (while paused: the one that says what is held). */
   result: AgentResult | null;
+  /** One per webhook event (with `callback_url`): its attempts, their outcome, the next one due. */
+  webhook_deliveries: RunWebhookDeliveryView[];
   created_at: string;
   updated_at: string;
 }
 
-/** A stored agent run in a listing (without its result). */
-export type AgentRunSummary = Omit<AgentRunView, 'result'>;
+/** A stored agent run in a listing (without its result and deliveries). */
+export type AgentRunSummary = Omit<AgentRunView, 'result' | 'webhook_deliveries'>;

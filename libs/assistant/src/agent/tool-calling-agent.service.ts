@@ -24,7 +24,14 @@ import type {
 import { AgentRunEntity, AgentRunPendingCall } from './runs/agent-run.entity';
 import { AgentRunQuery, AgentRunRepository } from './runs/agent-run.repository';
 import { AgentRunException } from './runs/agent-run.exception';
-import { pausedAnswer, resumedFallbackAnswer, toAgentRunView } from './runs/agent-run.util';
+import {
+  pausedAnswer,
+  resumedFallbackAnswer,
+  RunEventIds,
+  runWebhookData,
+  toAgentRunView,
+} from './runs/agent-run.util';
+import { RunWebhookService } from './webhooks/run-webhook.service';
 
 export const AGENT_SYSTEM_PROMPT = [
   'You are the assistant of a backend service, acting for one of its users.',
@@ -54,6 +61,7 @@ export class ToolCallingAgentService implements OnModuleInit {
     private readonly options: AgentOptions,
     private readonly runs: AgentRunRepository,
     private readonly actions: PendingActionService,
+    private readonly webhooks: RunWebhookService,
   ) {}
 
   onModuleInit(): void {
@@ -77,6 +85,7 @@ export class ToolCallingAgentService implements OnModuleInit {
       requestId: request.requestId,
       traceId: request.traceId,
       prompt: request.prompt,
+      callbackUrl: request.callbackUrl ?? null,
       status: 'running',
       mode: this.llm.configured ? 'llm' : 'fallback',
       pending: [],
@@ -117,11 +126,40 @@ export class ToolCallingAgentService implements OnModuleInit {
     );
   }
 
-  /** The stored run (its ids, what it waits on and its final result). */
+  /** The stored run (its ids, what it waits on, its final result and its webhook deliveries). */
   async getRun(tenantId: string, id: string): Promise<AgentRunView> {
     const run = await this.runs.find(tenantId, id);
     if (!run) throw AgentRunException.notFound(id);
-    return toAgentRunView(run);
+    return {
+      ...toAgentRunView(run),
+      webhook_deliveries: run.callbackUrl ? await this.webhooks.deliveriesOf(tenantId, id) : [],
+    };
+  }
+
+  /** A callback URL the egress policy refuses, or without the tenant's signing secret, is a 400. */
+  checkCallback(tenantId: string, url: string): Promise<void> {
+    return this.webhooks.checkCallback(tenantId, url);
+  }
+
+  /** Marks a run failed that cannot go on (stuck resuming past its takeovers) and says so to its webhook. */
+  async failRun(run: AgentRunEntity, reason: string): Promise<void> {
+    await this.runs.update(run.tenantId, run.id, { status: 'failed' });
+    await this.notify(
+      {
+        runId: run.id,
+        tenantId: run.tenantId,
+        userId: run.userId,
+        requestId: run.requestId,
+        traceId: run.traceId,
+        caller: run.caller,
+        keyId: run.keyId,
+        mode: run.mode,
+        callbackUrl: run.callbackUrl,
+      },
+      'failed',
+      run.result as unknown as AgentResult | null,
+      reason,
+    );
   }
 
   /** The tenant's stored runs, newest first, filtered on their ids. */
@@ -202,7 +240,8 @@ export class ToolCallingAgentService implements OnModuleInit {
         final_response: result.final_response,
       };
     } catch (error) {
-      // The decision itself stands (the tool ran or was dropped); the run is marked failed, not the request.
+      // The decision itself stands (the tool ran or was dropped); the run is marked failed, not the request
+      // (drive() stored the failure and sent its webhook event already).
       await this.runs.update(run.tenantId, run.id, { status: 'failed' });
       this.logger.error({ msg: 'agent run resume failed', run_id: run.id, error: (error as Error).message });
       return { run_id: run.id, kind: 'agent', status: 'failed', final_response: null };
@@ -230,6 +269,7 @@ export class ToolCallingAgentService implements OnModuleInit {
       deadline,
       signal: observer ? AbortSignal.any([controller.signal, observer.signal]) : controller.signal,
       caller: 'agent',
+      ...(request.keyId ? { keyId: request.keyId } : {}),
       ...(observer ? { onEvent: observer.emit } : {}),
     };
     const tools = this.registry.list(request.tenantId).filter((tool) => tool.available);
@@ -264,22 +304,66 @@ export class ToolCallingAgentService implements OnModuleInit {
     const cancelled = error instanceof RunCancelledError;
     const status = cancelled ? 'cancelled' : 'failed';
     this.logger.log({ msg: `agent run ${status}`, run_id: state.runId, error: (error as Error).message });
-    await this.runs
+    const result: AgentResult = {
+      ...this.finish(request, state, state.model, ''),
+      mode: state.messages.length ? 'llm' : 'fallback',
+      warnings: [...state.warnings, (error as Error).message],
+      run_id: state.runId!,
+      status,
+      timings: this.timings(started, state),
+    };
+    const stored = await this.runs
       .update(request.tenantId, state.runId!, {
         status,
         state: null,
-        result: {
-          ...this.finish(request, state, state.model, ''),
-          mode: state.messages.length ? 'llm' : 'fallback',
-          warnings: [...state.warnings, (error as Error).message],
-          run_id: state.runId!,
-          status,
-          timings: this.timings(started, state),
-        } satisfies AgentResult,
+        result: result as unknown as Record<string, unknown>,
       })
-      .catch((failure: Error) =>
-        this.logger.error({ msg: 'agent run not stored', run_id: state.runId, error: failure.message }),
+      .then(() => true)
+      .catch((failure: Error) => {
+        this.logger.error({ msg: 'agent run not stored', run_id: state.runId, error: failure.message });
+        return false;
+      });
+    if (stored)
+      await this.notify(
+        this.eventIds(request, state.runId!, result.mode),
+        status,
+        result,
+        (error as Error).message,
       );
+  }
+
+  private eventIds(request: AgentRequest, runId: string, mode: string): RunEventIds {
+    return {
+      runId,
+      tenantId: request.tenantId,
+      userId: request.userId,
+      requestId: request.requestId,
+      traceId: request.traceId,
+      caller: request.caller ?? 'api',
+      keyId: request.keyId ?? null,
+      mode,
+      callbackUrl: request.callbackUrl ?? null,
+    };
+  }
+
+  /**
+   * A run with a callback URL reports where it got to (paused, completed, failed, cancelled) as a
+   * webhook, from the process that got it there; a failure to queue it never fails the run.
+   */
+  private async notify(
+    ids: RunEventIds,
+    status: AgentResult['status'],
+    result: AgentResult | null,
+    error?: string,
+  ): Promise<void> {
+    if (!ids.callbackUrl) return;
+    await this.webhooks.publish({
+      tenantId: ids.tenantId,
+      runId: ids.runId,
+      callbackUrl: ids.callbackUrl,
+      event: `run.${status}`,
+      data: runWebhookData(ids, status, result, error),
+    });
   }
 
   /** Between steps: the caller of a streamed run went away, so nothing more is done for it. */
@@ -321,6 +405,7 @@ export class ToolCallingAgentService implements OnModuleInit {
       result: final as unknown as Record<string, unknown>,
     });
     this.logger.log({ msg: 'agent run stored', run_id: runId, status, held: pending.length });
+    await this.notify(this.eventIds(request, runId, outcome.mode), status, final);
     return final;
   }
 

@@ -30,6 +30,8 @@ export class AnswerWriter {
     model?: string;
     useLlm?: boolean;
     signal?: AbortSignal;
+    /** The model's text as it is written (the model is then asked to stream); a template is not streamed. */
+    onDelta?: (text: string) => void;
   }): Promise<WrittenAnswer> {
     const started = performance.now();
     const template = templateAnswer(input.plan, input.execution, input.tools);
@@ -50,6 +52,7 @@ export class AnswerWriter {
       const response = await this.llm.chat({
         model: input.model,
         signal: input.signal,
+        ...(input.onDelta ? { onDelta: input.onDelta } : {}),
         messages: [
           {
             role: 'system',

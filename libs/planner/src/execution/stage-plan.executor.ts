@@ -31,6 +31,7 @@ export class StagePlanExecutor extends PlanExecutor {
         traceId: context.traceId,
         confirmed: context.confirmed,
         caller: context.caller ?? 'plan',
+        ...(context.keyId ? { keyId: context.keyId } : {}),
         deadline: Math.min(context.deadline, deadline),
         ...(context.onEvent ? { onEvent: context.onEvent } : {}),
       },

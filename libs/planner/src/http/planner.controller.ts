@@ -43,7 +43,7 @@ export class PlannerController {
   @ApiOperation({
     summary: 'Plan, validate, execute and answer a question',
     description:
-      'With `Accept: text/event-stream` the run is streamed as SSE events: `run.started`, `step.started` (plan, execute, each tool step, answer), `tool.result` (each step), `answer.delta` (the answer), then `done` with this JSON body (or `error`). Disconnecting cancels the steps not yet started.',
+      'With `Accept: text/event-stream` the run is streamed as SSE events: `run.started`, `step.started` (plan, execute, each tool step, answer), `tool.result` (each step), `answer.delta` (the answer: its model tokens as they are written when an LLM writes it, else in one piece; the deltas put together are `answer`), then `done` with this JSON body (or `error`). Disconnecting cancels the steps not yet started.',
   })
   async ask(
     @Body() body: AskRequestDto,
@@ -55,6 +55,7 @@ export class PlannerController {
     const request = {
       tenantId: principal.tenantId,
       userId: principal.userId,
+      keyId: principal.keyId,
       requestId: context?.requestId ?? 'none',
       traceId: context?.traceId ?? 'none',
       query: body.query.trim(),
@@ -63,12 +64,7 @@ export class PlannerController {
       now: body.now ? new Date(body.now) : undefined,
       explain: body.explain === true,
     };
-    if (wantsEventStream(accept))
-      return streamRun(response, async (observer) => {
-        const result = await this.asker.ask(request, observer);
-        observer.emit('answer.delta', { step: 'answer', text: result.answer });
-        return result;
-      });
+    if (wantsEventStream(accept)) return streamRun(response, (observer) => this.asker.ask(request, observer));
     return this.asker.ask(request);
   }
 }

@@ -799,6 +799,32 @@ export class EnvironmentVariables {
   @Min(1)
   AGENT_RESUME_MAX_ATTEMPTS = 3;
 
+  /** One attempt to deliver a run webhook (`callback_url`): connect, send, read the answer. */
+  @Transform(toNumber)
+  @IsInt()
+  @Min(100)
+  @Max(120_000)
+  WEBHOOK_TIMEOUT_MS = 10_000;
+
+  /** Attempts of one webhook delivery (the first included) before it is marked failed. */
+  @Transform(toNumber)
+  @IsInt()
+  @Min(1)
+  @Max(50)
+  WEBHOOK_MAX_ATTEMPTS = 8;
+
+  /** Wait before the second attempt; it doubles each attempt (capped at an hour): 30 s, 1 min, 2 min ... */
+  @Transform(toNumber)
+  @IsInt()
+  @Min(1)
+  WEBHOOK_RETRY_BASE_SECONDS = 30;
+
+  /** How often the scheduler looks for webhook deliveries due (a retry, or one a dead process left). */
+  @Transform(toNumber)
+  @IsInt()
+  @Min(1)
+  WEBHOOK_RETRY_CHECK_SECONDS = 5;
+
   /** Base URL of the blog backend the blog tool assets call (`npm run cli -- agents publish-blog-tools`). */
   @Transform(emptyToUndefined)
   @IsOptional()

@@ -63,6 +63,8 @@ export interface ToolContext {
   confirmed?: boolean;
   /** Where a streamed request's progress goes: a stage or plan run reports each step as it starts and ends. */
   onEvent?: RunEventSink;
+  /** The API key id of the request behind the call, stored with the stage runs it starts. */
+  keyId?: string;
 }
 
 /** A side-effect tool call waiting for a human: confirm runs it, reject drops it. */

@@ -33,6 +33,8 @@ export interface OutboundRequest {
   signal: AbortSignal;
   /** Header names that carry credentials: dropped when a redirect leaves the original origin. */
   credentialHeaders?: string[];
+  /** Redirects followed (default MAX_REDIRECTS); at 0 a redirect response is returned as it came. */
+  maxRedirects?: number;
 }
 
 export interface OutboundResponse {
@@ -74,14 +76,16 @@ export class OutboundHttpClient {
     let { method, body } = request;
     let headers = { ...request.headers };
     let url = request.url;
+    const maxRedirects = Math.min(request.maxRedirects ?? MAX_REDIRECTS, MAX_REDIRECTS);
     try {
       for (let redirects = 0; ; redirects++) {
         const target = await this.vet(url, signal);
         const response = await this.send(target, method, headers, body, request.maxResponseBytes, signal);
         const location = response.headers.location;
-        if (!REDIRECT_STATUSES.has(response.status) || !location) return { ...response, redirects };
-        if (redirects >= MAX_REDIRECTS) {
-          throw new ToolError(OutboundErrorCode.TOO_MANY_REDIRECTS, `More than ${MAX_REDIRECTS} redirects.`, {
+        if (!REDIRECT_STATUSES.has(response.status) || !location || maxRedirects === 0)
+          return { ...response, redirects };
+        if (redirects >= maxRedirects) {
+          throw new ToolError(OutboundErrorCode.TOO_MANY_REDIRECTS, `More than ${maxRedirects} redirects.`, {
             redirects,
           });
         }

@@ -86,6 +86,10 @@ export class AgentRunEntity {
   @Column({ type: 'text' })
   prompt!: string;
 
+  /** Where the run's webhook events are POSTed (`callback_url` of the request), if anywhere. */
+  @Column({ type: 'text', nullable: true })
+  callbackUrl!: string | null;
+
   /** The held calls the run waits on (empty once completed without any). */
   @Column({ type: 'jsonb', default: () => "'[]'" })
   pending!: AgentRunPendingCall[];

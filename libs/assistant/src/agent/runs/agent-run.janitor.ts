@@ -58,7 +58,7 @@ export class AgentRunJanitor implements OnApplicationBootstrap, OnApplicationShu
       await runAsTenant(run.tenantId, async () => {
         if (takeovers > maxAttempts) {
           this.logger.warn({ msg: 'agent run failed: stuck resuming', run_id: run.id, takeovers });
-          await this.runs.update(run.tenantId, run.id, { status: 'failed' });
+          await this.agent.failRun(run, `the run was stuck resuming after ${maxAttempts} takeovers`);
           return;
         }
         this.logger.log({ msg: 'agent run taken over: stuck resuming', run_id: run.id, takeovers });

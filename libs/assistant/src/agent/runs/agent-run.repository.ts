@@ -18,6 +18,7 @@ export type NewAgentRun = Pick<
   | 'requestId'
   | 'traceId'
   | 'prompt'
+  | 'callbackUrl'
   | 'pending'
   | 'state'
   | 'result'

@@ -3,7 +3,7 @@ import type { AgentResult, AgentRunView, AgentToolCall } from '../agent.types';
 import { toolMessageContent } from '../agent-tools.util';
 import type { AgentRunEntity, AgentRunPendingCall } from './agent-run.entity';
 
-export function toAgentRunView(run: AgentRunEntity): AgentRunView {
+export function toAgentRunView(run: AgentRunEntity): Omit<AgentRunView, 'webhook_deliveries'> {
   return {
     run_id: run.id,
     status: run.status,
@@ -15,6 +15,7 @@ export function toAgentRunView(run: AgentRunEntity): AgentRunView {
     request_id: run.requestId,
     trace_id: run.traceId,
     prompt: run.prompt,
+    callback_url: run.callbackUrl,
     pending: run.pending.map(({ call_id, action_id, tool, decision }) => ({
       call_id,
       action_id,
@@ -66,4 +67,60 @@ export function resumedFallbackAnswer(
       : `${name}: confirmed and run. Result: ${data}`;
   });
   return lines.join('\n');
+}
+
+/** Who a run's webhook event is about (from the request, or the stored run when only the row is at hand). */
+export interface RunEventIds {
+  runId: string;
+  tenantId: string;
+  userId: string;
+  requestId: string | null;
+  traceId: string | null;
+  caller: string;
+  keyId: string | null;
+  mode: string;
+  callbackUrl: string | null;
+}
+
+/**
+ * The `data` of a run's webhook event: its ids and status, the final response, the held calls a person
+ * must decide (`pending_actions`, while paused) and a summary of the calls. Tool results stay out of
+ * it (`GET /internal/v1/llm/runs/{run_id}` has them, behind the caller's key).
+ */
+export function runWebhookData(
+  ids: RunEventIds,
+  status: AgentResult['status'],
+  result: AgentResult | null,
+  error?: string,
+): Record<string, unknown> {
+  const calls = result?.tool_calls ?? [];
+  return {
+    run_id: ids.runId,
+    status,
+    mode: ids.mode,
+    user_id: ids.userId,
+    request_id: ids.requestId,
+    trace_id: ids.traceId,
+    caller: ids.caller,
+    key_id: ids.keyId,
+    final_response: result?.final_response || null,
+    pending_actions: calls
+      .filter((call) => call.pending_action && !call.decision)
+      .map((call) => ({
+        call_id: call.id,
+        action_id: call.pending_action!.action_id,
+        tool: call.tool,
+        input: call.pending_action!.input,
+        expires_at: call.pending_action!.expires_at,
+      })),
+    tool_calls: calls.map((call) => ({
+      id: call.id,
+      tool: call.tool,
+      success: call.success,
+      error: call.error,
+      ...(call.decision ? { decision: call.decision } : {}),
+    })),
+    warnings: result?.warnings ?? [],
+    ...(error ? { error } : {}),
+  };
 }
