@@ -1,0 +1,171 @@
+import type { DataSource } from 'typeorm';
+import { currentDatabasePriority, DatabasePriority } from './database-priority';
+
+export interface EmbeddedSchedulerOptions {
+  /**
+   * How long the connection must have been free of foreground work before background work gets it:
+   * a request's next statement usually follows its previous one within a millisecond or two, and it
+   * should not find a background transaction in its way.
+   */
+  quietMs: number;
+  /** Starvation bound in time: background work waiting this long goes before queued foreground work. */
+  maxBackgroundWaitMs: number;
+  /** Starvation bound in turns: at most this many foreground leases pass a waiting background one. */
+  maxForegroundBypass: number;
+  /** A waiter still without the connection after this long fails like a pool checkout that timed out. */
+  timeoutMs: number;
+}
+
+export const DEFAULT_EMBEDDED_SCHEDULER_OPTIONS: EmbeddedSchedulerOptions = {
+  quietMs: 2,
+  maxBackgroundWaitMs: 250,
+  maxForegroundBypass: 32,
+  timeoutMs: 60_000,
+};
+
+/** Releases a lease; calling it again does nothing. */
+export type LeaseRelease = () => void;
+
+interface Waiter {
+  priority: DatabasePriority;
+  enqueuedAt: number;
+  /** Foreground leases granted while this (background) waiter was queued. */
+  bypassed: number;
+  grant: (release: LeaseRelease) => void;
+  timer?: NodeJS.Timeout;
+}
+
+export interface EmbeddedSchedulerStats {
+  foregroundLeases: number;
+  backgroundLeases: number;
+  /** Background leases granted ahead of queued foreground work by a starvation bound. */
+  agedBackgroundLeases: number;
+  /** Foreground leases granted while background work was waiting: the times background work gave way. */
+  yields: number;
+  foregroundWaiting: number;
+  backgroundWaiting: number;
+}
+
+/**
+ * The order in which work gets the embedded database's one connection. PGlite runs one statement
+ * at a time, and the application's pool holds its single connection (data-source-options.ts), so a
+ * statement's wait is the sum of what runs before it. Every checkout of that connection (a statement,
+ * or a whole transaction through a query runner) takes a lease here first:
+ * - foreground leases (requests) go before background ones (ingestion, diff indexing, the demo load,
+ *   scheduled jobs: `runInBackground`), FIFO within each class;
+ * - background work gets the connection only after it has been free of foreground work for `quietMs`,
+ *   so the statements of one request follow each other without a background transaction between them;
+ * - no starvation: a background waiter is served next once it has waited `maxBackgroundWaitMs` or
+ *   watched `maxForegroundBypass` foreground leases go first.
+ * A foreground request therefore waits for at most the one background statement or transaction that
+ * holds the connection when it arrives, so background work keeps its transactions short (bounded
+ * batches) and yields between them simply by asking for the next lease.
+ */
+export class EmbeddedScheduler {
+  private readonly options: EmbeddedSchedulerOptions;
+  private held = false;
+  private readonly foreground: Waiter[] = [];
+  private readonly background: Waiter[] = [];
+  /** When the connection was last held by foreground work (its release), or -Infinity. */
+  private foregroundLastSeen = Number.NEGATIVE_INFINITY;
+  private quietTimer?: NodeJS.Timeout;
+  private readonly counts = { foregroundLeases: 0, backgroundLeases: 0, agedBackgroundLeases: 0, yields: 0 };
+
+  constructor(options: Partial<EmbeddedSchedulerOptions> = {}) {
+    this.options = { ...DEFAULT_EMBEDDED_SCHEDULER_OPTIONS, ...options };
+  }
+
+  get stats(): EmbeddedSchedulerStats {
+    return {
+      ...this.counts,
+      foregroundWaiting: this.foreground.length,
+      backgroundWaiting: this.background.length,
+    };
+  }
+
+  /** Resolves with the release of the connection's lease, in priority order (see the class). */
+  acquire(priority: DatabasePriority = currentDatabasePriority()): Promise<LeaseRelease> {
+    return new Promise<LeaseRelease>((resolve, reject) => {
+      const waiter: Waiter = { priority, enqueuedAt: performance.now(), bypassed: 0, grant: resolve };
+      const queue = priority === 'foreground' ? this.foreground : this.background;
+      waiter.timer = setTimeout(() => {
+        const index = queue.indexOf(waiter);
+        if (index < 0) return;
+        queue.splice(index, 1);
+        // The wording of node-postgres's pool, which the database error mapping answers with a 503.
+        reject(new Error('timeout exceeded when trying to connect (embedded database busy)'));
+      }, this.options.timeoutMs);
+      waiter.timer.unref?.();
+      queue.push(waiter);
+      this.dispatch();
+    });
+  }
+
+  /** Runs `work` holding a lease of `priority` (or the current context's). */
+  async run<T>(work: () => Promise<T>, priority?: DatabasePriority): Promise<T> {
+    const release = await this.acquire(priority);
+    try {
+      return await work();
+    } finally {
+      release();
+    }
+  }
+
+  private dispatch(): void {
+    if (this.quietTimer) {
+      clearTimeout(this.quietTimer);
+      this.quietTimer = undefined;
+    }
+    if (this.held) return;
+    const oldest = this.background[0];
+    const now = performance.now();
+    if (
+      oldest &&
+      this.foreground.length > 0 &&
+      (oldest.bypassed >= this.options.maxForegroundBypass ||
+        now - oldest.enqueuedAt >= this.options.maxBackgroundWaitMs)
+    ) {
+      this.counts.agedBackgroundLeases++;
+      return this.grant(this.background.shift()!);
+    }
+    if (this.foreground.length > 0) {
+      if (oldest) this.counts.yields++;
+      for (const waiter of this.background) waiter.bypassed++;
+      return this.grant(this.foreground.shift()!);
+    }
+    if (!oldest) return;
+    const quietFor = now - this.foregroundLastSeen;
+    if (quietFor >= this.options.quietMs) return this.grant(this.background.shift()!);
+    this.quietTimer = setTimeout(
+      () => this.dispatch(),
+      Math.max(1, Math.ceil(this.options.quietMs - quietFor)),
+    );
+  }
+
+  private grant(waiter: Waiter): void {
+    clearTimeout(waiter.timer);
+    this.held = true;
+    if (waiter.priority === 'foreground') this.counts.foregroundLeases++;
+    else this.counts.backgroundLeases++;
+    let released = false;
+    waiter.grant(() => {
+      if (released) return;
+      released = true;
+      this.held = false;
+      if (waiter.priority === 'foreground') this.foregroundLastSeen = performance.now();
+      this.dispatch();
+    });
+  }
+}
+
+const attached = new WeakMap<DataSource, EmbeddedScheduler>();
+
+/** Records that `dataSource`'s checkouts go through `scheduler` (applyConnectionScope does). */
+export function attachScheduler(dataSource: DataSource, scheduler: EmbeddedScheduler): void {
+  attached.set(dataSource, scheduler);
+}
+
+/** The scheduler in front of `dataSource`'s connection: embedded only, otherwise undefined. */
+export function schedulerOf(dataSource: DataSource): EmbeddedScheduler | undefined {
+  return attached.get(dataSource);
+}
