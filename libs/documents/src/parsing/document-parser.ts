@@ -1,6 +1,6 @@
 import { parse as parseCsv } from 'csv-parse/sync';
 import { DocumentFormat } from '../documents.types';
-import { DocumentProcessingError, DocumentsExceptionCode } from '../documents.exception';
+import { DocumentProcessingError, DocumentsExceptionCode } from '../document-errors';
 import { htmlToBlocks } from './html-blocks.util';
 import { markdownToBlocks } from './markdown-blocks.util';
 import { docxToBlocks, pptxToBlocks } from './office-blocks.util';
