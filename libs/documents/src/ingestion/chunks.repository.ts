@@ -283,7 +283,7 @@ export class ChunksRepository {
    * for a newer revision may be writing there.
    */
   async deleteVersionsBelow(documentId: string, version: number): Promise<number> {
-    const sizer = new BatchSizer(256, { targetMs: BACKGROUND_STATEMENT_TARGET_MS, min: 16, max: 4096 });
+    const sizer = new BatchSizer(256, { targetMs: BACKGROUND_STATEMENT_TARGET_MS, min: 64, max: 4096 });
     let deleted = 0;
     for (;;) {
       const size = sizer.next;

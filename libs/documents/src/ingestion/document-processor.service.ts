@@ -242,7 +242,7 @@ export class DocumentProcessor {
           target,
           new BatchSizer(TERM_SLICE_CHUNKS, {
             targetMs: BACKGROUND_STATEMENT_TARGET_MS,
-            min: 8,
+            min: TERM_SLICE_CHUNKS / 2,
             max: TERM_SLICE_CHUNKS * 8,
           }),
         ),

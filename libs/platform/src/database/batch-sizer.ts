@@ -15,7 +15,9 @@ export interface BatchSizerOptions {
 /**
  * Sizes successive batches of idempotent background work (rows, or steps of a time range) so that
  * each statement takes about `targetMs`: after each batch the size is scaled by target / measured,
- * at most doubling and at least quartering per step, within [min, max].
+ * at most doubling and at least quartering per step, within [min, max]. `min` matters: on a machine
+ * short of CPU no size meets the target, and below some size a statement's fixed cost (round trips,
+ * planning) is most of it, so the work would take many times longer for no gain to anyone.
  */
 export class BatchSizer {
   private size: number;

@@ -17,7 +17,7 @@ export interface EmbeddedSchedulerOptions {
 }
 
 export const DEFAULT_EMBEDDED_SCHEDULER_OPTIONS: EmbeddedSchedulerOptions = {
-  quietMs: 2,
+  quietMs: 10,
   maxBackgroundWaitMs: 250,
   maxForegroundBypass: 32,
   timeoutMs: 60_000,
