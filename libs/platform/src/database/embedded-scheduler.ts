@@ -42,6 +42,8 @@ export interface EmbeddedSchedulerStats {
   agedBackgroundLeases: number;
   /** Foreground leases granted while background work was waiting: the times background work gave way. */
   yields: number;
+  /** The longest a background lease was held (what a request may have waited behind), in ms. */
+  longestBackgroundHoldMs: number;
   foregroundWaiting: number;
   backgroundWaiting: number;
 }
@@ -69,7 +71,13 @@ export class EmbeddedScheduler {
   /** When the connection was last held by foreground work (its release), or -Infinity. */
   private foregroundLastSeen = Number.NEGATIVE_INFINITY;
   private quietTimer?: NodeJS.Timeout;
-  private readonly counts = { foregroundLeases: 0, backgroundLeases: 0, agedBackgroundLeases: 0, yields: 0 };
+  private readonly counts = {
+    foregroundLeases: 0,
+    backgroundLeases: 0,
+    agedBackgroundLeases: 0,
+    yields: 0,
+    longestBackgroundHoldMs: 0,
+  };
 
   constructor(options: Partial<EmbeddedSchedulerOptions> = {}) {
     this.options = { ...DEFAULT_EMBEDDED_SCHEDULER_OPTIONS, ...options };
@@ -148,11 +156,18 @@ export class EmbeddedScheduler {
     if (waiter.priority === 'foreground') this.counts.foregroundLeases++;
     else this.counts.backgroundLeases++;
     let released = false;
+    const grantedAt = performance.now();
     waiter.grant(() => {
       if (released) return;
       released = true;
       this.held = false;
-      if (waiter.priority === 'foreground') this.foregroundLastSeen = performance.now();
+      const now = performance.now();
+      if (waiter.priority === 'foreground') this.foregroundLastSeen = now;
+      else
+        this.counts.longestBackgroundHoldMs = Math.max(
+          this.counts.longestBackgroundHoldMs,
+          Math.round(now - grantedAt),
+        );
       this.dispatch();
     });
   }
