@@ -8,7 +8,11 @@ export interface EmbeddedSchedulerOptions {
    * should not find a background transaction in its way.
    */
   quietMs: number;
-  /** Starvation bound in time: background work waiting this long goes before queued foreground work. */
+  /**
+   * Starvation backstop in time: background work waiting this long goes before queued foreground work.
+   * The bound in turns (`maxForegroundBypass`) is what keeps background work going under a stream of
+   * requests; a short time bound costs requests most on a slow machine, where every lease is long.
+   */
   maxBackgroundWaitMs: number;
   /** Starvation bound in turns: at most this many foreground leases pass a waiting background one. */
   maxForegroundBypass: number;
@@ -18,7 +22,7 @@ export interface EmbeddedSchedulerOptions {
 
 export const DEFAULT_EMBEDDED_SCHEDULER_OPTIONS: EmbeddedSchedulerOptions = {
   quietMs: 10,
-  maxBackgroundWaitMs: 250,
+  maxBackgroundWaitMs: 5_000,
   maxForegroundBypass: 32,
   timeoutMs: 60_000,
 };
@@ -57,8 +61,8 @@ export interface EmbeddedSchedulerStats {
  *   scheduled jobs: `runInBackground`), FIFO within each class;
  * - background work gets the connection only after it has been free of foreground work for `quietMs`,
  *   so the statements of one request follow each other without a background transaction between them;
- * - no starvation: a background waiter is served next once it has waited `maxBackgroundWaitMs` or
- *   watched `maxForegroundBypass` foreground leases go first.
+ * - no starvation: a background waiter is served next once it has watched `maxForegroundBypass`
+ *   foreground leases go first (or waited `maxBackgroundWaitMs`).
  * A foreground request therefore waits for at most the one background statement or transaction that
  * holds the connection when it arrives, so background work keeps its transactions short (bounded
  * batches) and yields between them simply by asking for the next lease.
