@@ -113,7 +113,7 @@ describe(`the embedded connection serves requests before background work (${test
   });
 
   it('an ingestion that gives way to searches many times ends complete: every chunk, one active version, exact statistics', async () => {
-    const count = BATCH * 30 + 1;
+    const count = BATCH * 12 + 1;
     const doc = await ingestion.create(tenantId, {
       filename: 'yielding.md',
       content: sections(count, 'one'),
@@ -183,8 +183,8 @@ describe(`the embedded connection serves requests before background work (${test
     if (embedded) {
       const after = info.schedulerStats()!;
       // The ingestion ran as background work and gave way to the searches between its transactions.
-      expect(after.backgroundLeases - before!.backgroundLeases).toBeGreaterThan(60);
-      expect(after.yields - before!.yields).toBeGreaterThan(10);
+      expect(after.backgroundLeases - before!.backgroundLeases).toBeGreaterThan(2 * 13);
+      expect(after.yields - before!.yields).toBeGreaterThan(5);
     }
-  }, 180_000);
+  }, 400_000);
 });
