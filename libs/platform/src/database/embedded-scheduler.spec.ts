@@ -43,7 +43,12 @@ describe('EmbeddedScheduler', () => {
   });
 
   it('does not starve background work: it goes first after maxForegroundBypass foreground leases', async () => {
-    const scheduler = new EmbeddedScheduler({ quietMs: 0, maxForegroundBypass: 3, maxBackgroundWaitMs: 1e9 });
+    const scheduler = new EmbeddedScheduler({
+      quietMs: 0,
+      maxForegroundBypass: 3,
+      minBackgroundWaitMs: 1e9,
+      maxBackgroundWaitMs: 1e9,
+    });
     const order: string[] = [];
     const holder = await queue(scheduler, order, 'f0');
     const background = queue(scheduler, order, 'background', true);

@@ -9,10 +9,15 @@ export interface EmbeddedSchedulerOptions {
    */
   quietMs: number;
   /**
-   * Starvation backstop in time: background work waiting this long goes before queued foreground work.
-   * The bound in turns (`maxForegroundBypass`) is what keeps background work going under a stream of
-   * requests; a short time bound costs requests most on a slow machine, where every lease is long.
+   * Share bound in time: a background waiter goes before queued foreground work once it has waited
+   * `backgroundShareFactor` times the typical background lease (a moving average), clamped to
+   * [`minBackgroundWaitMs`, `maxBackgroundWaitMs`]. So while both want the connection, background work
+   * keeps about 1 / (factor + 1) of it however slow the machine is: a fixed bound (250 ms, tried first)
+   * let seconds-long leases of a loaded machine go ahead of requests every 250 ms, and without a time
+   * bound a stream of requests (each a few statements under 10 ms apart) left the demo load ~15%.
    */
+  backgroundShareFactor: number;
+  minBackgroundWaitMs: number;
   maxBackgroundWaitMs: number;
   /** Starvation bound in turns: at most this many foreground leases pass a waiting background one. */
   maxForegroundBypass: number;
@@ -22,6 +27,8 @@ export interface EmbeddedSchedulerOptions {
 
 export const DEFAULT_EMBEDDED_SCHEDULER_OPTIONS: EmbeddedSchedulerOptions = {
   quietMs: 10,
+  backgroundShareFactor: 3,
+  minBackgroundWaitMs: 50,
   maxBackgroundWaitMs: 5_000,
   maxForegroundBypass: 32,
   timeoutMs: 60_000,
@@ -35,6 +42,8 @@ interface Waiter {
   enqueuedAt: number;
   /** Foreground leases granted while this (background) waiter was queued. */
   bypassed: number;
+  /** How long foreground work kept this (background) waiter out: its leases and quiet windows, in ms. */
+  excludedMs: number;
   grant: (release: LeaseRelease) => void;
   timer?: NodeJS.Timeout;
 }
@@ -61,8 +70,9 @@ export interface EmbeddedSchedulerStats {
  *   scheduled jobs: `runInBackground`), FIFO within each class;
  * - background work gets the connection only after it has been free of foreground work for `quietMs`,
  *   so the statements of one request follow each other without a background transaction between them;
- * - no starvation: a background waiter is served next once it has watched `maxForegroundBypass`
- *   foreground leases go first (or waited `maxBackgroundWaitMs`).
+ * - no starvation, and a share: a background waiter is served next once it has watched
+ *   `maxForegroundBypass` foreground leases go first, or waited three times its typical lease
+ *   (`backgroundShareFactor`), so it keeps about a quarter of a contended connection.
  * A foreground request therefore waits for at most the one background statement or transaction that
  * holds the connection when it arrives, so background work keeps its transactions short (bounded
  * batches) and yields between them simply by asking for the next lease.
@@ -75,6 +85,10 @@ export class EmbeddedScheduler {
   /** When the connection was last held by foreground work (its release), or -Infinity. */
   private foregroundLastSeen = Number.NEGATIVE_INFINITY;
   private quietTimer?: NodeJS.Timeout;
+  /** Since when waiting background work has been held back by the quiet window, if it is. */
+  private quietSince: number | undefined;
+  /** Moving average of how long background leases are held (ms): the unit of the share bound. */
+  private typicalBackgroundHoldMs = 20;
   private readonly counts = {
     foregroundLeases: 0,
     backgroundLeases: 0,
@@ -98,7 +112,13 @@ export class EmbeddedScheduler {
   /** Resolves with the release of the connection's lease, in priority order (see the class). */
   acquire(priority: DatabasePriority = currentDatabasePriority()): Promise<LeaseRelease> {
     return new Promise<LeaseRelease>((resolve, reject) => {
-      const waiter: Waiter = { priority, enqueuedAt: performance.now(), bypassed: 0, grant: resolve };
+      const waiter: Waiter = {
+        priority,
+        enqueuedAt: performance.now(),
+        bypassed: 0,
+        excludedMs: 0,
+        grant: resolve,
+      };
       const queue = priority === 'foreground' ? this.foreground : this.background;
       waiter.timer = setTimeout(() => {
         const index = queue.indexOf(waiter);
@@ -135,7 +155,7 @@ export class EmbeddedScheduler {
       oldest &&
       this.foreground.length > 0 &&
       (oldest.bypassed >= this.options.maxForegroundBypass ||
-        now - oldest.enqueuedAt >= this.options.maxBackgroundWaitMs)
+        oldest.excludedMs >= this.backgroundWaitBoundMs())
     ) {
       this.counts.agedBackgroundLeases++;
       return this.grant(this.background.shift()!);
@@ -148,15 +168,34 @@ export class EmbeddedScheduler {
     if (!oldest) return;
     const quietFor = now - this.foregroundLastSeen;
     if (quietFor >= this.options.quietMs) return this.grant(this.background.shift()!);
+    this.quietSince ??= now;
     this.quietTimer = setTimeout(
       () => this.dispatch(),
       Math.max(1, Math.ceil(this.options.quietMs - quietFor)),
     );
   }
 
+  /** How long a background waiter may wait while foreground work goes first (the share bound). */
+  private backgroundWaitBoundMs(): number {
+    const { backgroundShareFactor, minBackgroundWaitMs, maxBackgroundWaitMs } = this.options;
+    return Math.min(
+      maxBackgroundWaitMs,
+      Math.max(minBackgroundWaitMs, backgroundShareFactor * this.typicalBackgroundHoldMs),
+    );
+  }
+
+  /** Adds time foreground work kept the waiting background work out. */
+  private exclude(ms: number): void {
+    for (const waiter of this.background) waiter.excludedMs += ms;
+  }
+
   private grant(waiter: Waiter): void {
     clearTimeout(waiter.timer);
     this.held = true;
+    if (this.quietSince !== undefined) {
+      this.exclude(performance.now() - this.quietSince);
+      this.quietSince = undefined;
+    }
     if (waiter.priority === 'foreground') this.counts.foregroundLeases++;
     else this.counts.backgroundLeases++;
     let released = false;
@@ -166,12 +205,14 @@ export class EmbeddedScheduler {
       released = true;
       this.held = false;
       const now = performance.now();
-      if (waiter.priority === 'foreground') this.foregroundLastSeen = now;
-      else
-        this.counts.longestBackgroundHoldMs = Math.max(
-          this.counts.longestBackgroundHoldMs,
-          Math.round(now - grantedAt),
-        );
+      if (waiter.priority === 'foreground') {
+        this.foregroundLastSeen = now;
+        this.exclude(now - grantedAt);
+      } else {
+        const held = now - grantedAt;
+        this.typicalBackgroundHoldMs = 0.8 * this.typicalBackgroundHoldMs + 0.2 * held;
+        this.counts.longestBackgroundHoldMs = Math.max(this.counts.longestBackgroundHoldMs, Math.round(held));
+      }
       this.dispatch();
     });
   }
