@@ -1,16 +1,21 @@
 /**
  * Another tenant's search while one tenant loads the instance (issue 27): the p50/p95 of tenant B's
- * hybrid document searches idle, during tenant A's heavy ingestion (one large markdown document) and
- * during tenant A's large code diff, with /health/ready probed every 250 ms throughout. One process
- * per backend, as the embedded deployment runs: the searches, the document worker and the diff worker
- * share the event loop and the database.
+ * hybrid document searches idle, during tenant A's heavy ingestion (one large markdown document),
+ * during tenant A's large code diff, and (with `--docx-sections N`) during the ingestion of one large
+ * Word file (N sections of a heading and 4 paragraphs, built with the `docx` writer the tests use),
+ * with /health/ready probed every 250 ms throughout. One process per backend, as the embedded
+ * deployment runs: the searches, the document worker and the diff worker share the event loop and
+ * the database (the searches are foreground work, the workers background work). For the docx phase
+ * the ingestion's own stage times (parse, BM25 statistics, version switch) are printed too.
  *
  *   npm run bench:isolation -- [--backend both|native|embedded] [--sections 1500] [--files 800] [--idle 60]
+ *                              [--docx-sections 0]
  */
 import { DiffApplicationService } from '@app/code';
 import { DocumentIngestionService, DocumentSearchService } from '@app/documents';
-import { AuthService, HealthRegistry, runAsSystem, runAsTenant } from '@app/platform';
+import { AuthService, DatabaseInfo, HealthRegistry, runAsSystem, runAsTenant } from '@app/platform';
 import { Backend, flag, loadAverage, startBenchApp } from './support/bench-app';
+import { makeLargeDocx } from './support/large-docx';
 import { sentencePool, syntheticChunks } from './support/synthetic-corpus';
 
 interface Phase {
@@ -37,7 +42,7 @@ const codeFile = (i: number) =>
 
 async function run(
   backend: Backend,
-  opts: { sections: number; files: number; idle: number },
+  opts: { sections: number; files: number; idle: number; docxSections: number },
 ): Promise<Phase[]> {
   process.env.DOCUMENTS_SEARCH_CACHE_TTL_SECONDS = '0';
   const bench = await startBenchApp(backend, 'isolation');
@@ -52,6 +57,7 @@ async function run(
     const search = app.get(DocumentSearchService);
     const diffs = app.get(DiffApplicationService);
     const health = app.get(HealthRegistry);
+    const database = app.get(DatabaseInfo);
     const { sentences, queries } = sentencePool();
 
     // Tenant B: 20 documents of 10 sections, ingested before any measurement.
@@ -111,6 +117,9 @@ async function run(
       phases.push(phase);
       // Each phase as it ends, so a long run that is stopped still reports what it measured.
       process.stderr.write(`${backend}: ${JSON.stringify(phase)}\n`);
+      // Embedded: how the one connection was shared so far (EmbeddedScheduler), where the build has it.
+      const stats = (database as { schedulerStats?: () => unknown }).schedulerStats?.();
+      if (stats) process.stderr.write(`${backend}: scheduler ${JSON.stringify(stats)}\n`);
     };
     record(await measure('idle', opts.idle));
 
@@ -137,6 +146,35 @@ async function run(
         runAsSystem('bench: index the diff', () => diffs.processQueue()),
       ),
     );
+
+    if (opts.docxSections > 0) {
+      const docx = await makeLargeDocx(sentences, opts.docxSections, 4);
+      const created = await runAsTenant(a, () =>
+        ingestion.create(a, {
+          filename: 'a-large.docx',
+          content: docx,
+          contentType: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
+        }),
+      );
+      const stagesBefore = ingestion.stageTimings();
+      record(
+        await measure(
+          `during A's docx (${opts.docxSections} sections, ${(docx.length / 1024 / 1024).toFixed(1)} MB)`,
+          runAsSystem('bench: ingest the docx', () => ingestion.processQueue()),
+        ),
+      );
+      const stagesAfter = ingestion.stageTimings();
+      const stages = Object.fromEntries(
+        Object.entries(stagesAfter).map(([stage, ms]) => [
+          stage,
+          Math.round(ms - stagesBefore[stage as keyof typeof stagesBefore]),
+        ]),
+      );
+      process.stderr.write(`${backend}: docx ingestion stage ms ${JSON.stringify(stages)}\n`);
+      const view = await runAsTenant(a, () => ingestion.get(a, created.id));
+      const chunks = `${view.status}, ${view.total_chunks}`;
+      process.stderr.write(`${backend}: docx status, chunks: ${chunks}\n`);
+    }
     return phases;
   } finally {
     await bench.close();
@@ -151,6 +189,7 @@ async function main() {
     sections: Number(flag(argv, 'sections') ?? 1500),
     files: Number(flag(argv, 'files') ?? 800),
     idle: Number(flag(argv, 'idle') ?? 60),
+    docxSections: Number(flag(argv, 'docx-sections') ?? 0),
   };
   const started = new Date().toISOString();
   const rows: Array<Phase & { backend: Backend }> = [];

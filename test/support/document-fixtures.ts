@@ -119,3 +119,5 @@ export async function makeEncryptedXlsx(): Promise<Buffer> {
   workbook.sheet(0).cell('A1').value('secret data');
   return workbook.outputAsync({ password: 'secret' });
 }
+
+export { makeLargeDocx } from '../../bench/support/large-docx';

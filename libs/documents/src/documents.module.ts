@@ -21,6 +21,7 @@ import { DocumentsRepository } from './ingestion/documents.repository';
 import { DocumentsScheduler } from './ingestion/documents.scheduler';
 import { IngestionStageClock } from './ingestion/ingestion-stage-clock.service';
 import { JobsRepository } from './ingestion/jobs.repository';
+import { DocumentParseThread } from './parsing/parse-thread';
 import { DocumentSearchService } from './search/document-search.service';
 import { SearchCacheVersionsService } from './search/search-cache-versions.service';
 import { SearchRepository } from './search/search.repository';
@@ -49,6 +50,7 @@ import { TermStatsRepository } from './search/term-stats.repository';
     SearchRepository,
     TermStatsRepository,
     IngestionStageClock,
+    DocumentParseThread,
     DocumentProcessor,
     BulkIngestionService,
     BulkSegmentsRepository,

@@ -12,6 +12,7 @@ export { EmbeddingProvider, EmbeddingProviders } from './embedding/embedding-pro
 export { DocumentsException, DocumentsExceptionCode } from './documents.exception';
 export { stripHangulSuffix, tokenize, toIndexText } from './text/search-text.util';
 export { parseDocument } from './parsing/document-parser';
+export { DocumentParseThread, THREADED_FORMATS, THREADED_MIN_BYTES } from './parsing/parse-thread';
 export { DEFAULT_PARSE_BUDGET, type ParseBudget } from './parsing/parse-budget';
 export {
   CHUNK_TYPES,

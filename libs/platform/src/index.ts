@@ -50,6 +50,25 @@ export {
   type DatabaseScope,
 } from './database/database-scope';
 export { applyConnectionScope, type ConnectionScopeOptions } from './database/connection-scope';
+export {
+  currentDatabasePriority,
+  runInBackground,
+  runInForeground,
+  type DatabasePriority,
+} from './database/database-priority';
+export {
+  BACKGROUND_STATEMENT_TARGET_MS,
+  BatchSizer,
+  forEachBatch,
+  type BatchSizerOptions,
+} from './database/batch-sizer';
+export {
+  EmbeddedScheduler,
+  schedulerOf,
+  DEFAULT_EMBEDDED_SCHEDULER_OPTIONS,
+  type EmbeddedSchedulerOptions,
+  type EmbeddedSchedulerStats,
+} from './database/embedded-scheduler';
 export { SqlToolDatabase } from './database/sql-tool-database';
 export { APP_ROLE, SQL_TOOL_ROLE, SYSTEM_ROLE } from '@app/migrations';
 export { SnakeNamingStrategy } from './database/snake-naming.strategy';

@@ -1,6 +1,13 @@
 import { Injectable, Logger, Optional } from '@nestjs/common';
 import { Cron, CronExpression, SchedulerRegistry } from '@nestjs/schedule';
-import { AppConfig, ClusterLock, LeasedJobRunner, ProcessRole, runAsSystem } from '@app/platform';
+import {
+  AppConfig,
+  ClusterLock,
+  LeasedJobRunner,
+  ProcessRole,
+  runAsSystem,
+  runInBackground,
+} from '@app/platform';
 import { CodeIndexerService, DiffLeaseLostError } from '../indexing/code-indexer.service';
 import { ClaimedDiff, CodeStoreRepository } from './code-store.repository';
 
@@ -43,7 +50,7 @@ export class CodeDiffWorker extends LeasedJobRunner<ClaimedDiff> {
     if (!this.autoStarts) return;
     this.recoveryTimer = setInterval(
       () => {
-        this.recover()
+        runInBackground(() => this.recover())
           .then((queued) => {
             if (queued) this.wake();
           })

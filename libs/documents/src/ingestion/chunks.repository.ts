@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { createHash } from 'node:crypto';
 import { DataSource, EntityManager } from 'typeorm';
+import { BACKGROUND_STATEMENT_TARGET_MS, BatchSizer } from '@app/platform';
 import type { ChunkDraft } from '../chunking/chunker.util';
 import { toIndexText } from '../text/search-text.util';
 import type { ChunkType, TableData } from '../documents.types';
@@ -273,6 +274,30 @@ export class ChunksRepository {
       documentId,
       keepVersion,
     ]);
+  }
+
+  /**
+   * The chunks (and vectors) of a document's versions below `version`, after it switched to `version`:
+   * invisible to every reader since, so they go in bounded statements of about
+   * BACKGROUND_STATEMENT_TARGET_MS, each its own transaction. Versions above are left alone: a job
+   * for a newer revision may be writing there.
+   */
+  async deleteVersionsBelow(documentId: string, version: number): Promise<number> {
+    const sizer = new BatchSizer(256, { targetMs: BACKGROUND_STATEMENT_TARGET_MS, min: 64, max: 4096 });
+    let deleted = 0;
+    for (;;) {
+      const size = sizer.next;
+      // TypeORM answers a DELETE with [rows, affected].
+      const [, affected] = await sizer.run(size, () =>
+        this.dataSource.query<[unknown[], number]>(
+          `DELETE FROM document_chunks WHERE id IN (
+             SELECT id FROM document_chunks WHERE document_id = $1 AND chunk_version < $2 LIMIT $3)`,
+          [documentId, version, size],
+        ),
+      );
+      deleted += affected;
+      if (affected < size) return deleted;
+    }
   }
 
   /** Chunks an unfinished job wrote at a version the document never switched to. */

@@ -1,13 +1,20 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
-import { AppConfig, DatabaseInfo, EventBus, runAsSystem } from '@app/platform';
+import {
+  AppConfig,
+  BACKGROUND_STATEMENT_TARGET_MS,
+  BatchSizer,
+  DatabaseInfo,
+  EventBus,
+  runAsSystem,
+} from '@app/platform';
 import { ChunkDraft, chunkBlocks } from '../chunking/chunker.util';
 import { EmbeddingProvider, EmbeddingProviders } from '../embedding/embedding-provider';
 import { DocumentProcessingError, DocumentsExceptionCode } from '../documents.exception';
-import { parseDocument } from '../parsing/document-parser';
+import { DocumentParseThread } from '../parsing/parse-thread';
 import type { ParseBudget } from '../parsing/parse-budget';
-import { TermStatsRepository } from '../search/term-stats.repository';
+import { TermStatsRepository, VersionDelta } from '../search/term-stats.repository';
 import { BulkIngestionService } from './bulk-ingestion.service';
 import { BulkSegmentsRepository } from './bulk-segments.repository';
 import { ChunksRepository } from './chunks.repository';
@@ -41,6 +48,8 @@ export class JobCancelledError extends Error {
  * updates): short enough that another tenant's statement waits a fraction of a second behind it.
  */
 const EMBEDDED_WRITE_CHUNKS = 16;
+/** Chunks per statement that reads a version's terms before the switch (embedded; adapted by BatchSizer). */
+const TERM_SLICE_CHUNKS = 64;
 
 /** What every batch of one ingestion job needs to know. */
 interface IngestPlan {
@@ -92,6 +101,7 @@ export class DocumentProcessor {
     private readonly database: DatabaseInfo,
     private readonly bulk: BulkIngestionService,
     private readonly bulkSegments: BulkSegmentsRepository,
+    private readonly parseThread: DocumentParseThread,
   ) {}
 
   async run(job: ClaimedJob, lease: JobLease): Promise<void> {
@@ -118,8 +128,9 @@ export class DocumentProcessor {
     }
     await this.documents.markProcessing(document.id, document.revision);
     const content = job.content;
+    // Large office and PDF files parse on a thread of their own: the event loop keeps serving requests.
     const blocks = await this.clock.time('parse', () =>
-      parseDocument(content, document.format, this.parseBudget()),
+      this.parseThread.parse(content, document.format, this.parseBudget()),
     );
     const chunkStarted = performance.now();
     const drafts = chunkBlocks(blocks, {
@@ -178,13 +189,13 @@ export class DocumentProcessor {
     // Pipelined: the next batch is embedded while the current one is written. The last batch is
     // written inside the version-switch transaction (on the native server).
     let next = batches.length > 0 ? this.embedBatch(plan, batches[0]) : undefined;
-    // Short transactions with a yield between them: on the embedded database a transaction holds
-    // every other tenant's statements, so a batch is written in slices and others go in between.
+    // Short transactions: on the embedded database a transaction holds every other tenant's
+    // statements, so a batch is written in slices. The job runs as background work, so requests
+    // queued meanwhile get the connection before its next slice (EmbeddedScheduler).
     const write = async (batch: EmbeddedBatch) => {
       for (const slice of this.writeSlices(batch)) {
         completed += slice.drafts.length;
         const progress = Math.min(99, Math.floor((completed / drafts.length) * 100));
-        const started = performance.now();
         const writeSlice = () =>
           this.transaction(async (em) => {
             if (!(await this.documents.lockLive(em, document.id))) throw new JobCancelledError(job.id);
@@ -196,8 +207,6 @@ export class DocumentProcessor {
         await (plan.segment === null
           ? writeSlice()
           : runAsSystem('bulk ingestion: COPY vectors', writeSlice, { quiet: true }));
-        // At most as long as the transaction held the database: others get half of it, the job the rest.
-        await this.database.yieldToOthers(performance.now() - started);
       }
     };
     for (let i = 0; i < batches.length - 1; i++) {
@@ -215,10 +224,29 @@ export class DocumentProcessor {
       lease.assertHeld();
       return this.finishLoaded(job, lease, plan.segment);
     }
-    if (last && this.database.backend === 'embedded') {
-      // The version switch below stays one transaction; on the embedded database it carries no chunk writes.
-      await write(last);
+    // Embedded: the version switch is one transaction that holds every other tenant's statements, so
+    // it carries no chunk writes and reads no chunks: the last batch is written before it, the BM25
+    // statistics' change is read before it in bounded statements, and the previous version's chunks
+    // are deleted after it (they are invisible once the document points at the new version).
+    let delta: VersionDelta | undefined;
+    if (this.database.backend === 'embedded') {
+      if (last) await write(last);
       last = undefined;
+      lease.assertHeld();
+      delta = await this.clock.time('term stats', () =>
+        this.termStats.versionDelta(
+          this.dataSource,
+          job.tenantId,
+          document.id,
+          document.activeVersion,
+          target,
+          new BatchSizer(TERM_SLICE_CHUNKS, {
+            targetMs: BACKGROUND_STATEMENT_TARGET_MS,
+            min: TERM_SLICE_CHUNKS / 2,
+            max: TERM_SLICE_CHUNKS * 8,
+          }),
+        ),
+      );
       lease.assertHeld();
     }
 
@@ -237,7 +265,10 @@ export class DocumentProcessor {
       this.clock.add('version switch', performance.now() - switchStarted);
       if (last) await this.writeBatch(em, plan, last);
       await this.clock.time('term stats', () =>
-        this.termStats.switchVersion(em, job.tenantId, document.id, current.active_version, target),
+        // The delta read before holds while the active version is the one it was read against.
+        delta && delta.from === current.active_version
+          ? this.termStats.applyVersionDelta(em, job.tenantId, delta)
+          : this.termStats.switchVersion(em, job.tenantId, document.id, current.active_version, target),
       );
       await this.clock.time('version switch', async () => {
         await em.query(
@@ -246,7 +277,7 @@ export class DocumentProcessor {
            WHERE id = $1`,
           [document.id, target, drafts.length],
         );
-        await this.chunks.deleteOtherVersions(em, document.id, target);
+        if (!delta) await this.chunks.deleteOtherVersions(em, document.id, target);
         await this.documents.bumpGeneration(em, job.tenantId);
       });
       return true;
@@ -263,6 +294,18 @@ export class DocumentProcessor {
         documentIds: [document.id],
         reason: document.activeVersion > 0 ? 'updated' : 'ingested',
       });
+      // Embedded: the previous version's chunks (and their vectors), a bounded batch per statement.
+      // No reader sees them any more; rows left by a failure here go with the document's next switch.
+      if (delta && document.activeVersion > 0)
+        await this.clock
+          .time('version switch', () => this.chunks.deleteVersionsBelow(document.id, target))
+          .catch((error: Error) =>
+            this.logger.warn({
+              msg: 'previous version not deleted yet; the next switch deletes it',
+              documentId: document.id,
+              error: error.message,
+            }),
+          );
     }
   }
 

@@ -1,5 +1,5 @@
 import { DocumentFormat } from '../documents.types';
-import { DocumentProcessingError, DocumentsExceptionCode } from '../documents.exception';
+import { DocumentProcessingError, DocumentsExceptionCode } from '../document-errors';
 import { DEFAULT_PARSE_BUDGET, ExpansionMeter, overBudget, ParseBudget } from './parse-budget';
 import { clean, ParsedBlock } from './parsed-block';
 

@@ -1,4 +1,4 @@
-import { DocumentBudgetError } from '../documents.exception';
+import { DocumentBudgetError } from '../document-errors';
 
 /** How much one document may expand to while it is parsed (DOCUMENTS_PARSE_* config keys). */
 export interface ParseBudget {

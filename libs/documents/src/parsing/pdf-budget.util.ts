@@ -1,5 +1,5 @@
 import { Unzlib } from 'fflate';
-import { DocumentProcessingError } from '../documents.exception';
+import { DocumentProcessingError } from '../document-errors';
 import { ExpansionMeter } from './parse-budget';
 
 /** Compressed bytes handed to the first inflater at a time (see zip-budget-reader.ts). */

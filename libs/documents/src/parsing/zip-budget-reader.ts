@@ -1,5 +1,5 @@
 import { Inflate, strFromU8 } from 'fflate';
-import { DocumentProcessingError, DocumentsExceptionCode } from '../documents.exception';
+import { DocumentProcessingError, DocumentsExceptionCode } from '../document-errors';
 import { ExpansionMeter, overBudget, RATIO_FLOOR_BYTES } from './parse-budget';
 
 interface ZipEntry {

@@ -1,5 +1,22 @@
 import { Injectable } from '@nestjs/common';
-import { EntityManager } from 'typeorm';
+import { DataSource, EntityManager } from 'typeorm';
+import { BatchSizer } from '@app/platform';
+
+/**
+ * A version switch's net change to the BM25 statistics (`from` out, `to` in), read before the switch
+ * in bounded statements (`TermStatsRepository.versionDelta`) and applied inside it
+ * (`applyVersionDelta`): the switch then writes the statistics without reading every chunk.
+ */
+export interface VersionDelta {
+  documentId: string;
+  from: number;
+  to: number;
+  chunks: number;
+  length: number;
+  /** Terms whose document frequency changes, in lexeme order, and by how much. */
+  terms: string[];
+  deltas: number[];
+}
 
 /**
  * Keeps BM25 statistics equal to the searchable set: active-version chunks of live documents.
@@ -84,6 +101,95 @@ export class TermStatsRepository {
        RETURNING term, df)
        SELECT array_agg(term) FILTER (WHERE df <= 0) AS gone FROM changed`,
       params,
+    );
+    if (gone) {
+      await em.query(
+        `DELETE FROM document_term_stats WHERE tenant_id = $1 AND term = ANY($2::text[]) AND df <= 0`,
+        [tenantId, gone],
+      );
+    }
+  }
+
+  /**
+   * Reads the net change a switch from version `from` to `to` makes to the statistics, a slice of
+   * chunk indexes per statement (sized by `sizer`), outside any transaction. Only valid while both
+   * versions' chunks stay as they are: the job holding the document's lease writes `to`, and the
+   * active version `from` changes only by a switch, which `applyVersionDelta`'s caller checks.
+   */
+  async versionDelta(
+    dataSource: DataSource,
+    tenantId: string,
+    documentId: string,
+    from: number,
+    to: number,
+    sizer: BatchSizer,
+  ): Promise<VersionDelta> {
+    const delta = new Map<string, number>();
+    let chunks = 0;
+    let length = 0;
+    for (const [version, sign] of [
+      [from, -1],
+      [to, 1],
+    ] as const) {
+      if (version < 1) continue;
+      const [{ last }]: Array<{ last: number | null }> = await dataSource.query(
+        `SELECT max(chunk_index) AS last FROM document_chunks WHERE document_id = $1 AND chunk_version = $2`,
+        [documentId, version],
+      );
+      for (let start = 0; last !== null && start <= last;) {
+        const end = start + sizer.next;
+        const rows: Array<{ lexeme: string | null; n: number; chunks: number; length: string }> =
+          await sizer.run(sizer.next, () =>
+            dataSource.query(
+              `WITH slice AS (
+                 SELECT search_vector, search_length FROM document_chunks
+                 WHERE tenant_id = $1 AND document_id = $2 AND chunk_version = $3 AND chunk_index >= $4 AND chunk_index < $5)
+               SELECT NULL AS lexeme, 0 AS n, count(*)::int AS chunks, coalesce(sum(search_length), 0)::bigint AS length FROM slice
+               UNION ALL
+               SELECT u.lexeme, count(*)::int, 0, 0 FROM slice CROSS JOIN LATERAL unnest(slice.search_vector) u GROUP BY u.lexeme`,
+              [tenantId, documentId, version, start, end],
+            ),
+          );
+        for (const row of rows) {
+          if (row.lexeme === null) {
+            chunks += sign * row.chunks;
+            length += sign * Number(row.length);
+          } else delta.set(row.lexeme, (delta.get(row.lexeme) ?? 0) + sign * row.n);
+        }
+        start = end;
+      }
+    }
+    const changed = [...delta].filter(([, n]) => n !== 0).sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0));
+    return {
+      documentId,
+      from,
+      to,
+      chunks,
+      length,
+      terms: changed.map(([term]) => term),
+      deltas: changed.map(([, n]) => n),
+    };
+  }
+
+  /**
+   * Applies a delta read by `versionDelta`, inside the switch transaction: the same statistics as
+   * `switchVersion` computes there, written without reading the chunks again.
+   */
+  async applyVersionDelta(em: EntityManager, tenantId: string, delta: VersionDelta): Promise<void> {
+    await em.query(
+      `UPDATE document_corpus SET chunk_count = chunk_count + $2, total_length = total_length + $3 WHERE tenant_id = $1`,
+      [tenantId, delta.chunks, delta.length],
+    );
+    if (delta.terms.length === 0) return;
+    const [{ gone }]: Array<{ gone: string[] | null }> = await em.query(
+      `WITH changed AS (
+       INSERT INTO document_term_stats (tenant_id, term, df)
+       SELECT $1, t.term, t.delta FROM unnest($2::text[], $3::int[]) AS t(term, delta)
+       ORDER BY t.term
+       ON CONFLICT (tenant_id, term) DO UPDATE SET df = document_term_stats.df + EXCLUDED.df
+       RETURNING term, df)
+       SELECT array_agg(term) FILTER (WHERE df <= 0) AS gone FROM changed`,
+      [tenantId, delta.terms, delta.deltas],
     );
     if (gone) {
       await em.query(

@@ -2,11 +2,15 @@ import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import {
   AppConfig,
   AuthService,
+  BACKGROUND_STATEMENT_TARGET_MS,
+  BatchSizer,
+  forEachBatch,
   DatabaseInfo,
   DEFAULT_TENANT_SLUG,
   HealthRegistry,
   runAsSystem,
   runAsTenant,
+  runInBackground,
 } from '@app/platform';
 import { METRIC_STEPS } from '../data/ops-vocabulary';
 import { buildDemoDataset, DEMO_DATASET_VERSION, DemoScale } from './demo-dataset';
@@ -19,6 +23,8 @@ const FINE_MS = METRIC_STEPS.fine * 1000;
 const HISTORY_DAYS = 30;
 const HOURLY_CHUNK_MS = 12 * HOUR_MS;
 const FINE_CHUNK_MS = HOUR_MS;
+/** Rows of items, relations or events per statement at most (the embedded database starts here and adapts). */
+const ROW_BATCH = 500;
 /** A `loading` row not touched for this long belongs to a process that died; another may take over. */
 const STALE_LOAD_MS = 10 * 60_000;
 
@@ -49,14 +55,19 @@ export interface DemoLoadOptions {
 
 const floorTo = (date: Date, ms: number) => new Date(Math.floor(date.getTime() / ms) * ms);
 
+/** One idempotent unit of the metric load: samples at `stepSeconds` in [from, to), or the hourly roll-up. */
 interface MetricWindow {
-  run(repository: DemoDataRepository, tenantId: string, metric: string): Promise<void>;
+  kind: 'samples' | 'rollup';
+  stepSeconds: number;
+  from: number;
+  to: number;
 }
 
 /**
- * The metric load as small idempotent statements (each a few hundred ms at most, so requests interleave on the
- * embedded database): hourly samples for 30 days, 5-minute samples for the last 24 hours, and hourly samples
- * inside those 24 hours rolled up from the 5-minute ones so both resolutions agree.
+ * The metric load as small idempotent windows: hourly samples for 30 days, 5-minute samples for the last
+ * 24 hours, and hourly samples inside those 24 hours rolled up from the 5-minute ones so both resolutions
+ * agree. On the embedded database each window is cut further into statements of about
+ * BACKGROUND_STATEMENT_TARGET_MS (BatchSizer), so a request waits at most that long behind the load.
  */
 function metricWindows(now: Date): MetricWindow[] {
   const hourEnd = floorTo(now, HOUR_MS);
@@ -66,19 +77,16 @@ function metricWindows(now: Date): MetricWindow[] {
   const hourlyStart = new Date(hourEnd.getTime() - HISTORY_DAYS * 24 * HOUR_MS);
   const windows: MetricWindow[] = [];
   const chunks = (start: number, end: number, size: number, stepSeconds: number) => {
-    for (let from = start; from < end; from += size) {
-      const to = Math.min(from + size, end);
-      windows.push({
-        run: (repository, tenantId, metric) =>
-          repository.generateSamples(tenantId, metric, stepSeconds, new Date(from), new Date(to)),
-      });
-    }
+    for (let from = start; from < end; from += size)
+      windows.push({ kind: 'samples', stepSeconds, from, to: Math.min(from + size, end) });
   };
   chunks(hourlyStart.getTime(), firstRolledHour.getTime(), HOURLY_CHUNK_MS, METRIC_STEPS.hourly);
   chunks(fineStart.getTime(), fineEnd.getTime(), FINE_CHUNK_MS, METRIC_STEPS.fine);
   windows.push({
-    run: (repository, tenantId, metric) =>
-      repository.rollUpHourly(tenantId, metric, firstRolledHour, hourEnd),
+    kind: 'rollup',
+    stepSeconds: METRIC_STEPS.hourly,
+    from: firstRolledHour.getTime(),
+    to: hourEnd.getTime(),
   });
   return windows;
 }
@@ -151,11 +159,9 @@ export class DemoDataService implements OnModuleInit {
     const staleBefore = new Date(options.takeOver ? Date.now() + 1000 : Date.now() - STALE_LOAD_MS);
     if (!(await this.repository.claimLoad(tenantId, scale, DEMO_DATASET_VERSION, staleBefore)))
       return undefined;
-    const run = this.fill(
-      tenantId,
-      scale,
-      options.now ?? new Date(),
-      options.drainDocuments ?? false,
+    // Background work: on the embedded database every request goes before the load's next statement.
+    const run = runInBackground(() =>
+      this.fill(tenantId, scale, options.now ?? new Date(), options.drainDocuments ?? false),
     ).finally(() => this.running.delete(tenantId));
     this.running.set(tenantId, run);
     return { run };
@@ -216,17 +222,59 @@ export class DemoDataService implements OnModuleInit {
       // The planner's knowledge first: plans made while the rest loads already read the catalog and mappings.
       const assets = await step('assets', () => this.knowledge.publishAssets(tenantId));
       counts.published_assets = assets.length;
-      await step('items', () => this.repository.upsertItems(tenantId, dataset.items));
+      // Embedded: batches of at most ROW_BATCH rows, adapted; native: one statement per table, as before.
+      const rows = (all: number) =>
+        this.database.backend === 'embedded'
+          ? this.sizer(ROW_BATCH, ROW_BATCH / 5, ROW_BATCH)
+          : this.sizer(all, 1, all);
+      await step('items', () =>
+        forEachBatch(dataset.items, rows(dataset.items.length), (batch) =>
+          this.repository.upsertItems(tenantId, batch),
+        ),
+      );
       counts.items = dataset.items.length;
-      await step('relations', () => this.repository.insertRelations(tenantId, dataset.relations));
+      await step('relations', () =>
+        forEachBatch(dataset.relations, rows(dataset.relations.length), (batch) =>
+          this.repository.insertRelations(tenantId, batch),
+        ),
+      );
       counts.relations = dataset.relations.length;
+      const anchor = floorTo(now, 60_000);
       await step('events', () =>
-        this.repository.insertEvents(tenantId, floorTo(now, 60_000), dataset.events),
+        forEachBatch(dataset.events, rows(dataset.events.length), (batch) =>
+          this.repository.insertEvents(tenantId, anchor, batch),
+        ),
       );
       counts.events = dataset.events.length;
+      // One sizer per kind of window: their statements cost differently per step.
+      const sizers = new Map<string, BatchSizer>();
       for (const metric of Object.keys(DEMO_METRIC_EXPRESSIONS)) {
         for (const window of windows) {
-          await step(`metrics:${metric}`, () => window.run(this.repository, tenantId, metric));
+          const stepMs = window.stepSeconds * 1000;
+          const steps = Math.round((window.to - window.from) / stepMs);
+          const key = `${window.kind}:${window.stepSeconds}`;
+          // At least a quarter window per statement: under CPU contention no size meets the target, and
+          // a statement's fixed cost (round trips, planning) would otherwise multiply the load's time.
+          if (!sizers.has(key)) sizers.set(key, this.sizer(steps, Math.ceil(steps / 4), steps));
+          const sizer = sizers.get(key)!;
+          await step(`metrics:${metric}`, async () => {
+            for (let from = window.from; from < window.to;) {
+              const size = Math.max(1, Math.min(sizer.next, Math.round((window.to - from) / stepMs)));
+              const to = from + size * stepMs;
+              await sizer.run(size, () =>
+                window.kind === 'rollup'
+                  ? this.repository.rollUpHourly(tenantId, metric, new Date(from), new Date(to))
+                  : this.repository.generateSamples(
+                      tenantId,
+                      metric,
+                      window.stepSeconds,
+                      new Date(from),
+                      new Date(to),
+                    ),
+              );
+              from = to;
+            }
+          });
         }
       }
       await step('analyze', () => this.repository.analyze());
@@ -258,6 +306,17 @@ export class DemoDataService implements OnModuleInit {
       });
       throw error;
     }
+  }
+
+  /**
+   * Batches of the load's statements: on the embedded database sized to about
+   * BACKGROUND_STATEMENT_TARGET_MS each (a request waits behind at most one of them), on the native
+   * server always `max` (it runs requests beside the load).
+   */
+  private sizer(initial: number, min: number, max: number): BatchSizer {
+    const targetMs =
+      this.database.backend === 'embedded' ? BACKGROUND_STATEMENT_TARGET_MS : Number.POSITIVE_INFINITY;
+    return new BatchSizer(initial, { targetMs, min, max });
   }
 
   private async waitForDefaultTenant(): Promise<string | null> {

@@ -3,6 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { createHash } from 'node:crypto';
 import { DataSource, QueryRunner } from 'typeorm';
 import { AppConfig } from '../config/app-config';
+import { runInBackground } from '../database/database-priority';
 
 /** Two 32-bit keys from a job name (namespace 0x6f707331 = "ops1"), stable across processes. */
 export function advisoryKeyOf(name: string): [number, number] {
@@ -28,6 +29,7 @@ export const intervalToleranceSeconds = (seconds: number) => Math.min(seconds / 
  * job's `last_run_at` forward only when the interval has passed), so every worker's timer may fire
  * but the job runs once per cluster per interval, not once per worker.
  * Embedded PGlite serves a single process (its data directory is locked), so it runs directly.
+ * A scheduled job is background work (`runInBackground`): on the embedded database requests go first.
  */
 @Injectable()
 export class ClusterLock {
@@ -47,7 +49,7 @@ export class ClusterLock {
     job: () => Promise<T>,
     options: ClusterRunOptions = {},
   ): Promise<{ skipped: false; result: T } | { skipped: true }> {
-    if (!this.config.databaseUrl) return { skipped: false, result: await job() };
+    if (!this.config.databaseUrl) return { skipped: false, result: await runInBackground(job) };
     const [space, key] = advisoryKeyOf(name);
     const runner = this.dataSource.createQueryRunner();
     await runner.connect();
@@ -70,7 +72,7 @@ export class ClusterLock {
           this.logger.debug({ msg: 'scheduled job already ran in this interval, skipped', job: name });
           return { skipped: true };
         }
-        return { skipped: false, result: await job() };
+        return { skipped: false, result: await runInBackground(job) };
       } finally {
         await runner.query('SELECT pg_advisory_unlock($1, $2)', [space, key]).catch(() => undefined);
       }

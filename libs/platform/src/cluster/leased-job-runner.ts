@@ -1,6 +1,7 @@
 import { Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import os from 'node:os';
+import { runInBackground } from '../database/database-priority';
 import { runAsSystem, runAsTenant } from '../database/database-scope';
 import { ProcessRole } from './process-role';
 
@@ -18,7 +19,8 @@ export interface LeasedJob {
  * was taken over, and wake on new work or poll while idle. In a server process whose role runs jobs
  * (APP_ROLE all or worker) it starts itself; one-shot contexts (CLI, tests, `?wait=true` without a
  * background worker) call `drainJobs()`. Claiming reads the queue across tenants (as the system);
- * a claimed job then runs as its tenant.
+ * a claimed job then runs as its tenant. Everything a runner does on the database is background work
+ * (`runInBackground`): on the embedded database requests go first.
  */
 export abstract class LeasedJobRunner<J extends LeasedJob>
   implements OnApplicationBootstrap, OnApplicationShutdown
@@ -120,14 +122,19 @@ export abstract class LeasedJobRunner<J extends LeasedJob>
       this.logger.warn({ msg: 'claiming a job failed', error: (error as Error).message });
     }
     // A finishing job schedules the next fill; with nothing claimed, poll.
-    if (!this.stopped && !claimedAny) this.schedule(await this.idleDelayMs().catch(() => IDLE_POLL_MS));
+    if (!this.stopped && !claimedAny)
+      this.schedule(await runInBackground(() => this.idleDelayMs()).catch(() => IDLE_POLL_MS));
   }
 
   private claim(): Promise<J | null> {
-    return runAsSystem(this.claimReason, () => this.claimJob(), { quiet: true });
+    return runInBackground(() => runAsSystem(this.claimReason, () => this.claimJob(), { quiet: true }));
   }
 
   private execute(job: J): Promise<void> {
+    return runInBackground(() => this.executeAsTenant(job));
+  }
+
+  private executeAsTenant(job: J): Promise<void> {
     return runAsTenant(job.tenantId, async () => {
       let held = true;
       const beat = setInterval(

@@ -2,6 +2,7 @@ import type { PoolClient } from 'pg';
 import type { DataSource } from 'typeorm';
 import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
 import { currentDatabaseScope } from './database-scope';
+import { attachScheduler, EmbeddedScheduler } from './embedded-scheduler';
 
 type ObtainConnection = () => Promise<[PoolClient, (error?: unknown) => void]>;
 
@@ -22,6 +23,11 @@ export interface ConnectionScopeOptions {
    * so a role switch is all there is (SECURITY.md says what that does and does not hold).
    */
   roles?: { app: string; system: string } | null;
+  /**
+   * Embedded: every checkout of the application's connection takes a lease from the scheduler first
+   * (foreground before background work), and gives it back with the connection.
+   */
+  scheduler?: EmbeddedScheduler | null;
 }
 
 /**
@@ -36,7 +42,10 @@ export interface ConnectionScopeOptions {
  * change its settings), so on embedded nothing is cached: role and tenant are set on every checkout.
  */
 export function applyConnectionScope(dataSource: DataSource, options: ConnectionScopeOptions = {}): void {
-  const obtain = obtainerOf(dataSource);
+  const obtain = options.scheduler
+    ? scheduled(obtainerOf(dataSource), options.scheduler)
+    : obtainerOf(dataSource);
+  if (options.scheduler) attachScheduler(dataSource, options.scheduler);
   const obtainSystem = options.system ? obtainerOf(options.system) : null;
   const roles = options.roles ?? null;
   const driver = dataSource.driver as PostgresDriver & { obtainMasterConnection: ObtainConnection };
@@ -60,6 +69,31 @@ export function applyConnectionScope(dataSource: DataSource, options: Connection
       throw error;
     }
     return [client, release];
+  };
+}
+
+/** Checkouts in the scheduler's order: the lease is held as long as the connection is. */
+function scheduled(obtain: ObtainConnection, scheduler: EmbeddedScheduler): ObtainConnection {
+  return async () => {
+    const lease = await scheduler.acquire();
+    let obtained: [PoolClient, (error?: unknown) => void];
+    try {
+      obtained = await obtain();
+    } catch (error) {
+      lease();
+      throw error;
+    }
+    const [client, release] = obtained;
+    return [
+      client,
+      (error?: unknown) => {
+        try {
+          release(error);
+        } finally {
+          lease();
+        }
+      },
+    ];
   };
 }
 

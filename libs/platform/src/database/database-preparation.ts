@@ -5,6 +5,7 @@ import { MigrationExecutor } from 'typeorm/migration/MigrationExecutor';
 import { ErrorKind, PlatformException, PlatformExceptionCode } from '../errors/app.exception';
 import { applyConnectionScope } from './connection-scope';
 import { runAsSystem } from './database-scope';
+import type { EmbeddedScheduler } from './embedded-scheduler';
 
 /** Arbitrary but fixed: every process migrating this database serialises on it. */
 export const MIGRATION_LOCK_KEY = 7_316_402_911;
@@ -98,6 +99,8 @@ export interface DatabasePreparation {
   system?: DataSourceOptions;
   /** Embedded: the roles each connection switches to per scope (PGlite has a single superuser). */
   roles?: { app: string; system: string } | null;
+  /** Embedded: the order in which work gets the one connection (foreground before background). */
+  scheduler?: EmbeddedScheduler | null;
 }
 
 /**
@@ -124,7 +127,11 @@ export async function prepareDatabase(
       await refuseSystemRoleWithoutBypass(system);
     }
     if (!dataSource.isInitialized) {
-      applyConnectionScope(dataSource, { system, roles: preparation.roles ?? null });
+      applyConnectionScope(dataSource, {
+        system,
+        roles: preparation.roles ?? null,
+        scheduler: preparation.scheduler ?? null,
+      });
       await dataSource.initialize();
       if (system) closeTogether(dataSource, system);
     }

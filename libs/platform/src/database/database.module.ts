@@ -6,6 +6,7 @@ import { AppConfig } from '../config/app-config';
 import { buildDataSourceOptions, DatabaseBackend } from './data-source-options';
 import { DatabasePreparation, prepareDatabase } from './database-preparation';
 import { EmbeddedPostgres, embeddedMaxConnections } from './embedded-postgres';
+import { EmbeddedScheduler, EmbeddedSchedulerStats, schedulerOf } from './embedded-scheduler';
 import { openSqlToolDatabase, roleUrl, SqlToolDatabase } from './sql-tool-database';
 
 export const EMBEDDED_POSTGRES = Symbol('EMBEDDED_POSTGRES');
@@ -14,18 +15,6 @@ export const EMBEDDED_POSTGRES = Symbol('EMBEDDED_POSTGRES');
 export const READY_PROBE_WAIT_MS = 500;
 /** A successful probe older than this no longer vouches for the database. */
 export const READY_PROBE_STALE_MS = 30_000;
-
-/** The longest a job's yield between its transactions waits for other requests. */
-const YIELD_MAX_MS = 500;
-/** How long the pool must stay without other clients before the job goes on. */
-const YIELD_QUIET_MS = 8;
-
-/** The counters of node-postgres's pool (TypeORM's `driver.master`). */
-interface PoolCounts {
-  totalCount: number;
-  idleCount: number;
-  waitingCount: number;
-}
 
 export interface DatabaseReadiness {
   ok: boolean;
@@ -82,26 +71,11 @@ export class DatabaseInfo {
   }
 
   /**
-   * Lets other requests through between a long job's write transactions. The embedded database runs
-   * one connection's transaction at a time, so a job that commits and begins its next transaction
-   * at once makes every statement of another tenant's request wait for a whole transaction. Here the
-   * job waits (at most `maxMs`, and never over 500 ms) until no other client has held or waited for a pooled connection for
-   * a few milliseconds. The native server interleaves by itself: nothing to wait for.
+   * Embedded: how the one connection was shared (leases granted to foreground and background work,
+   * and who is waiting now); native: null (the server interleaves connections itself).
    */
-  async yieldToOthers(maxMs = YIELD_MAX_MS): Promise<void> {
-    if (this.backend !== 'embedded') return;
-    maxMs = Math.min(maxMs, YIELD_MAX_MS);
-    const pool = (this.dataSource.driver as unknown as { master?: PoolCounts }).master;
-    if (!pool || typeof pool.totalCount !== 'number') return;
-    const started = performance.now();
-    let quietSince: number | undefined;
-    while (performance.now() - started < maxMs) {
-      const others = pool.totalCount - pool.idleCount + pool.waitingCount;
-      const now = performance.now();
-      if (others > 0) quietSince = undefined;
-      else if (now - (quietSince ??= now) >= YIELD_QUIET_MS) return;
-      await new Promise((resolve) => setTimeout(resolve, 2));
-    }
+  schedulerStats(): EmbeddedSchedulerStats | null {
+    return schedulerOf(this.dataSource)?.stats ?? null;
   }
 
   async ping(): Promise<{ ok: boolean; latencyMs: number; error?: string }> {
@@ -195,6 +169,8 @@ class EmbeddedPostgresModule {}
                 applicationName: 'ops-api-system',
               }),
           roles: embedded ? { app: APP_ROLE, system: SYSTEM_ROLE } : null,
+          // Embedded: requests before background work on the one connection (EmbeddedScheduler).
+          scheduler: embedded ? new EmbeddedScheduler() : null,
         };
         return { ...buildDataSourceOptions(settings), autoLoadEntities: true, retryAttempts: 0, preparation };
       },

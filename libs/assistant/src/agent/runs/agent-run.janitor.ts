@@ -1,6 +1,6 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown, Optional } from '@nestjs/common';
 import { SchedulerRegistry } from '@nestjs/schedule';
-import { AppConfig, ProcessRole, runAsTenant } from '@app/platform';
+import { AppConfig, ProcessRole, runAsTenant, runInBackground } from '@app/platform';
 import { ToolCallingAgentService } from '../tool-calling-agent.service';
 import { AgentRunRepository } from './agent-run.repository';
 
@@ -30,7 +30,7 @@ export class AgentRunJanitor implements OnApplicationBootstrap, OnApplicationShu
     if (!this.scheduler || !this.role.runsSchedulers) return;
     this.timer = setInterval(
       () => {
-        this.sweep().catch((error: Error) =>
+        runInBackground(() => this.sweep()).catch((error: Error) =>
           this.logger.warn({ msg: 'agent run takeover failed', error: error.message }),
         );
       },
