@@ -236,9 +236,9 @@ async function main() {
     console.log(`loaded in ${((performance.now() - loadStarted) / 1000).toFixed(0)} s\n`);
 
     console.log(
-      '| storage | m | ef_construction | build s | index MB | bytes/vector | ef_search | candidates | recall@10 | recall@10 (ties) | p50 ms | p95 ms |',
+      '| storage | m | ef_construction | build s | index MB | bytes/vector | ef_search | candidates | recall@10 | recall@10 (ties) | p50 ms | p95 ms | plan |',
     );
-    console.log('|---|---|---|---|---|---|---|---|---|---|---|---|');
+    console.log('|---|---|---|---|---|---|---|---|---|---|---|---|---|');
     const expr = (storage: string) =>
       storage === 'halfvec'
         ? `(embedding::halfvec(${dims}))`
@@ -253,12 +253,16 @@ async function main() {
           : 'vector_cosine_ops';
     const distance = (storage: string, param: string) =>
       storage === 'halfvec'
-        ? `${expr(storage)} <=> ${param}::halfvec(${dims})`
+        ? `${expr(storage)} <=> ${param}::vector(${dims})::halfvec(${dims})`
         : storage === 'bit'
           ? `${expr(storage)} <~> binary_quantize(${param}::vector(${dims}))::bit(${dims})`
           : `${expr(storage)} <=> ${param}::vector(${dims})`;
     // Each statement reads the query vector as parameter $1.
-    const run = async (label: string, statement: string, setup: string[]) => {
+    const run = (label: string, statement: string, setup: string[]) =>
+      measure(label, statement, setup).catch((error: Error) =>
+        console.log(`${label} | failed: ${error.message} |`),
+      );
+    const measure = async (label: string, statement: string, setup: string[]) => {
       for (const s of setup) await sql.query(s);
       for (const q of queryVectors.slice(0, 5)) await sql.query(statement, [param(q)]); // warm
       const times: number[] = [];
@@ -270,8 +274,12 @@ async function main() {
         got.push(rows.map((r) => Number(r.id)));
       }
       const r = score(got);
+      const plan = await sql.query<Record<string, string>>(`EXPLAIN ${statement}`, [param(queryVectors[0])]);
+      const scan = plan.some((row) => /Index Scan using items_hnsw/.test(Object.values(row)[0]))
+        ? 'index'
+        : 'no index';
       console.log(
-        `${label} | ${r.ids.toFixed(3)} | ${r.close.toFixed(3)} | ${fmt(percentile(times, 50))} | ${fmt(percentile(times, 95))} |`,
+        `${label} | ${r.ids.toFixed(3)} | ${r.close.toFixed(3)} | ${fmt(percentile(times, 50))} | ${fmt(percentile(times, 95))} | ${scan} |`,
       );
     };
     for (const config of configs) {
@@ -285,6 +293,7 @@ async function main() {
         continue;
       }
       const [storage, m, efc] = config.split(':');
+      await sql.query(`DROP INDEX IF EXISTS items_hnsw`);
       const started = performance.now();
       await sql.query(`SET maintenance_work_mem = '${workMem}'`);
       await sql.query(`SET statement_timeout = 0`);

@@ -27,6 +27,7 @@ import { CreateAgentRuns1795900000000 } from './1795900000000-CreateAgentRuns';
 import { AddStageRunCaller1795900000001 } from './1795900000001-AddStageRunCaller';
 import { AddChatMessageIds1795900000002 } from './1795900000002-AddChatMessageIds';
 import { AddBulkIngestionSegments1796100000000 } from './1796100000000-AddBulkIngestionSegments';
+import { HalfvecEmbeddingIndexes1796200000000 } from './1796200000000-HalfvecEmbeddingIndexes';
 
 type MigrationClass = new () => MigrationInterface;
 
@@ -60,8 +61,16 @@ export const MIGRATIONS: MigrationClass[] = [
   AddStageRunCaller1795900000001,
   AddChatMessageIds1795900000002,
   AddBulkIngestionSegments1796100000000,
+  HalfvecEmbeddingIndexes1796200000000,
 ];
 
 /** The database roles row-level security is written for (see docs/notes/rls.md). */
 export { APP_ROLE, SQL_TOOL_ROLE } from './1795607000000-EnableRowLevelSecurity';
 export { SYSTEM_ROLE } from './1795800000000-SeparateSystemAndSqlToolRoles';
+/** The embedding indexes' definition and its rebuild (test/medium/documents/vector-index.spec.ts). */
+export {
+  HNSW_EF_CONSTRUCTION,
+  HNSW_M,
+  halfvecIndexesDown,
+  halfvecIndexesUp,
+} from './1796200000000-HalfvecEmbeddingIndexes';

@@ -172,22 +172,30 @@ function keywordBranchSql(plan: SearchPlan, terms: KeywordTerms, p: Params, filt
   )`;
 }
 
-/** The vector branch: HNSW cosine over this model's partial index, iterative scans keep filters honest. */
+/**
+ * The vector branch: the model's partial HNSW index (half precision, see the HalfvecEmbeddingIndexes
+ * migration) finds `candidates` chunks, iterative scans keep filters honest; the candidates are then
+ * ranked by the exact cosine of the stored float4 vectors, so the index's half precision and its
+ * relaxed order cost no ranking precision.
+ */
 function vectorBranchSql(plan: SearchPlan, p: Params, filters: string, segmentBound: number | null): string {
   const dims = Number(plan.dimensions);
   // After a bulk load the model's index is partial on `segment < bound`: a literal, so the planner
   // proves the index predicate (a bulk load in progress writes its vectors at the bound, outside it).
   const segment = segmentBound === null ? '' : ` AND e.segment < ${Math.trunc(Number(segmentBound))}`;
-  const vector = `${p.add(toVectorBinary(plan.vector!))}::vector(${dims})`;
+  const query = p.add(toVectorBinary(plan.vector!));
   return `vector_hits AS (
-    SELECT e.chunk_id, (e.embedding::vector(${dims})) <=> ${vector} AS distance
-    FROM chunk_embeddings e
-    WHERE e.model = ${sqlLiteral(plan.model!)}${segment} AND e.tenant_id = ${p.add(plan.tenantId)}
-      AND EXISTS (
-        SELECT 1 FROM document_chunks c JOIN documents d ON d.id = c.document_id
-        WHERE c.id = e.chunk_id AND ${filters})
-    ORDER BY (e.embedding::vector(${dims})) <=> ${vector}
-    LIMIT ${p.add(plan.candidates)}
+    SELECT h.chunk_id, (h.embedding::vector(${dims})) <=> ${query}::vector(${dims}) AS distance
+    FROM (
+      SELECT e.chunk_id, e.embedding
+      FROM chunk_embeddings e
+      WHERE e.model = ${sqlLiteral(plan.model!)}${segment} AND e.tenant_id = ${p.add(plan.tenantId)}
+        AND EXISTS (
+          SELECT 1 FROM document_chunks c JOIN documents d ON d.id = c.document_id
+          WHERE c.id = e.chunk_id AND ${filters})
+      ORDER BY (e.embedding::halfvec(${dims})) <=> ${query}::vector(${dims})::halfvec(${dims})
+      LIMIT ${p.add(plan.candidates)}
+    ) h
   ),
   vector_ranked AS (
     SELECT chunk_id, 1 - distance AS score, row_number() OVER (ORDER BY distance, chunk_id) AS rank,
