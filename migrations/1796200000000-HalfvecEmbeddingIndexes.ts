@@ -144,7 +144,8 @@ export function halfvecIndexesDown(): string[] {
  * Embedding indexes in half precision (issue 28): `halfvec` halves what an HNSW element stores per
  * dimension (2 bytes instead of 4), so twice as many vectors fit in a page and a search reads half
  * the buffers; the sweep's `m` and `ef_construction`; up to 4,000 dimensions (vector: 2,000).
- * Existing indexes are rebuilt in place; `down` rebuilds them as float4 `vector` indexes.
+ * Existing indexes are rebuilt in place; `down` rebuilds them as float4 `vector` indexes (and fails
+ * for a model above 2,000 dimensions, which a float4 HNSW index cannot hold).
  */
 export class HalfvecEmbeddingIndexes1796200000000 implements MigrationInterface {
   name = 'HalfvecEmbeddingIndexes1796200000000';

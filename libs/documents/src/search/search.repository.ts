@@ -25,6 +25,8 @@ export interface SearchPlan {
   /** Postings the keyword branch may read to find candidates (rarest terms first). */
   keywordBudget: number;
   filters: DocumentSearchFilters;
+  /** HNSW ef_search floor (DOCUMENTS_SEARCH_HNSW_EF_SEARCH); the search explores max(this, candidates). */
+  efSearch?: number;
   /** The user whose code chunks are visible (see DocumentSearchService.search); null: no code chunks. */
   codeOwner: string | null;
   /**
@@ -262,7 +264,7 @@ export class SearchRepository {
     plan: SearchPlan,
     fn: (query: <R>(sql: string, params: unknown[]) => Promise<R>, bound: number | null) => Promise<T>,
   ): Promise<T> {
-    const efSearch = String(Math.min(1000, Math.max(40, plan.candidates)));
+    const efSearch = String(Math.min(1000, Math.max(plan.efSearch ?? 40, plan.candidates)));
     const runner = this.dataSource.createQueryRunner('master');
     try {
       const client = (await runner.connect()) as HnswClient;
