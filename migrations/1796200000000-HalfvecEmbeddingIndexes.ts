@@ -117,10 +117,19 @@ function reindexSql(from: RegExp, to: string): string {
     END $do$`;
 }
 
+/** The embedded database connects over its socket, without a URL (as SearchRepository tells them apart). */
+const embedded = (queryRunner: QueryRunner) => !(queryRunner.connection.options as { url?: string }).url;
+
 const quote = (text: string) => `'${text.replace(/'/g, "''")}'`;
 
-/** The migration's statements, in order (also run by test/medium/documents/vector-index.spec.ts). */
-export function halfvecIndexesUp(): string[] {
+/**
+ * The migration's statements, in order (also run by test/medium/documents/vector-index.spec.ts).
+ * Native PostgreSQL only: PGlite's pgvector is WebAssembly, without the CPU's half-float conversion,
+ * and built a half-precision index several times slower than a float4 one (BENCHMARKS.md), so the
+ * embedded database keeps float4 indexes (and SearchRepository their expression).
+ */
+export function halfvecIndexesUp(embedded = false): string[] {
+  if (embedded) return [];
   return [
     ...indexFunctions(HALFVEC_INDEX, 4000),
     reindexSql(
@@ -130,7 +139,8 @@ export function halfvecIndexesUp(): string[] {
   ];
 }
 
-export function halfvecIndexesDown(): string[] {
+export function halfvecIndexesDown(embedded = false): string[] {
+  if (embedded) return [];
   return [
     ...indexFunctions(VECTOR_INDEX, 2000),
     reindexSql(
@@ -141,7 +151,8 @@ export function halfvecIndexesDown(): string[] {
 }
 
 /**
- * Embedding indexes in half precision (issue 28): `halfvec` halves what an HNSW element stores per
+ * Embedding indexes in half precision on native PostgreSQL (issue 28; PGlite keeps float4, see
+ * halfvecIndexesUp): `halfvec` halves what an HNSW element stores per
  * dimension (2 bytes instead of 4), so twice as many vectors fit in a page and a search reads half
  * the buffers; the sweep's `m` and `ef_construction`; up to 4,000 dimensions (vector: 2,000).
  * Existing indexes are rebuilt in place; `down` rebuilds them as float4 `vector` indexes (and fails
@@ -151,10 +162,10 @@ export class HalfvecEmbeddingIndexes1796200000000 implements MigrationInterface 
   name = 'HalfvecEmbeddingIndexes1796200000000';
 
   public async up(queryRunner: QueryRunner): Promise<void> {
-    for (const sql of halfvecIndexesUp()) await queryRunner.query(sql);
+    for (const sql of halfvecIndexesUp(embedded(queryRunner))) await queryRunner.query(sql);
   }
 
   public async down(queryRunner: QueryRunner): Promise<void> {
-    for (const sql of halfvecIndexesDown()) await queryRunner.query(sql);
+    for (const sql of halfvecIndexesDown(embedded(queryRunner))) await queryRunner.query(sql);
   }
 }

@@ -175,12 +175,18 @@ function keywordBranchSql(plan: SearchPlan, terms: KeywordTerms, p: Params, filt
 }
 
 /**
- * The vector branch: the model's partial HNSW index (half precision, see the HalfvecEmbeddingIndexes
- * migration) finds `candidates` chunks, iterative scans keep filters honest; the candidates are then
+ * The vector branch: the model's partial HNSW index (half precision on native PostgreSQL, float4 on
+ * PGlite: see the HalfvecEmbeddingIndexes migration) finds `candidates` chunks, iterative scans keep filters honest; the candidates are then
  * ranked by the exact cosine of the stored float4 vectors, so the index's half precision and its
  * relaxed order cost no ranking precision.
  */
-function vectorBranchSql(plan: SearchPlan, p: Params, filters: string, segmentBound: number | null): string {
+function vectorBranchSql(
+  plan: SearchPlan,
+  p: Params,
+  filters: string,
+  segmentBound: number | null,
+  halfvec: boolean,
+): string {
   const dims = Number(plan.dimensions);
   // After a bulk load the model's index is partial on `segment < bound`: a literal, so the planner
   // proves the index predicate (a bulk load in progress writes its vectors at the bound, outside it).
@@ -195,7 +201,11 @@ function vectorBranchSql(plan: SearchPlan, p: Params, filters: string, segmentBo
         AND EXISTS (
           SELECT 1 FROM document_chunks c JOIN documents d ON d.id = c.document_id
           WHERE c.id = e.chunk_id AND ${filters})
-      ORDER BY (e.embedding::halfvec(${dims})) <=> ${query}::vector(${dims})::halfvec(${dims})
+      ORDER BY ${
+        halfvec
+          ? `(e.embedding::halfvec(${dims})) <=> ${query}::vector(${dims})::halfvec(${dims})`
+          : `(e.embedding::vector(${dims})) <=> ${query}::vector(${dims})`
+      }
       LIMIT ${p.add(plan.candidates)}
     ) h
   ),
@@ -222,6 +232,11 @@ interface BranchRow {
 @Injectable()
 export class SearchRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  /** Native PostgreSQL (half-precision embedding indexes); PGlite connects without a URL (float4 indexes). */
+  private get native(): boolean {
+    return Boolean((this.dataSource.options as { url?: string }).url);
+  }
 
   /**
    * The statement for the branches the search type needs (the keyword terms from `keywordTerms`,
@@ -354,7 +369,7 @@ export class SearchRepository {
     const cte =
       branch === 'text'
         ? keywordBranchSql(plan, terms!, p, filterSql(plan, p, tenant))
-        : vectorBranchSql(plan, p, filterSql(plan, p, tenant), bound);
+        : vectorBranchSql(plan, p, filterSql(plan, p, tenant), bound, this.native);
     return [`WITH ${cte} SELECT chunk_id, score, rank, norm FROM ${branch}_ranked`, p.values];
   }
 
@@ -398,7 +413,8 @@ export class SearchRepository {
     const useText = terms !== null;
     const ctes: string[] = [];
     if (useText) ctes.push(keywordBranchSql(plan, terms, p, filterSql(plan, p, tenant)));
-    if (segmentBound !== false) ctes.push(vectorBranchSql(plan, p, filterSql(plan, p, tenant), segmentBound));
+    if (segmentBound !== false)
+      ctes.push(vectorBranchSql(plan, p, filterSql(plan, p, tenant), segmentBound, this.native));
     const k = plan.fusion === 'convex' ? '' : `${p.add(plan.rrfK)}::float8`;
     // RRF: weight / (k + rank). Convex: weight * the branch score scaled to [0, 1] (text: BM25 over this
     // query's best candidate; vector: cosine similarity as is, so near-ties stay near-ties).
