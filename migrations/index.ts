@@ -28,6 +28,7 @@ import { AddStageRunCaller1795900000001 } from './1795900000001-AddStageRunCalle
 import { AddChatMessageIds1795900000002 } from './1795900000002-AddChatMessageIds';
 import { AddBulkIngestionSegments1796100000000 } from './1796100000000-AddBulkIngestionSegments';
 import { CreateAgentRunDeliveries1796200000000 } from './1796200000000-CreateAgentRunDeliveries';
+import { HalfvecEmbeddingIndexes1796300000000 } from './1796300000000-HalfvecEmbeddingIndexes';
 
 type MigrationClass = new () => MigrationInterface;
 
@@ -62,8 +63,16 @@ export const MIGRATIONS: MigrationClass[] = [
   AddChatMessageIds1795900000002,
   AddBulkIngestionSegments1796100000000,
   CreateAgentRunDeliveries1796200000000,
+  HalfvecEmbeddingIndexes1796300000000,
 ];
 
 /** The database roles row-level security is written for (see docs/notes/rls.md). */
 export { APP_ROLE, SQL_TOOL_ROLE } from './1795607000000-EnableRowLevelSecurity';
 export { SYSTEM_ROLE } from './1795800000000-SeparateSystemAndSqlToolRoles';
+/** The embedding indexes' definition and its rebuild (test/medium/documents/vector-index.spec.ts). */
+export {
+  HNSW_EF_CONSTRUCTION,
+  HNSW_M,
+  halfvecIndexesDown,
+  halfvecIndexesUp,
+} from './1796300000000-HalfvecEmbeddingIndexes';

@@ -183,11 +183,12 @@ describe(`bulk ingestion killed with SIGKILL mid-load (${testBackend()})`, () =>
         expect(segments.rows[0].loading_segment).toBeNull();
         expect(segments.rows[0].serving_bound).toBeGreaterThanOrEqual(2);
         // A few dozen rows: without this the planner prefers a scan; the point is that the bound matches.
+        // The search's expression: native indexes are half precision (HalfvecEmbeddingIndexes migration).
         await client.query(`SET enable_seqscan = off`);
         const plan = await client.query(
           `EXPLAIN SELECT chunk_id FROM chunk_embeddings e
            WHERE e.model = 'bulk-crash-test' AND e.segment < ${segments.rows[0].serving_bound}
-           ORDER BY (e.embedding::vector(32)) <=> '[${Array.from({ length: 32 }, (_, i) => (i % 3) / 3).join(',')}]'::vector(32) LIMIT 5`,
+           ORDER BY (e.embedding::halfvec(32)) <=> '[${Array.from({ length: 32 }, (_, i) => (i % 3) / 3).join(',')}]'::vector(32)::halfvec(32) LIMIT 5`,
         );
         expect(JSON.stringify(plan.rows)).toContain('IDX_chunk_emb_seg_');
         const jobs = await client.query(

@@ -26,6 +26,9 @@ describe('HashEmbeddingProvider', () => {
 
   it('is recognised from its model id, and only for sane sizes', () => {
     expect(HashEmbeddingProvider.fromModel('hash-v1-384')?.model).toBe('hash-v1-384');
+    // Up to the halfvec HNSW index's 4,000 dimensions.
+    expect(HashEmbeddingProvider.fromModel('hash-v1-4000')?.model).toBe('hash-v1-4000');
+    expect(HashEmbeddingProvider.fromModel('hash-v1-4001')).toBeUndefined();
     expect(HashEmbeddingProvider.fromModel('hash-v1-99999')).toBeUndefined();
     expect(HashEmbeddingProvider.fromModel('text-embedding-3-small')).toBeUndefined();
   });

@@ -92,7 +92,8 @@ export class HashEmbeddingProvider extends EmbeddingProvider {
   static fromModel(model: string): HashEmbeddingProvider | undefined {
     if (!model.startsWith(HASH_MODEL_PREFIX)) return undefined;
     const dim = Number(model.slice(HASH_MODEL_PREFIX.length));
-    return Number.isInteger(dim) && dim >= 8 && dim <= 2000 ? new HashEmbeddingProvider(dim) : undefined;
+    // Up to the embedding indexes' limit (halfvec HNSW: 4,000 dimensions).
+    return Number.isInteger(dim) && dim >= 8 && dim <= 4000 ? new HashEmbeddingProvider(dim) : undefined;
   }
 
   dimensions(): Promise<number> {

@@ -66,6 +66,9 @@ export function modelIndexName(model: string): string {
   return `IDX_chunk_embeddings_hnsw_${slug}_${createHash('sha256').update(model).digest('hex').slice(0, 8)}`;
 }
 
+/** pgvector's limit for an HNSW index over `halfvec` (the embedding indexes' storage). */
+export const MAX_INDEX_DIMENSIONS = 4000;
+
 export const sqlLiteral = (value: string): string => `'${value.replace(/'/g, "''")}'`;
 
 @Injectable()
@@ -75,15 +78,18 @@ export class ChunksRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
   /**
-   * A partial HNSW index per model over `embedding::vector(D)`: one table holds every model's
-   * vectors, each model gets its own correctly-typed cosine index. Idempotent, and safe when several
+   * A partial HNSW index per model over `embedding::halfvec(D)` (half precision; searches re-rank by
+   * the stored float4 vectors): one table holds every model's vectors, each model gets its own
+   * correctly-typed cosine index. Idempotent, and safe when several
    * jobs (of this process or others) meet a new model at once: `CREATE INDEX IF NOT EXISTS` alone
    * can still fail on a unique violation in pg_class when two transactions create the same index.
    */
   ensureModelIndex(model: string, dimensions: number): Promise<void> {
-    if (!Number.isInteger(dimensions) || dimensions < 1 || dimensions > 2000) {
+    if (!Number.isInteger(dimensions) || dimensions < 1 || dimensions > MAX_INDEX_DIMENSIONS) {
       return Promise.reject(
-        new Error(`HNSW indexes support 1-2000 dimensions; model ${model} has ${dimensions}`),
+        new Error(
+          `HNSW indexes support 1-${MAX_INDEX_DIMENSIONS} dimensions; model ${model} has ${dimensions}`,
+        ),
       );
     }
     let created = this.indexedModels.get(model);

@@ -296,6 +296,7 @@ export class DocumentSearchService {
       bm25K1: this.config.get('DOCUMENTS_SEARCH_BM25_K1'),
       bm25B: this.config.get('DOCUMENTS_SEARCH_BM25_B'),
       keywordBudget: this.config.get('DOCUMENTS_SEARCH_KEYWORD_BUDGET'),
+      efSearch: this.config.get('DOCUMENTS_SEARCH_HNSW_EF_SEARCH'),
       filters: request.filters,
       codeOwner: request.code_owner,
     };

@@ -25,6 +25,8 @@ export interface SearchPlan {
   /** Postings the keyword branch may read to find candidates (rarest terms first). */
   keywordBudget: number;
   filters: DocumentSearchFilters;
+  /** HNSW ef_search floor (DOCUMENTS_SEARCH_HNSW_EF_SEARCH); the search explores max(this, candidates). */
+  efSearch?: number;
   /** The user whose code chunks are visible (see DocumentSearchService.search); null: no code chunks. */
   codeOwner: string | null;
   /**
@@ -172,22 +174,40 @@ function keywordBranchSql(plan: SearchPlan, terms: KeywordTerms, p: Params, filt
   )`;
 }
 
-/** The vector branch: HNSW cosine over this model's partial index, iterative scans keep filters honest. */
-function vectorBranchSql(plan: SearchPlan, p: Params, filters: string, segmentBound: number | null): string {
+/**
+ * The vector branch: the model's partial HNSW index (half precision on native PostgreSQL, float4 on
+ * PGlite: see the HalfvecEmbeddingIndexes migration) finds `candidates` chunks, iterative scans keep filters honest; the candidates are then
+ * ranked by the exact cosine of the stored float4 vectors, so the index's half precision and its
+ * relaxed order cost no ranking precision.
+ */
+function vectorBranchSql(
+  plan: SearchPlan,
+  p: Params,
+  filters: string,
+  segmentBound: number | null,
+  halfvec: boolean,
+): string {
   const dims = Number(plan.dimensions);
   // After a bulk load the model's index is partial on `segment < bound`: a literal, so the planner
   // proves the index predicate (a bulk load in progress writes its vectors at the bound, outside it).
   const segment = segmentBound === null ? '' : ` AND e.segment < ${Math.trunc(Number(segmentBound))}`;
-  const vector = `${p.add(toVectorBinary(plan.vector!))}::vector(${dims})`;
+  const query = p.add(toVectorBinary(plan.vector!));
   return `vector_hits AS (
-    SELECT e.chunk_id, (e.embedding::vector(${dims})) <=> ${vector} AS distance
-    FROM chunk_embeddings e
-    WHERE e.model = ${sqlLiteral(plan.model!)}${segment} AND e.tenant_id = ${p.add(plan.tenantId)}
-      AND EXISTS (
-        SELECT 1 FROM document_chunks c JOIN documents d ON d.id = c.document_id
-        WHERE c.id = e.chunk_id AND ${filters})
-    ORDER BY (e.embedding::vector(${dims})) <=> ${vector}
-    LIMIT ${p.add(plan.candidates)}
+    SELECT h.chunk_id, (h.embedding::vector(${dims})) <=> ${query}::vector(${dims}) AS distance
+    FROM (
+      SELECT e.chunk_id, e.embedding
+      FROM chunk_embeddings e
+      WHERE e.model = ${sqlLiteral(plan.model!)}${segment} AND e.tenant_id = ${p.add(plan.tenantId)}
+        AND EXISTS (
+          SELECT 1 FROM document_chunks c JOIN documents d ON d.id = c.document_id
+          WHERE c.id = e.chunk_id AND ${filters})
+      ORDER BY ${
+        halfvec
+          ? `(e.embedding::halfvec(${dims})) <=> ${query}::vector(${dims})::halfvec(${dims})`
+          : `(e.embedding::vector(${dims})) <=> ${query}::vector(${dims})`
+      }
+      LIMIT ${p.add(plan.candidates)}
+    ) h
   ),
   vector_ranked AS (
     SELECT chunk_id, 1 - distance AS score, row_number() OVER (ORDER BY distance, chunk_id) AS rank,
@@ -212,6 +232,11 @@ interface BranchRow {
 @Injectable()
 export class SearchRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  /** Native PostgreSQL (half-precision embedding indexes); PGlite connects without a URL (float4 indexes). */
+  private get native(): boolean {
+    return Boolean((this.dataSource.options as { url?: string }).url);
+  }
 
   /**
    * The statement for the branches the search type needs (the keyword terms from `keywordTerms`,
@@ -254,7 +279,7 @@ export class SearchRepository {
     plan: SearchPlan,
     fn: (query: <R>(sql: string, params: unknown[]) => Promise<R>, bound: number | null) => Promise<T>,
   ): Promise<T> {
-    const efSearch = String(Math.min(1000, Math.max(40, plan.candidates)));
+    const efSearch = String(Math.min(1000, Math.max(plan.efSearch ?? 40, plan.candidates)));
     const runner = this.dataSource.createQueryRunner('master');
     try {
       const client = (await runner.connect()) as HnswClient;
@@ -344,7 +369,7 @@ export class SearchRepository {
     const cte =
       branch === 'text'
         ? keywordBranchSql(plan, terms!, p, filterSql(plan, p, tenant))
-        : vectorBranchSql(plan, p, filterSql(plan, p, tenant), bound);
+        : vectorBranchSql(plan, p, filterSql(plan, p, tenant), bound, this.native);
     return [`WITH ${cte} SELECT chunk_id, score, rank, norm FROM ${branch}_ranked`, p.values];
   }
 
@@ -388,7 +413,8 @@ export class SearchRepository {
     const useText = terms !== null;
     const ctes: string[] = [];
     if (useText) ctes.push(keywordBranchSql(plan, terms, p, filterSql(plan, p, tenant)));
-    if (segmentBound !== false) ctes.push(vectorBranchSql(plan, p, filterSql(plan, p, tenant), segmentBound));
+    if (segmentBound !== false)
+      ctes.push(vectorBranchSql(plan, p, filterSql(plan, p, tenant), segmentBound, this.native));
     const k = plan.fusion === 'convex' ? '' : `${p.add(plan.rrfK)}::float8`;
     // RRF: weight / (k + rank). Convex: weight * the branch score scaled to [0, 1] (text: BM25 over this
     // query's best candidate; vector: cosine similarity as is, so near-ties stay near-ties).

@@ -651,6 +651,17 @@ export class EnvironmentVariables {
   @IsBoolean()
   DOCUMENTS_SEARCH_PARALLEL_BRANCHES = true;
 
+  /**
+   * The vector branch's HNSW `ef_search` floor: a search explores max(this, candidates) graph
+   * nodes (pgvector's cap: 1,000). Higher finds more of the exact nearest neighbours for more
+   * latency; BENCHMARKS.md "Vector branch: recall against exact search" has the sweep.
+   */
+  @Transform(toNumber)
+  @IsInt()
+  @Min(1)
+  @Max(1000)
+  DOCUMENTS_SEARCH_HNSW_EF_SEARCH = 40;
+
   /** OpenAI-compatible `/v1/embeddings` server; unset uses the offline hashed embedder. */
   @Transform(emptyToUndefined)
   @IsOptional()
