@@ -68,7 +68,8 @@ async function main(): Promise<void> {
       '',
       `  First start: created the admin key ${firstRun.maskedKey} for tenant "default".`,
       `  The key is in ${firstRun.keyFile} (mode 0600, readable only by this user); it is never printed.`,
-      `  Try: curl -H "Authorization: Bearer $(cat ${firstRun.keyFile})" ${url}/api/keys`,
+      `  Try: export OPS_URL=${url} OPS_KEY=$(cat ${firstRun.keyFile})`,
+      `       curl -H "Authorization: Bearer $OPS_KEY" $OPS_URL/api/keys`,
     );
   }
   process.stdout.write(`${lines.join('\n')}\n\n`);

@@ -10,7 +10,7 @@ const BOOT_AFTER_MS = 300;
 
 /**
  * `npm run mcp`: the tool registry as an MCP server on stdin/stdout, for MCP clients that launch a
- * command (Claude Desktop, IDEs). The API key in OPS_API_KEY picks the tenant and role. It opens the
+ * command (Claude Desktop, IDEs). The API key in OPS_API_KEY (else OPS_KEY, as the quick start exports it) picks the tenant and role. It opens the
  * database itself, like the CLI: with the embedded database, stop the API server first (or connect
  * the client to the running server's /mcp endpoint instead). stdout carries only the protocol; logs
  * go to stderr.
@@ -20,10 +20,10 @@ const BOOT_AFTER_MS = 300;
  * is loaded once the client has initialized. Requests that arrive meanwhile wait for it.
  */
 function main(): void {
-  const apiKey = process.env.OPS_API_KEY?.trim();
+  const apiKey = (process.env.OPS_API_KEY || process.env.OPS_KEY)?.trim();
   if (!apiKey) {
     process.stderr.write(
-      'OPS_API_KEY is required: the API key whose tenant and role the MCP session uses.\n',
+      'OPS_API_KEY is required (or OPS_KEY, as the quick start exports it): the API key whose tenant and role the MCP session uses.\n',
     );
     process.exit(2);
   }
