@@ -154,13 +154,13 @@ export class PlannerService implements OnModuleDestroy {
 
   /** What a plan for this tenant reads: its published knowledge and its tools. */
   private async knowledgeOf(tenantId: string) {
-    const [catalogAsset, mappingsAsset, promptAsset, aliases, resolvers] = await Promise.all([
+    const [catalogAsset, mappingsAsset, promptAsset, published] = await Promise.all([
       this.knowledge.catalog(tenantId),
       this.knowledge.mappings(tenantId),
       this.knowledge.systemPrompt(tenantId),
-      this.knowledge.aliases(tenantId),
-      this.knowledge.resolverVersions(tenantId),
+      this.knowledge.resolvers(tenantId),
     ]);
+    const { rules: aliases, versions: resolvers } = published;
     const listing = this.tools.list(tenantId);
     const usable = listing.filter((tool) => tool.available);
     // Each tool is planned over the catalog of the source it reads (docs/notes/sources.md).

@@ -1,13 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import type {
-  CatalogContent,
-  MappingContent,
-  PromptContent,
-  PublishedContent,
-  ResolverRule,
-} from '@app/asset-registry';
+import type { CatalogContent, MappingContent, PromptContent, PublishedContent } from '@app/asset-registry';
 import { INTERNAL_CATALOG_NAME, INTERNAL_SOURCE_REF, PublishedAssetReader } from '@app/asset-registry';
-import { PlanningKnowledge, VersionedAsset } from './planning-knowledge';
+import { PlanningKnowledge, PublishedResolvers, VersionedAsset } from './planning-knowledge';
 
 /** The asset names the planner reads; the demo loader publishes the first two for the demo tenant. */
 export const PLANNER_ASSET_NAMES = {
@@ -76,15 +70,13 @@ export class AssetPlanningKnowledge extends PlanningKnowledge {
     return versioned(await this.assets.getPublishedPrompt(tenantId, PLANNER_ASSET_NAMES.prompt));
   }
 
-  override async aliases(tenantId: string): Promise<ResolverRule[]> {
+  override async resolvers(tenantId: string): Promise<PublishedResolvers> {
     const resolvers = await this.assets.listPublishedResolvers(tenantId);
-    return [...resolvers]
-      .sort((a, b) => a.name.localeCompare(b.name))
-      .flatMap((resolver) => resolver.content?.rules ?? []);
-  }
-
-  override async resolverVersions(tenantId: string): Promise<Array<{ name: string; version: number }>> {
-    const resolvers = await this.assets.listPublishedResolvers(tenantId);
-    return resolvers.map((resolver) => ({ name: resolver.name, version: resolver.version }));
+    return {
+      rules: [...resolvers]
+        .sort((a, b) => a.name.localeCompare(b.name))
+        .flatMap((resolver) => resolver.content?.rules ?? []),
+      versions: resolvers.map((resolver) => ({ name: resolver.name, version: resolver.version })),
+    };
   }
 }

@@ -27,19 +27,20 @@ export abstract class PlanningKnowledge {
   abstract mappings(tenantId: string): Promise<VersionedAsset<MappingContent> | null>;
   abstract systemPrompt(tenantId: string): Promise<VersionedAsset<PromptContent> | null>;
   /**
-   * What the tenant's people call its items (the rules of its published resolvers): a question using
-   * such a word keeps it for the tool that resolves it. None unless bound.
+   * The tenant's published resolvers: their rules (what its people call its items: a question using such a
+   * word keeps it for the tool that resolves it) and their names and versions (part of the knowledge
+   * version), read together. None unless bound.
    */
-  aliases(tenantId: string): Promise<ResolverRule[]> {
+  resolvers(tenantId: string): Promise<PublishedResolvers> {
     void tenantId;
-    return Promise.resolve([]);
+    return Promise.resolve({ rules: [], versions: [] });
   }
+}
 
-  /** The published resolvers the aliases come from, by name and version (part of the knowledge version). */
-  resolverVersions(tenantId: string): Promise<Array<{ name: string; version: number }>> {
-    void tenantId;
-    return Promise.resolve([]);
-  }
+/** The rules of a tenant's published resolvers and the resolvers' names and versions. */
+export interface PublishedResolvers {
+  rules: ResolverRule[];
+  versions: Array<{ name: string; version: number }>;
 }
 
 export interface PlanningKnowledgeEntry {
@@ -86,12 +87,9 @@ export class InMemoryPlanningKnowledge extends PlanningKnowledge {
     return Promise.resolve(this.entry(tenantId).prompt ?? null);
   }
 
-  override aliases(tenantId: string): Promise<ResolverRule[]> {
-    return Promise.resolve(this.entry(tenantId).aliases ?? []);
-  }
-
-  override resolverVersions(tenantId: string): Promise<Array<{ name: string; version: number }>> {
-    return Promise.resolve(this.entry(tenantId).resolvers ?? []);
+  override resolvers(tenantId: string): Promise<PublishedResolvers> {
+    const entry = this.entry(tenantId);
+    return Promise.resolve({ rules: entry.aliases ?? [], versions: entry.resolvers ?? [] });
   }
 
   private entry(tenantId: string): PlanningKnowledgeEntry {
