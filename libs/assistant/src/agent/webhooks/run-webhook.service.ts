@@ -7,6 +7,7 @@ import {
   PlatformExceptionCode,
   ProcessRole,
   runAsTenant,
+  runInBackground,
   TenantSecretsService,
 } from '@app/platform';
 import { OutboundErrorCode, OutboundHttpClient, ToolError } from '@app/tools';
@@ -80,7 +81,8 @@ export class RunWebhookService implements OnApplicationBootstrap, OnApplicationS
     if (!this.scheduler || !this.role.runsSchedulers) return;
     this.timer = setInterval(
       () => {
-        this.sweep().catch((error: Error) =>
+        // Retries are background work: on embedded, requests go first (EmbeddedScheduler).
+        runInBackground(() => this.sweep()).catch((error: Error) =>
           this.logger.warn({ msg: 'webhook retry sweep failed', error: error.message }),
         );
       },
