@@ -6,7 +6,7 @@
  * by `npm run bench -- search` with BENCH_KEEP_DATABASE=1); native only. Reference engines are dev
  * tools installed by the commands in BENCHMARKS.md; a missing one is reported and skipped.
  *
- *   BENCH_REUSE_DATABASE=<db> npm run bench:reference -- --chunks 100000 [--queries 100]
+ *   BENCH_REUSE_DATABASE=<db> npm run bench:reference -- --chunks 100000 [--queries 100] [--text-only]
  */
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
@@ -59,6 +59,8 @@ async function main() {
   const argv = process.argv.slice(2);
   const chunks = Number(flag(argv, 'chunks') ?? 100000);
   const queryCount = Number(flag(argv, 'queries') ?? 100);
+  // --text-only: the keyword branch beside Xapian alone (no vectors, no exact search, no hnswlib build).
+  const withVector = !argv.includes('--text-only');
   if (!process.env.BENCH_REUSE_DATABASE) throw new Error('set BENCH_REUSE_DATABASE to a kept bench database');
   process.env.LOG_LEVEL = 'warn';
   process.env.REDIS_URL = '';
@@ -94,8 +96,8 @@ async function main() {
   const embedder = HashEmbeddingProvider.fromModel(model);
   if (!embedder) throw new Error(`the bench tenant's model ${model} is not a hashed model`);
   const dims = await embedder.dimensions();
-  const vectors = (await embedder.embed(rows.map((r) => r.text))).map(normalize);
-  const queryVectors = (await embedder.embed(queries)).map(normalize);
+  const vectors = withVector ? (await embedder.embed(rows.map((r) => r.text))).map(normalize) : [];
+  const queryVectors = withVector ? (await embedder.embed(queries)).map(normalize) : [];
   const truth = queryVectors.map((q) => exactTopK(vectors, ids, q, 10));
   console.log(
     `${rows.length} chunks, ${queries.length} queries (${queries.length / 2} English, ${queries.length / 2} Korean)\n`,
@@ -105,7 +107,7 @@ async function main() {
   const app = await createApp({ env: validateEnvironment(process.env) });
   const search = app.get(DocumentSearchService);
   const ours: Record<'text' | 'vector', { p50: number; p95: number; results: string[][] }> = {} as never;
-  for (const type of ['text', 'vector'] as const) {
+  for (const type of withVector ? (['text', 'vector'] as const) : (['text'] as const)) {
     for (const query of queries)
       await runAsTenant(tenant.id, () => search.search(tenant.id, { query, search_type: type, top_k: 10 }));
     const times: number[] = [];
@@ -121,43 +123,47 @@ async function main() {
     ours[type] = { ...stats(times), results };
   }
   await app.close();
-  const ourRecall = recall(ours.vector.results, truth);
+  const ourRecall = withVector ? recall(ours.vector.results, truth) : 0;
 
-  // pgvector HNSW alone (no filters, no joins), the served statement's shape: `limit` candidates from
-  // the half-precision index, re-ranked by the float4 vectors; recall@10 and latency per ef_search.
-  console.log(
-    `| pgvector HNSW (halfvec, m ${HNSW_M}, ef_construction ${HNSW_EF_CONSTRUCTION}) | ef_search | candidates | recall@10 | p50 ms | p95 ms |`,
-  );
-  console.log('|---|---|---|---|---|---|');
-  for (const [ef, limit] of [
-    [40, 10],
-    [100, 10],
-    [100, 100],
-    [200, 100],
-    [400, 100],
-    [1000, 100],
-  ]) {
-    await db.query(
-      `SELECT set_config('hnsw.ef_search', $1, false), set_config('hnsw.iterative_scan', 'off', false)`,
-      [String(ef)],
+  if (withVector) {
+    // pgvector HNSW alone (no filters, no joins), the served statement's shape: `limit` candidates from
+    // the half-precision index, re-ranked by the float4 vectors; recall@10 and latency per ef_search.
+    console.log(
+      `| pgvector HNSW (halfvec, m ${HNSW_M}, ef_construction ${HNSW_EF_CONSTRUCTION}) | ef_search | candidates | recall@10 | p50 ms | p95 ms |`,
     );
-    const times: number[] = [];
-    const got: string[][] = [];
-    for (const q of queryVectors) {
-      const literal = `[${Array.from(q).join(',')}]`;
-      const started = performance.now();
-      const result = await db.query(
-        `SELECT chunk_id FROM (
-           SELECT chunk_id, embedding FROM chunk_embeddings e WHERE e.model = $3 AND e.tenant_id = $2
-           ORDER BY (e.embedding::halfvec(${dims})) <=> $1::vector(${dims})::halfvec(${dims}) LIMIT ${limit}) s
-         ORDER BY (embedding::vector(${dims})) <=> $1::vector(${dims}) LIMIT 10`,
-        [literal, tenant.id, model],
+    console.log('|---|---|---|---|---|---|');
+    for (const [ef, limit] of [
+      [40, 10],
+      [100, 10],
+      [100, 100],
+      [200, 100],
+      [400, 100],
+      [1000, 100],
+    ]) {
+      await db.query(
+        `SELECT set_config('hnsw.ef_search', $1, false), set_config('hnsw.iterative_scan', 'off', false)`,
+        [String(ef)],
       );
-      times.push(performance.now() - started);
-      got.push((result.rows as Array<{ chunk_id: string }>).slice(0, 10).map((r) => r.chunk_id));
+      const times: number[] = [];
+      const got: string[][] = [];
+      for (const q of queryVectors) {
+        const literal = `[${Array.from(q).join(',')}]`;
+        const started = performance.now();
+        const result = await db.query(
+          `SELECT chunk_id FROM (
+             SELECT chunk_id, embedding FROM chunk_embeddings e WHERE e.model = $3 AND e.tenant_id = $2
+             ORDER BY (e.embedding::halfvec(${dims})) <=> $1::vector(${dims})::halfvec(${dims}) LIMIT ${limit}) s
+           ORDER BY (embedding::vector(${dims})) <=> $1::vector(${dims}) LIMIT 10`,
+          [literal, tenant.id, model],
+        );
+        times.push(performance.now() - started);
+        got.push((result.rows as Array<{ chunk_id: string }>).slice(0, 10).map((r) => r.chunk_id));
+      }
+      const s = stats(times);
+      console.log(
+        `| | ${ef} | ${limit} | ${recall(got, truth).toFixed(3)} | ${fmt(s.p50)} | ${fmt(s.p95)} |`,
+      );
     }
-    const s = stats(times);
-    console.log(`| | ${ef} | ${limit} | ${recall(got, truth).toFixed(3)} | ${fmt(s.p50)} | ${fmt(s.p95)} |`);
   }
   await db.end();
 
@@ -165,49 +171,51 @@ async function main() {
     '\n| branch | ours p50 / p95 ms | reference | reference p50 / p95 ms | ratio p50 / p95 | note |',
   );
   console.log('|---|---|---|---|---|---|');
-  // Vector: hnswlib at the same recall@10 as the project's vector branch.
-  try {
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
-    const hnswlib = require(process.env.HNSWLIB_NODE ?? 'hnswlib-node') as {
-      HierarchicalNSW: new (
-        space: string,
-        dim: number,
-      ) => {
-        initIndex(max: number, m: number, efConstruction: number): void;
-        addPoint(v: number[] | Float32Array, label: number): void;
-        setEf(ef: number): void;
-        searchKnn(q: number[] | Float32Array, k: number): { neighbors: number[] };
+  if (withVector) {
+    // Vector: hnswlib at the same recall@10 as the project's vector branch.
+    try {
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      const hnswlib = require(process.env.HNSWLIB_NODE ?? 'hnswlib-node') as {
+        HierarchicalNSW: new (
+          space: string,
+          dim: number,
+        ) => {
+          initIndex(max: number, m: number, efConstruction: number): void;
+          addPoint(v: number[] | Float32Array, label: number): void;
+          setEf(ef: number): void;
+          searchKnn(q: number[] | Float32Array, k: number): { neighbors: number[] };
+        };
       };
-    };
-    const index = new hnswlib.HierarchicalNSW('cosine', dims);
-    index.initIndex(vectors.length, HNSW_M, HNSW_EF_CONSTRUCTION);
-    const built = performance.now();
-    vectors.forEach((v, i) => index.addPoint(Array.from(v), i));
-    const buildSeconds = (performance.now() - built) / 1000;
-    let chosen: { ef: number; r: number; p50: number; p95: number } | undefined;
-    for (const ef of [10, 16, 24, 32, 48, 64, 100, 200, 400, 800, 1600, 3200]) {
-      index.setEf(ef);
-      const times: number[] = [];
-      const got: string[][] = [];
-      const plain = queryVectors.map((q) => Array.from(q));
-      for (const q of plain) {
-        const started = performance.now();
-        const { neighbors } = index.searchKnn(q, 10);
-        times.push(performance.now() - started);
-        got.push(neighbors.map((i) => ids[i]));
+      const index = new hnswlib.HierarchicalNSW('cosine', dims);
+      index.initIndex(vectors.length, HNSW_M, HNSW_EF_CONSTRUCTION);
+      const built = performance.now();
+      vectors.forEach((v, i) => index.addPoint(Array.from(v), i));
+      const buildSeconds = (performance.now() - built) / 1000;
+      let chosen: { ef: number; r: number; p50: number; p95: number } | undefined;
+      for (const ef of [10, 16, 24, 32, 48, 64, 100, 200, 400, 800, 1600, 3200]) {
+        index.setEf(ef);
+        const times: number[] = [];
+        const got: string[][] = [];
+        const plain = queryVectors.map((q) => Array.from(q));
+        for (const q of plain) {
+          const started = performance.now();
+          const { neighbors } = index.searchKnn(q, 10);
+          times.push(performance.now() - started);
+          got.push(neighbors.map((i) => ids[i]));
+        }
+        const r = recall(got, truth);
+        chosen = { ef, r, ...stats(times) };
+        if (r >= Math.min(ourRecall, 0.999)) break;
       }
-      const r = recall(got, truth);
-      chosen = { ef, r, ...stats(times) };
-      if (r >= Math.min(ourRecall, 0.999)) break;
+      const c = chosen!;
+      console.log(
+        `| vector | ${fmt(ours.vector.p50)} / ${fmt(ours.vector.p95)} (recall@10 ${ourRecall.toFixed(3)}) | hnswlib-node (M ${HNSW_M}, efConstruction ${HNSW_EF_CONSTRUCTION}, ef ${c.ef}; build ${buildSeconds.toFixed(0)} s) | ${fmt(c.p50)} / ${fmt(c.p95)} (recall@10 ${c.r.toFixed(3)}) | ${(ours.vector.p50 / c.p50).toFixed(1)} / ${(ours.vector.p95 / c.p95).toFixed(1)} | in process, no SQL, no filters |`,
+      );
+    } catch (error) {
+      console.log(
+        `| vector | ${fmt(ours.vector.p50)} / ${fmt(ours.vector.p95)} | hnswlib-node | not available: ${(error as Error).message.split('\n')[0]} | | |`,
+      );
     }
-    const c = chosen!;
-    console.log(
-      `| vector | ${fmt(ours.vector.p50)} / ${fmt(ours.vector.p95)} (recall@10 ${ourRecall.toFixed(3)}) | hnswlib-node (M ${HNSW_M}, efConstruction ${HNSW_EF_CONSTRUCTION}, ef ${c.ef}; build ${buildSeconds.toFixed(0)} s) | ${fmt(c.p50)} / ${fmt(c.p95)} (recall@10 ${c.r.toFixed(3)}) | ${(ours.vector.p50 / c.p50).toFixed(1)} / ${(ours.vector.p95 / c.p95).toFixed(1)} | in process, no SQL, no filters |`,
-    );
-  } catch (error) {
-    console.log(
-      `| vector | ${fmt(ours.vector.p50)} / ${fmt(ours.vector.p95)} | hnswlib-node | not available: ${(error as Error).message.split('\n')[0]} | | |`,
-    );
   }
   // Keyword: Xapian BM25 over the same index text (Korean as the same bigrams), same k1 and b.
   const script = path.join(__dirname, '..', '..', 'bench', 'reference', 'xapian_bm25.py');
@@ -226,7 +234,7 @@ async function main() {
     const x = stats(out.times);
     const overlap = recall(ours.text.results, out.results);
     console.log(
-      `| text | ${fmt(ours.text.p50)} / ${fmt(ours.text.p95)} | Xapian 1.4 BM25 (k1 0.9, b 0.4; in-memory index built in ${out.index_seconds.toFixed(0)} s) | ${fmt(x.p50)} / ${fmt(x.p95)} | ${(ours.text.p50 / x.p50).toFixed(1)} / ${(ours.text.p95 / x.p95).toFixed(1)} | top-10 overlap with ours ${overlap.toFixed(2)} |`,
+      `| text | ${fmt(ours.text.p50)} / ${fmt(ours.text.p95)} | Xapian 1.4 BM25 (k1 0.9, b 0.4; index built in ${out.index_seconds.toFixed(0)} s) | ${fmt(x.p50)} / ${fmt(x.p95)} | ${(ours.text.p50 / x.p50).toFixed(1)} / ${(ours.text.p95 / x.p95).toFixed(1)} | top-10 overlap with ours ${overlap.toFixed(2)} |`,
     );
   }
   console.log(`\nload average after: ${loadAverage()}`);

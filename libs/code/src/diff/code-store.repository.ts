@@ -199,7 +199,9 @@ export class CodeStoreRepository {
       }>,
       number,
     ] = await this.dataSource.query(
-      `WITH turns AS (
+      `-- MATERIALIZED: computed once per tenant; inlined, its subqueries ran once per eligible job
+       -- (seconds per claim with thousands queued, so a bulk upload was quadratic).
+       WITH turns AS MATERIALIZED (
          SELECT t.tenant_id,
                 (SELECT count(*) FROM code_diffs r
                  WHERE r.tenant_id = t.tenant_id AND r.status = 'running' AND r.lease_expires_at >= now()) AS running,

@@ -62,7 +62,9 @@ export class JobsRepository {
    */
   async claim(workerId: string, leaseSeconds: number, maxRunningPerTenant = 0): Promise<ClaimedJob | null> {
     const [rows]: [ClaimedRow[], number] = await this.dataSource.query(
-      `WITH turns AS (
+      `-- MATERIALIZED: computed once per tenant; inlined, its subqueries ran once per eligible job
+       -- (seconds per claim with thousands queued, so a bulk upload was quadratic).
+       WITH turns AS MATERIALIZED (
          SELECT t.tenant_id,
                 (SELECT count(*) FROM document_jobs r
                  WHERE r.tenant_id = t.tenant_id AND r.status = 'running' AND r.lease_expires_at >= now()) AS running,

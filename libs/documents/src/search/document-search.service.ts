@@ -67,6 +67,8 @@ function sortedFilters(filters: DocumentSearchFilters): DocumentSearchFilters {
 @Injectable()
 export class DocumentSearchService {
   private readonly logger = new Logger('DocumentSearchService');
+  /** Searches of this process being computed (past the cache): the parallel hybrid's condition. */
+  private inFlight = 0;
 
   constructor(
     private readonly config: AppConfig,
@@ -276,6 +278,15 @@ export class DocumentSearchService {
    * round trip before its statement instead of two. A text search reads no model.
    */
   private async execute(tenantId: string, request: NormalizedRequest): Promise<CachedSearch> {
+    this.inFlight++;
+    try {
+      return await this.executeCounted(tenantId, request);
+    } finally {
+      this.inFlight--;
+    }
+  }
+
+  private async executeCounted(tenantId: string, request: NormalizedRequest): Promise<CachedSearch> {
     const warnings: string[] = [];
     let vector: number[] | null = null;
     let dimensions: number | null = null;
@@ -329,10 +340,7 @@ export class DocumentSearchService {
       }
     }
     const plan: SearchPlan = { ...base, vector, model, dimensions, segmentBound };
-    const rows = await this.repository.search(plan, terms, {
-      parallel:
-        this.config.get('DOCUMENTS_SEARCH_PARALLEL_BRANCHES') && this.config.databaseUrl !== undefined,
-    });
+    const rows = await this.repository.search(plan, terms, { parallel: this.parallelBranches() });
     // min_relevance is a floor on the returned relevance_score (the seed's filter after fusion). The rows come
     // ordered by the fused score, which relevance_score grows with, so filtering after the LIMIT drops only a tail.
     const results = rows
@@ -354,6 +362,20 @@ export class DocumentSearchService {
    * relevance_score: the branch's own score for text (BM25 as a fraction of its maximum) and vector (cosine
    * similarity) searches; for hybrid, the fused score scaled so first place in every branch is 1.0.
    */
+  /**
+   * Two connections at once for a hybrid's branches only while the database has room: with more than
+   * DOCUMENTS_SEARCH_PARALLEL_MAX_IN_FLIGHT searches of this process at it, one statement per search
+   * (measured at 100k chunks: parallel lowers hybrid p95 at concurrency 1 and raises it at 8, where every
+   * connection and core is busy anyway; BENCHMARKS.md, issue 28). Native only: embedded has one connection.
+   */
+  private parallelBranches(): boolean {
+    return (
+      this.config.get('DOCUMENTS_SEARCH_PARALLEL_BRANCHES') &&
+      this.config.databaseUrl !== undefined &&
+      this.inFlight <= this.config.get('DOCUMENTS_SEARCH_PARALLEL_MAX_IN_FLIGHT')
+    );
+  }
+
   private toResult(row: SearchRow, index: number, request: NormalizedRequest): DocumentSearchResult {
     const text =
       row.text_rank === null ? null : { rank: Number(row.text_rank), score: Number(row.text_score) };

@@ -642,14 +642,25 @@ export class EnvironmentVariables {
   DOCUMENTS_SEARCH_KEYWORD_BUDGET = 1000;
 
   /**
-   * Native PostgreSQL: a hybrid search runs its keyword and vector branches on two pooled
+   * Native PostgreSQL, true: a hybrid search runs its keyword and vector branches on two pooled
    * connections at the same time and fuses them in the process (same scores and order as the one
-   * statement); false: one statement, branches one after the other. Embedded always uses one
-   * statement (one connection). BENCHMARKS.md has the figures behind the default.
+   * statement), while few searches are in flight (DOCUMENTS_SEARCH_PARALLEL_MAX_IN_FLIGHT); false:
+   * one statement, branches one after the other. Embedded always uses one statement (one
+   * connection). Off by default: BENCHMARKS.md (issue 28, 100k quiet run) has the figures.
    */
   @Transform(toBoolean)
   @IsBoolean()
-  DOCUMENTS_SEARCH_PARALLEL_BRANCHES = true;
+  DOCUMENTS_SEARCH_PARALLEL_BRANCHES = false;
+
+  /**
+   * The parallel hybrid (DOCUMENTS_SEARCH_PARALLEL_BRANCHES) applies while at most this many searches
+   * of the process are at the database, this one included; above it a search uses one statement, so
+   * a busy pool is not asked for two connections per search.
+   */
+  @Transform(toNumber)
+  @IsInt()
+  @Min(1)
+  DOCUMENTS_SEARCH_PARALLEL_MAX_IN_FLIGHT = 2;
 
   /**
    * The vector branch's HNSW `ef_search` floor: a search explores max(this, candidates) graph
