@@ -38,9 +38,9 @@ describe(`the vector branch's ef_search (${testBackend()})`, () => {
    */
   async function efSearchSettings(): Promise<string[]> {
     if (testBackend() === 'embedded') {
-      const [row] = (await db.query(`SELECT current_setting('hnsw.ef_search', true) AS ef`)) as Array<{
-        ef: string;
-      }>;
+      const [row] = await db.query<Array<{ ef: string }>>(
+        `SELECT current_setting('hnsw.ef_search', true) AS ef`,
+      );
       return [row.ef];
     }
     const pool = (
