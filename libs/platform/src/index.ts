@@ -2,6 +2,18 @@ export { PlatformModule, type PlatformModuleOptions } from './platform.module';
 export { ProcessRole } from './cluster/process-role';
 export { ClusterLock, advisoryKeyOf, type ClusterRunOptions } from './cluster/cluster-lock';
 export { LeasedJobRunner, type LeasedJob } from './cluster/leased-job-runner';
+export { JobQueue, type JobEnd, type JobQueueTable, type QueuedJobRow } from './jobs/job-queue.repository';
+export {
+  exceededQueueLimit,
+  failedAttemptOutcome,
+  retryDelaySeconds,
+  tenantTurnOrder,
+  type JobError,
+  type QueueLimitExceeded,
+  type QueuedWorkCheck,
+  type RetryPolicy,
+  type TenantTurn,
+} from './jobs/job-queue.util';
 export {
   ChangeBus,
   CLUSTER_EVENTS,
