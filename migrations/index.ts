@@ -29,6 +29,7 @@ import { AddChatMessageIds1795900000002 } from './1795900000002-AddChatMessageId
 import { AddBulkIngestionSegments1796100000000 } from './1796100000000-AddBulkIngestionSegments';
 import { CreateAgentRunDeliveries1796200000000 } from './1796200000000-CreateAgentRunDeliveries';
 import { HalfvecEmbeddingIndexes1796300000000 } from './1796300000000-HalfvecEmbeddingIndexes';
+import { UnifyJobQueueColumns1796400000000 } from './1796400000000-UnifyJobQueueColumns';
 
 type MigrationClass = new () => MigrationInterface;
 
@@ -64,6 +65,7 @@ export const MIGRATIONS: MigrationClass[] = [
   AddBulkIngestionSegments1796100000000,
   CreateAgentRunDeliveries1796200000000,
   HalfvecEmbeddingIndexes1796300000000,
+  UnifyJobQueueColumns1796400000000,
 ];
 
 /** The database roles row-level security is written for (see docs/notes/rls.md). */
@@ -76,3 +78,8 @@ export {
   halfvecIndexesDown,
   halfvecIndexesUp,
 } from './1796300000000-HalfvecEmbeddingIndexes';
+/** The one job queue's columns (test/medium/platform/job-queue-migration.spec.ts). */
+export {
+  unifyJobQueueColumnsDown,
+  unifyJobQueueColumnsUp,
+} from './1796400000000-UnifyJobQueueColumns';

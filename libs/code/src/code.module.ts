@@ -1,7 +1,7 @@
 import { Module } from '@nestjs/common';
 import { DocumentsModule } from '@app/documents';
 import { CodeDiffWorker } from './diff/code-diff.worker';
-import { CodeStoreRepository } from './diff/code-store.repository';
+import { CodeDiffsRepository } from './diff/code-diffs.repository';
 import { DiffApplicationService } from './diff/diff-application.service';
 import { CodeGraphStore } from './graph/code-graph.store';
 import { PostgresCodeGraphStore } from './graph/postgres-code-graph.store';
@@ -10,6 +10,8 @@ import { DiffsController } from './http/diffs.controller';
 import { CodeChunksService } from './indexing/code-chunks.service';
 import { CodeIndexerService } from './indexing/code-indexer.service';
 import { CodeQueryService } from './search/code-query.service';
+import { CodeFilesRepository } from './store/code-files.repository';
+import { CodeRepositoriesRepository } from './store/code-repositories.repository';
 import { CodeGraphTool } from './tools/code-graph.tool';
 import { SearchGraphDbTool } from './tools/search-graph-db.tool';
 import { SearchVectorDbTool } from './tools/search-vector-db.tool';
@@ -24,7 +26,9 @@ import { SearchVectorDbTool } from './tools/search-vector-db.tool';
   imports: [DocumentsModule],
   controllers: [DiffsController, CodeController],
   providers: [
-    CodeStoreRepository,
+    CodeDiffsRepository,
+    CodeFilesRepository,
+    CodeRepositoriesRepository,
     { provide: CodeGraphStore, useClass: PostgresCodeGraphStore },
     CodeChunksService,
     CodeIndexerService,

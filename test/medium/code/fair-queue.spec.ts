@@ -1,5 +1,5 @@
 import { CodeModule, DiffApplicationService } from '@app/code';
-import { CodeStoreRepository } from '@app/code/testing';
+import { CodeDiffsRepository } from '@app/code/testing';
 import { AppException, AuthService } from '@app/platform';
 import { DataSource } from 'typeorm';
 import { startTestContext, TestContext, testBackend } from '@test/support';
@@ -13,7 +13,7 @@ const file = (path: string) => ({ path, status: 'added' as const, after: `export
 describe(`code diff queue fairness (${testBackend()})`, () => {
   let ctx: TestContext;
   let diffs: DiffApplicationService;
-  let store: CodeStoreRepository;
+  let store: CodeDiffsRepository;
   const tenant = async (slug: string) =>
     (await ctx.get(AuthService).createTenant(`fair-${slug}`, slug, undefined)).tenant.id;
   /** Diffs of `count` repositories (so none waits for an earlier one of its repository). */
@@ -39,7 +39,7 @@ describe(`code diff queue fairness (${testBackend()})`, () => {
       CODE_MAX_QUEUED_FILES_PER_TENANT: '5',
     });
     diffs = ctx.get(DiffApplicationService);
-    store = ctx.get(CodeStoreRepository);
+    store = ctx.get(CodeDiffsRepository);
   });
   afterAll(() => ctx?.close());
   afterEach(() => finishAll());
@@ -61,7 +61,12 @@ describe(`code diff queue fairness (${testBackend()})`, () => {
     const cDiffs = await enqueue(c, 3);
     const first = await store.claim('w1', 60, 0);
     expect(first?.id).toBe(cDiffs[0]);
-    await store.finish(first!.id, 'w1', 'done', null, null);
+    await store.complete(first!.id, 'w1', {
+      files_processed: 1,
+      embeddings_upserted: 0,
+      graph_nodes_updated: 0,
+      failed_files: [],
+    });
     const [dDiff] = await enqueue(d, 1);
     expect((await store.claim('w1', 60, 0))?.id).toBe(dDiff);
     expect((await store.claim('w1', 60, 0))?.id).toBe(cDiffs[1]);

@@ -1,5 +1,5 @@
 import { CodeGraphStore, CodeModule, CodeQueryService, DiffApplicationService } from '@app/code';
-import { CodeIndexerService, CodeStoreRepository } from '@app/code/testing';
+import { CodeIndexerService, CodeDiffsRepository } from '@app/code/testing';
 import { AuthService, runAsTenant } from '@app/platform';
 import { DataSource } from 'typeorm';
 import { sleep, startTestContext, TestContext, testBackend } from '@test/support';
@@ -55,7 +55,7 @@ describe(`code diff worker crash recovery (${testBackend()})`, () => {
     await diffs.processQueue();
 
     const queued = await diffs.apply(crashed, { userId: 'u', files: FILES });
-    const store = ctx.get(CodeStoreRepository);
+    const store = ctx.get(CodeDiffsRepository);
     const claimed = await store.claim('dead-worker', 2);
     expect(claimed?.id).toBe(queued.diff_id);
     await ctx.get(CodeIndexerService).indexDiff({ ...claimed!, paths: claimed!.paths.slice(0, 1) });

@@ -3,13 +3,15 @@ import { Cron, CronExpression, SchedulerRegistry } from '@nestjs/schedule';
 import {
   AppConfig,
   ClusterLock,
+  failedAttemptOutcome,
   LeasedJobRunner,
   ProcessRole,
+  retryDelaySeconds,
   runAsSystem,
   runInBackground,
 } from '@app/platform';
 import { CodeIndexerService, DiffLeaseLostError } from '../indexing/code-indexer.service';
-import { ClaimedDiff, CodeStoreRepository } from './code-store.repository';
+import { ClaimedDiff, CodeDiffsRepository } from './code-diffs.repository';
 
 /**
  * Indexes queued diffs (the seed's WAL processing). Runs in the server process, where schedulers
@@ -28,7 +30,7 @@ export class CodeDiffWorker extends LeasedJobRunner<ClaimedDiff> {
 
   constructor(
     private readonly config: AppConfig,
-    private readonly store: CodeStoreRepository,
+    private readonly store: CodeDiffsRepository,
     private readonly indexer: CodeIndexerService,
     role: ProcessRole,
     private readonly lock: ClusterLock,
@@ -90,7 +92,7 @@ export class CodeDiffWorker extends LeasedJobRunner<ClaimedDiff> {
       });
       if (result.failed_files.length > 0)
         this.logger.warn({ msg: 'diff files failed to index', diffId: diff.id, failed: result.failed_files });
-      await this.store.finish(diff.id, this.workerId, 'done', result, null);
+      await this.store.complete(diff.id, this.workerId, result);
     } catch (error) {
       if (error instanceof DiffLeaseLostError) {
         this.logger.warn({ msg: 'diff lease lost; another worker owns it now', diffId: diff.id });
@@ -98,25 +100,32 @@ export class CodeDiffWorker extends LeasedJobRunner<ClaimedDiff> {
       }
       const details = { code: 'INDEXING_FAILED', message: (error as Error).message, attempts: diff.attempts };
       this.logger.warn({ msg: 'diff indexing failed', diffId: diff.id, ...details });
-      if (diff.attempts < diff.maxAttempts)
-        await this.store
-          .retryLater(diff.id, this.workerId, this.config.get('CODE_DIFF_RETRY_SECONDS'), details)
-          .catch(() => undefined);
-      else await this.store.finish(diff.id, this.workerId, 'failed', null, details).catch(() => undefined);
+      // A lost write leaves the lease to expire: the diff is claimed again, or after its last attempt failed by recovery.
+      if (failedAttemptOutcome(diff, true) === 'retry') {
+        const retrySeconds = this.config.get('CODE_DIFF_RETRY_SECONDS');
+        const delay = retryDelaySeconds(
+          { baseSeconds: retrySeconds, factor: 1, maxSeconds: retrySeconds },
+          diff.attempts,
+        );
+        await this.store.retryLater(diff.id, this.workerId, delay, details).catch(() => undefined);
+      } else await this.store.fail(diff.id, this.workerId, details).catch(() => undefined);
     }
   }
 
   /**
-   * The seed's WAL recovery: files left unindexed (their file failed, or their diff gave up) for
-   * longer than CODE_DIFF_RETRY_SECONDS are queued again, one diff per repository.
+   * The seed's WAL recovery: a diff whose worker died on its last attempt fails (LEASE_EXPIRED), and
+   * files left unindexed (their file failed, or their diff gave up) for longer than
+   * CODE_DIFF_RETRY_SECONDS are queued again, one diff per repository; returns how many were queued.
    */
   recover(): Promise<number> {
-    return runAsSystem('code diff worker: requeue unindexed files', () =>
-      this.store.enqueueStaleFiles(
+    return runAsSystem('code diff worker: fail abandoned diffs, requeue unindexed files', async () => {
+      const failed = await this.store.failExhaustedExpired();
+      if (failed) this.logger.warn({ msg: 'diffs failed: their worker died on every attempt', failed });
+      return this.store.enqueueStaleFiles(
         this.config.get('CODE_DIFF_RETRY_SECONDS'),
         this.config.get('CODE_DIFF_MAX_ATTEMPTS'),
-      ),
-    );
+      );
+    });
   }
 
   @Cron(CronExpression.EVERY_DAY_AT_4AM, { name: 'code-diffs-cleanup' })

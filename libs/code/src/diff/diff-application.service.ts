@@ -1,12 +1,14 @@
 import { createHash } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
-import { AppConfig } from '@app/platform';
+import { AppConfig, exceededQueueLimit } from '@app/platform';
 import { CodeException, CodeExceptionCode } from '../code.exception';
 import type { DiffApplyRequest, DiffView } from '../code.types';
 import { languageOf } from '../parsing/code-parser';
 import { CodeDiffWorker } from './code-diff.worker';
-import { CodeStoreRepository } from './code-store.repository';
+import { CodeFilesRepository } from '../store/code-files.repository';
+import { CodeRepositoriesRepository } from '../store/code-repositories.repository';
+import { CodeDiffsRepository } from './code-diffs.repository';
 import {
   checkRequestSize,
   DiffLimits,
@@ -31,7 +33,9 @@ const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').diges
 export class DiffApplicationService {
   constructor(
     private readonly config: AppConfig,
-    private readonly store: CodeStoreRepository,
+    private readonly diffs: CodeDiffsRepository,
+    private readonly fileStore: CodeFilesRepository,
+    private readonly repositories: CodeRepositoriesRepository,
     private readonly worker: CodeDiffWorker,
   ) {}
 
@@ -56,12 +60,12 @@ export class DiffApplicationService {
     const requestHash = sha256(
       JSON.stringify({ files: request.files ?? null, unified: request.unified ?? null }),
     );
-    const diffId = await this.store.transaction(async (em) => {
-      const repositoryId = await this.store.lockRepository(em, tenantId, request.userId, repository);
-      const stored = await this.store.loadTexts(em, repositoryId, paths);
+    const diffId = await this.diffs.transaction(async (em) => {
+      const repositoryId = await this.repositories.lockRepository(em, tenantId, request.userId, repository);
+      const stored = await this.fileStore.loadTexts(em, repositoryId, paths);
       const resolved = resolveChanges({ files: request.files, patches }, stored, limits);
       if (resolved.length > 0) await this.checkQueueRoom(em, tenantId, resolved.length);
-      await this.store.writeFiles(
+      await this.fileStore.writeFiles(
         em,
         tenantId,
         repositoryId,
@@ -72,7 +76,7 @@ export class DiffApplicationService {
           language: languageOf(file.path),
         })),
       );
-      return this.store.insertDiff(em, {
+      return this.diffs.insertDiff(em, {
         tenantId,
         repositoryId,
         userId: request.userId,
@@ -84,33 +88,34 @@ export class DiffApplicationService {
       });
     });
     // Read before waking the worker: the 202 says what was stored (queued), not how far a fast worker got.
-    const stored = (await this.store.findDiff(diffId))!;
+    const stored = (await this.diffs.findDiff(diffId))!;
     this.worker.wake();
     return stored;
   }
 
   /** Refuses (429) a diff that would take the tenant's queued work past its limits. */
   private async checkQueueRoom(em: EntityManager, tenantId: string, files: number): Promise<void> {
-    const queued = await this.store.lockQueuedWork(em, tenantId);
-    const maxDiffs = this.config.get('CODE_MAX_QUEUED_DIFFS_PER_TENANT');
-    if (queued.diffs + 1 > maxDiffs)
-      throw CodeException.queueFull({
+    const queued = await this.diffs.lockQueuedWork(em, tenantId);
+    const exceeded = exceededQueueLimit([
+      {
         key: 'CODE_MAX_QUEUED_DIFFS_PER_TENANT',
-        limit: maxDiffs,
-        observed: queued.diffs + 1,
-      });
-    const maxFiles = this.config.get('CODE_MAX_QUEUED_FILES_PER_TENANT');
-    if (queued.files + files > maxFiles)
-      throw CodeException.queueFull({
+        limit: this.config.get('CODE_MAX_QUEUED_DIFFS_PER_TENANT'),
+        queued: queued.diffs,
+        adding: 1,
+      },
+      {
         key: 'CODE_MAX_QUEUED_FILES_PER_TENANT',
-        limit: maxFiles,
-        observed: queued.files + files,
-      });
+        limit: this.config.get('CODE_MAX_QUEUED_FILES_PER_TENANT'),
+        queued: queued.files,
+        adding: files,
+      },
+    ]);
+    if (exceeded) throw CodeException.queueFull(exceeded);
   }
 
   async get(tenantId: string, id: string): Promise<DiffView> {
     void tenantId;
-    const diff = await this.store.findDiff(id);
+    const diff = await this.diffs.findDiff(id);
     if (!diff) throw CodeException.notFound(CodeExceptionCode.DIFF_NOT_FOUND, 'Diff', id);
     return diff;
   }

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { CodeStoreRepository, type ClaimedDiff } from '../diff/code-store.repository';
+import type { ClaimedDiff } from '../diff/code-diffs.repository';
+import { CodeFilesRepository } from '../store/code-files.repository';
 import { CodeGraphStore } from '../graph/code-graph.store';
 import { CodeParser } from '../parsing/code-parser';
 import type { DiffApplyResult, FailedFile } from '../code.types';
@@ -23,7 +24,7 @@ export class CodeIndexerService {
   private readonly parser = new CodeParser();
 
   constructor(
-    private readonly store: CodeStoreRepository,
+    private readonly fileStore: CodeFilesRepository,
     private readonly graph: CodeGraphStore,
     private readonly chunks: CodeChunksService,
   ) {}
@@ -51,7 +52,7 @@ export class CodeIndexerService {
   }
 
   private async indexFile(diff: ClaimedDiff, path: string): Promise<{ nodes: number; embeddings: number }> {
-    const file = await this.store.currentFile(diff.repositoryId, path);
+    const file = await this.fileStore.currentFile(diff.repositoryId, path);
     const previousDocuments = await this.graph.documentsOfFile(diff.repositoryId, path);
     if (!file) {
       const removed = await this.graph.deleteFile(diff.repositoryId, path);
@@ -82,7 +83,7 @@ export class CodeIndexerService {
         documentId,
       })),
     );
-    await this.store.markIndexed(diff.repositoryId, path, file.contentHash);
+    await this.fileStore.markIndexed(diff.repositoryId, path, file.contentHash);
     return { nodes: written.nodes, embeddings: upserted };
   }
 }

@@ -8,7 +8,8 @@ import type {
   RelatedSymbol,
   RepositoryView,
 } from '../code.types';
-import { CodeStoreRepository } from '../diff/code-store.repository';
+import { CodeFilesRepository } from '../store/code-files.repository';
+import { CodeRepositoriesRepository } from '../store/code-repositories.repository';
 import { CodeGraphStore } from '../graph/code-graph.store';
 
 export interface CodeSearchHit {
@@ -74,18 +75,19 @@ const describe = (related: RelatedSymbol): string =>
 @Injectable()
 export class CodeQueryService {
   constructor(
-    private readonly store: CodeStoreRepository,
+    private readonly repositories: CodeRepositoriesRepository,
+    private readonly fileStore: CodeFilesRepository,
     private readonly graph: CodeGraphStore,
     private readonly documents: DocumentSearchService,
   ) {}
 
   listRepositories(tenantId: string, userId: string | null): Promise<RepositoryView[]> {
     void tenantId;
-    return this.store.listRepositories(userId);
+    return this.repositories.listRepositories(userId);
   }
 
   private async repository(id: string) {
-    const repository = await this.store.findRepository(id);
+    const repository = await this.repositories.findRepository(id);
     if (!repository) throw CodeException.notFound(CodeExceptionCode.REPOSITORY_NOT_FOUND, 'Repository', id);
     return repository;
   }
@@ -109,7 +111,7 @@ export class CodeQueryService {
   ): Promise<CodeFileView[]> {
     void tenantId;
     await this.repository(repositoryId);
-    const files = await this.store.listFiles(repositoryId, path, limit);
+    const files = await this.fileStore.listFiles(repositoryId, path, limit);
     if (path && files.length === 0)
       throw CodeException.notFound(CodeExceptionCode.FILE_NOT_FOUND, 'File', path);
     return files;
@@ -210,7 +212,7 @@ export class CodeQueryService {
 
   /** Symbols (not files) of the user's repositories matching the query or, for a question, its names. */
   private async lookup(userId: string, query: string, limit: number): Promise<CodeSymbolView[]> {
-    const repositories = await this.store.repositoryIdsOf(userId);
+    const repositories = await this.repositories.repositoryIdsOf(userId);
     const found = new Map<string, CodeSymbolView>();
     for (const candidate of symbolCandidates(query)) {
       for (const symbol of await this.graph.findSymbols(repositories, candidate, limit)) {

@@ -9,6 +9,7 @@ import {
   PrimaryGeneratedColumn,
   UpdateDateColumn,
 } from 'typeorm';
+import type { JobError } from '@app/platform';
 import { DocumentEntity } from './document.entity';
 
 export type DocumentJobKind = 'ingest' | 'reembed';
@@ -25,6 +26,10 @@ export type DocumentJobStatus =
 @Check(
   'CHK_document_jobs_resolution',
   `"resolution" IS NULL OR "resolution" IN ('retried', 'replaced', 'dismissed')`,
+)
+@Check(
+  'CHK_document_jobs_error',
+  `("status" <> 'failed' OR "error" IS NOT NULL) AND ("error" IS NULL OR (jsonb_typeof("error") = 'object' AND "error" ? 'code'))`,
 )
 @Index(['status', 'runAfter'])
 @Index(['documentId'])
@@ -97,8 +102,9 @@ export class DocumentJobEntity {
   @Column({ type: 'timestamptz', nullable: true })
   claimedAt!: Date | null;
 
+  /** The last attempt's error (a JobError: code, message, details); a failed job always has one. */
   @Column({ type: 'jsonb', nullable: true })
-  errorDetails!: Record<string, unknown> | null;
+  error!: JobError | null;
 
   /** A failed job stays (with its bytes) until someone retries, replaces or dismisses it. */
   @Column({ type: 'timestamptz', nullable: true })

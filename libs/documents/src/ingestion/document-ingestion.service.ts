@@ -37,7 +37,7 @@ function toDeadLetterView(row: DeadLetterRow): DeadLetterPage['items'][number] {
     attempts: row.attempts,
     max_attempts: row.max_attempts,
     exhausted_retries: exhausted,
-    error_details: row.error_details,
+    error_details: row.error,
     retryable_by_api: row.kind === 'ingest' && row.has_content && row.resolved_at === null,
     created_at: new Date(row.created_at).toISOString(),
     finished_at: row.finished_at ? new Date(row.finished_at).toISOString() : null,

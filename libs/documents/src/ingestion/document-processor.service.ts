@@ -440,6 +440,7 @@ export class DocumentProcessor {
     if (!provider || provider.model !== this.providers.configured.model) {
       await this.dataSource.transaction((em) =>
         this.jobs.finish(em, job.id, lease.workerId, 'superseded', {
+          code: 'MODEL_NOT_CONFIGURED',
           message: `model ${model} is no longer configured`,
         }),
       );

@@ -2,13 +2,23 @@ import { Injectable, Logger, Optional } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { SchedulerRegistry } from '@nestjs/schedule';
 import { DataSource } from 'typeorm';
-import { AppConfig, LeasedJobRunner, ProcessRole, runAsSystem } from '@app/platform';
+import {
+  AppConfig,
+  failedAttemptOutcome,
+  LeasedJobRunner,
+  ProcessRole,
+  retryDelaySeconds,
+  runAsSystem,
+} from '@app/platform';
 import { EmbeddingRequestError } from '../embedding/openai-embedding.provider';
 import { DocumentBudgetError, DocumentProcessingError, DocumentsExceptionCode } from '../documents.exception';
 import type { DocumentErrorDetails } from '../documents.types';
 import { DocumentProcessor, JobCancelledError, LeaseLostError } from './document-processor.service';
 import { DocumentsRepository } from './documents.repository';
 import { ClaimedJob, JobsRepository } from './jobs.repository';
+
+/** Doubling from DOCUMENTS_JOB_RETRY_BASE_SECONDS, a retry never waits longer than an hour. */
+const MAX_RETRY_DELAY_SECONDS = 3600;
 
 function describeFailure(error: unknown, attempts: number): DocumentErrorDetails {
   const retryable =
@@ -125,7 +135,7 @@ export class DocumentWorker extends LeasedJobRunner<ClaimedJob> {
       return;
     }
     const details = describeFailure(error, job.attempts);
-    const final = !details.retryable || job.attempts >= job.maxAttempts;
+    const final = failedAttemptOutcome(job, details.retryable) === 'fail';
     this.logger.warn({
       msg: final ? 'document job failed' : 'document job will retry',
       jobId: job.id,
@@ -134,9 +144,16 @@ export class DocumentWorker extends LeasedJobRunner<ClaimedJob> {
     try {
       await this.dataSource.transaction(async (em) => {
         if (final) {
-          await this.jobs.finish(em, job.id, this.workerId, 'failed', { ...details });
+          await this.jobs.fail(em, job.id, this.workerId, { ...details });
         } else {
-          const delay = this.config.get('DOCUMENTS_JOB_RETRY_BASE_SECONDS') * 2 ** (job.attempts - 1);
+          const delay = retryDelaySeconds(
+            {
+              baseSeconds: this.config.get('DOCUMENTS_JOB_RETRY_BASE_SECONDS'),
+              factor: 2,
+              maxSeconds: MAX_RETRY_DELAY_SECONDS,
+            },
+            job.attempts,
+          );
           await this.jobs.retryLater(em, job.id, this.workerId, delay, { ...details });
         }
         if (job.documentId && job.revision !== null) {

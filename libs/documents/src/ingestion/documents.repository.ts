@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { TermStatsRepository } from '../search/term-stats.repository';
 import { DataSource, EntityManager } from 'typeorm';
+import { exceededQueueLimit } from '@app/platform';
 import { DocumentEntity } from '../entities/document.entity';
 import { DocumentJobEntity } from '../entities/document-job.entity';
 import { ChunksRepository } from './chunks.repository';
@@ -191,7 +192,7 @@ export class DocumentsRepository {
     bytes: number,
     limits: IngestQueueLimits,
   ) {
-    await em.query(`SELECT pg_advisory_xact_lock(hashtext('document_jobs:' || $1))`, [tenantId]);
+    await this.jobs.queue.lockTenant(em, tenantId);
     const [queued]: Array<{ jobs: number; bytes: string }> = await em.query(
       `SELECT count(*)::int AS jobs, COALESCE(sum(octet_length(j.content)), 0)::bigint AS bytes
        FROM document_jobs j JOIN documents d ON d.id = j.document_id
@@ -199,19 +200,16 @@ export class DocumentsRepository {
          AND d.doc_metadata->>'source' IS DISTINCT FROM 'code'`,
       [tenantId],
     );
-    if (queued.jobs + 1 > limits.maxJobs)
-      throw DocumentsException.queueFull({
-        key: 'DOCUMENTS_MAX_QUEUED_JOBS_PER_TENANT',
-        limit: limits.maxJobs,
-        observed: queued.jobs + 1,
-      });
-    const total = Number(queued.bytes) + bytes;
-    if (total > limits.maxBytes)
-      throw DocumentsException.queueFull({
+    const exceeded = exceededQueueLimit([
+      { key: 'DOCUMENTS_MAX_QUEUED_JOBS_PER_TENANT', limit: limits.maxJobs, queued: queued.jobs, adding: 1 },
+      {
         key: 'DOCUMENTS_MAX_QUEUED_BYTES_PER_TENANT',
         limit: limits.maxBytes,
-        observed: total,
-      });
+        queued: Number(queued.bytes),
+        adding: bytes,
+      },
+    ]);
+    if (exceeded) throw DocumentsException.queueFull(exceeded);
   }
 
   /** Queues a document's ingestion, unless the tenant's queued uploads are at their limits. */

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
+import { JobQueue, type JobError, type JobQueueTable, type QueuedJobRow } from '@app/platform';
 import type { DocumentJobKind, DocumentJobResolution } from '../entities/document-job.entity';
 
 export interface DeadLetterRow {
@@ -12,7 +13,7 @@ export interface DeadLetterRow {
   target_model: string | null;
   attempts: number;
   max_attempts: number;
-  error_details: Record<string, unknown> | null;
+  error: JobError | null;
   created_at: Date;
   finished_at: Date | null;
   resolved_at: Date | null;
@@ -34,58 +35,42 @@ export interface ClaimedJob {
   bulk: boolean;
 }
 
-interface ClaimedRow {
-  id: string;
-  tenant_id: string;
+interface ClaimedRow extends QueuedJobRow {
   document_id: string | null;
   kind: DocumentJobKind;
   revision: number | null;
   content: Buffer | null;
   target_model: string | null;
-  attempts: number;
-  max_attempts: number;
   bulk: boolean;
 }
 
-/** The durable ingestion queue: claims under a lease with SKIP LOCKED, heartbeats, retries, cleanup. */
+/** The document kinds' table in the one job queue (JobQueue): ingest and re-embed jobs. */
+const DOCUMENT_JOBS: JobQueueTable = {
+  table: 'document_jobs',
+  orderBy: 'c.run_after, c.created_at',
+  returning: ['document_id', 'kind', 'revision', 'content', 'target_model', 'bulk'],
+  // A failed job keeps its bytes: retrying it later needs them (they go with the retry or the cleanup).
+  onFinish: (status) => `content = CASE WHEN ${status} = 'failed' THEN content END`,
+  finishedStatuses: ['done', 'failed', 'superseded', 'cancelled'],
+  // The dead letter: failures nobody has retried, replaced or dismissed yet.
+  keepWhere: `status = 'failed' AND resolved_at IS NULL`,
+};
+
+/**
+ * Document jobs: the queue's claim, lease, end, retry, recovery and cleanup are the shared JobQueue's;
+ * this adds the document kinds' own queries (the retry's bytes, the dead letter, re-embeds, cancels).
+ */
 @Injectable()
 export class JobsRepository {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  readonly queue: JobQueue;
 
-  /**
-   * Claims the next due job, or one whose lease expired (its worker died), and counts the attempt.
-   * SKIP LOCKED lets any number of workers and processes poll the same table without blocking.
-   * Fair across tenants: the job goes to the tenant with the fewest running jobs, then the one
-   * claimed from longest ago (round-robin), then the oldest job of that tenant; a tenant holding
-   * `maxRunningPerTenant` running jobs (0: no cap) gets none until one ends, so its burst cannot
-   * hold every worker slot.
-   */
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {
+    this.queue = new JobQueue(dataSource, DOCUMENT_JOBS);
+  }
+
+  /** The next due job, fair across tenants (JobQueue.claim). */
   async claim(workerId: string, leaseSeconds: number, maxRunningPerTenant = 0): Promise<ClaimedJob | null> {
-    const [rows]: [ClaimedRow[], number] = await this.dataSource.query(
-      `-- MATERIALIZED: computed once per tenant; inlined, its subqueries ran once per eligible job
-       -- (seconds per claim with thousands queued, so a bulk upload was quadratic).
-       WITH turns AS MATERIALIZED (
-         SELECT t.tenant_id,
-                (SELECT count(*) FROM document_jobs r
-                 WHERE r.tenant_id = t.tenant_id AND r.status = 'running' AND r.lease_expires_at >= now()) AS running,
-                (SELECT max(s.claimed_at) FROM document_jobs s WHERE s.tenant_id = t.tenant_id) AS served
-         FROM (SELECT DISTINCT tenant_id FROM document_jobs
-               WHERE (status = 'queued' AND run_after <= now()) OR (status = 'running' AND lease_expires_at < now())) t)
-       UPDATE document_jobs j
-       SET status = 'running', attempts = j.attempts + 1, locked_by = $1,
-           lease_expires_at = now() + make_interval(secs => $2), heartbeat_at = now(), claimed_at = now(),
-           updated_at = now()
-       WHERE j.id = (
-         SELECT c.id FROM document_jobs c JOIN turns ON turns.tenant_id = c.tenant_id
-         WHERE ((c.status = 'queued' AND c.run_after <= now()) OR (c.status = 'running' AND c.lease_expires_at < now()))
-           AND ($3::int = 0 OR turns.running < $3::int)
-         ORDER BY turns.running, turns.served NULLS FIRST, c.run_after, c.created_at
-         FOR UPDATE OF c SKIP LOCKED
-         LIMIT 1)
-       RETURNING j.id, j.tenant_id, j.document_id, j.kind, j.revision, j.content, j.target_model, j.attempts, j.max_attempts, j.bulk`,
-      [workerId, leaseSeconds, maxRunningPerTenant],
-    );
-    const row = rows[0];
+    const row = await this.queue.claim<ClaimedRow>(workerId, leaseSeconds, maxRunningPerTenant);
     if (!row) return null;
     return {
       id: row.id,
@@ -101,67 +86,37 @@ export class JobsRepository {
     };
   }
 
-  /** Extends the lease; false when the job is no longer this worker's (expired and reclaimed). */
-  async heartbeat(jobId: string, workerId: string, leaseSeconds: number): Promise<boolean> {
-    const result: [unknown[], number] = await this.dataSource.query(
-      `UPDATE document_jobs SET lease_expires_at = now() + make_interval(secs => $3), heartbeat_at = now()
-       WHERE id = $1 AND locked_by = $2 AND status = 'running'`,
-      [jobId, workerId, leaseSeconds],
-    );
-    return result[1] === 1;
+  heartbeat(jobId: string, workerId: string, leaseSeconds: number): Promise<boolean> {
+    return this.queue.heartbeat(jobId, workerId, leaseSeconds);
   }
 
   /** Ends a job this worker holds; false when it no longer holds it. */
-  async finish(
+  finish(
     em: EntityManager,
     jobId: string,
     workerId: string,
-    status: 'done' | 'failed' | 'superseded' | 'cancelled',
-    errorDetails: Record<string, unknown> | null = null,
+    status: 'done' | 'superseded' | 'cancelled',
+    error: JobError | null = null,
   ): Promise<boolean> {
-    // A failed job keeps its bytes: retrying it later needs them (they go with the retry or the cleanup).
-    const result: [unknown[], number] = await em.query(
-      `UPDATE document_jobs SET status = $3::varchar, error_details = $4::jsonb, finished_at = now(), updated_at = now(),
-              locked_by = NULL, lease_expires_at = NULL, content = CASE WHEN $3::varchar = 'failed' THEN content END
-       WHERE id = $1 AND locked_by = $2 AND status = 'running'`,
-      [jobId, workerId, status, errorDetails ? JSON.stringify(errorDetails) : null],
-    );
-    return result[1] === 1;
+    return this.queue.finish(em, jobId, workerId, { status, error });
   }
 
-  async retryLater(
-    em: EntityManager,
-    jobId: string,
-    workerId: string,
-    delaySeconds: number,
-    errorDetails: Record<string, unknown>,
-  ) {
-    const result: [unknown[], number] = await em.query(
-      `UPDATE document_jobs SET status = 'queued', run_after = now() + make_interval(secs => $3), error_details = $4::jsonb,
-              locked_by = NULL, lease_expires_at = NULL, updated_at = now()
-       WHERE id = $1 AND locked_by = $2 AND status = 'running'`,
-      [jobId, workerId, delaySeconds, JSON.stringify(errorDetails)],
-    );
-    return result[1] === 1;
+  /** Fails a job this worker holds, keeping its error (and its bytes, for a retry). */
+  fail(em: EntityManager, jobId: string, workerId: string, error: JobError): Promise<boolean> {
+    return this.queue.finish(em, jobId, workerId, { status: 'failed', error });
   }
 
-  /**
-   * Jobs whose lease expired after their last allowed attempt: their worker died on them every time
-   * (a poison document that crashes the process). Marks them failed and returns them.
-   */
+  retryLater(em: EntityManager, jobId: string, workerId: string, delaySeconds: number, error: JobError) {
+    return this.queue.retryLater(em, jobId, workerId, delaySeconds, error);
+  }
+
+  /** Jobs whose worker died on their last attempt, now failed (JobQueue.failExhaustedExpired). */
   async failExhaustedExpired(): Promise<
     Array<{ id: string; documentId: string | null; revision: number | null; attempts: number }>
   > {
-    const [rows]: [
-      Array<{ id: string; document_id: string | null; revision: number | null; attempts: number }>,
-      number,
-    ] = await this.dataSource.query(
-      `UPDATE document_jobs SET status = 'failed', finished_at = now(), updated_at = now(), locked_by = NULL,
-              error_details = jsonb_build_object('code', 'LEASE_EXPIRED', 'message',
-                'the worker stopped heartbeating on every attempt (crash or hang)', 'attempts', attempts)
-       WHERE status = 'running' AND lease_expires_at < now() AND attempts >= max_attempts
-       RETURNING id, document_id, revision, attempts`,
-    );
+    const rows = await this.queue.failExhaustedExpired<
+      QueuedJobRow & { document_id: string | null; revision: number | null }
+    >(['document_id', 'revision']);
     return rows.map((r) => ({
       id: r.id,
       documentId: r.document_id,
@@ -170,24 +125,13 @@ export class JobsRepository {
     }));
   }
 
-  /** Puts jobs with expired leases back in the queue (the claim query also takes them directly). */
-  async requeueExpired(): Promise<number> {
-    const [, count]: [unknown[], number] = await this.dataSource.query(
-      `UPDATE document_jobs SET status = 'queued', locked_by = NULL, lease_expires_at = NULL, run_after = now(), updated_at = now()
-       WHERE status = 'running' AND lease_expires_at < now()`,
-    );
-    return count;
+  requeueExpired(): Promise<number> {
+    return this.queue.requeueExpired();
   }
 
   /** Finished jobs past retention, except failures nobody has resolved yet (the dead letter). */
-  async deleteFinishedBefore(cutoff: Date): Promise<number> {
-    const [, count]: [unknown[], number] = await this.dataSource.query(
-      `DELETE FROM document_jobs
-       WHERE status IN ('done', 'failed', 'superseded', 'cancelled') AND finished_at < $1
-         AND (status <> 'failed' OR resolved_at IS NOT NULL)`,
-      [cutoff],
-    );
-    return count;
+  deleteFinishedBefore(cutoff: Date): Promise<number> {
+    return this.queue.deleteFinishedBefore(cutoff);
   }
 
   /** The bytes of the failed ingest job of this document revision, locked for the retry that takes them. */
@@ -235,7 +179,7 @@ export class JobsRepository {
     const where = `j.tenant_id = $1 AND j.status = 'failed'${options.includeResolved ? '' : ' AND j.resolved_at IS NULL'}`;
     const rows: DeadLetterRow[] = await this.dataSource.query(
       `SELECT j.id, j.document_id, d.filename, j.kind, j.revision, j.target_model, j.attempts, j.max_attempts,
-              j.error_details, j.created_at, j.finished_at, j.resolved_at, j.resolution,
+              j.error, j.created_at, j.finished_at, j.resolved_at, j.resolution,
               (j.content IS NOT NULL) AS has_content
        FROM document_jobs j LEFT JOIN documents d ON d.id = j.document_id
        WHERE ${where}
@@ -269,25 +213,14 @@ export class JobsRepository {
     const [, count]: [unknown[], number] = await em.query(
       `UPDATE document_jobs SET status = 'cancelled', finished_at = now(), updated_at = now(), locked_by = NULL,
               lease_expires_at = NULL, content = NULL,
-              error_details = jsonb_build_object('code', 'DOCUMENT_DELETED', 'message', 'the document was deleted')
+              error = jsonb_build_object('code', 'DOCUMENT_DELETED', 'message', 'the document was deleted')
        WHERE document_id = $1 AND kind = 'ingest' AND status IN ('queued', 'running', 'loaded')`,
       [documentId],
     );
     return count;
   }
 
-  async pendingCount(): Promise<number> {
-    const [row]: Array<{ count: string }> = await this.dataSource.query(
-      `SELECT count(*) AS count FROM document_jobs WHERE status IN ('queued', 'running')`,
-    );
-    return Number(row.count);
-  }
-
-  async nextDueInMs(): Promise<number | null> {
-    const [row]: Array<{ wait_ms: number | null }> = await this.dataSource.query(
-      `SELECT GREATEST(0, EXTRACT(EPOCH FROM (min(CASE WHEN status = 'queued' THEN run_after ELSE lease_expires_at END) - now())) * 1000)::float8 AS wait_ms
-       FROM document_jobs WHERE status IN ('queued', 'running')`,
-    );
-    return row.wait_ms === null ? null : Number(row.wait_ms);
+  nextDueInMs(): Promise<number | null> {
+    return this.queue.nextDueInMs();
   }
 }

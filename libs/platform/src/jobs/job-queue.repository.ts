@@ -221,10 +221,11 @@ export class JobQueue {
    * when none is. An exhausted job whose lease expired waits for recovery, not for a claim.
    */
   async nextDueInMs(): Promise<number | null> {
+    // GREATEST(0, NULL) is 0: clamped here, an empty queue reads null rather than "due now".
     const [row]: Array<{ wait_ms: number | null }> = await this.dataSource.query(
-      `SELECT GREATEST(0, EXTRACT(EPOCH FROM (min(CASE WHEN status = 'queued' THEN run_after ELSE lease_expires_at END) - now())) * 1000)::float8 AS wait_ms
+      `SELECT (EXTRACT(EPOCH FROM (min(CASE WHEN status = 'queued' THEN run_after ELSE lease_expires_at END) - now())) * 1000)::float8 AS wait_ms
        FROM ${this.table} WHERE status = 'queued' OR (status = 'running' AND attempts < max_attempts)`,
     );
-    return row.wait_ms === null ? null : Number(row.wait_ms);
+    return row.wait_ms === null ? null : Math.max(0, Number(row.wait_ms));
   }
 }
