@@ -79,7 +79,4 @@ export {
   halfvecIndexesUp,
 } from './1796300000000-HalfvecEmbeddingIndexes';
 /** The one job queue's columns (test/medium/platform/job-queue-migration.spec.ts). */
-export {
-  unifyJobQueueColumnsDown,
-  unifyJobQueueColumnsUp,
-} from './1796400000000-UnifyJobQueueColumns';
+export { unifyJobQueueColumnsDown, unifyJobQueueColumnsUp } from './1796400000000-UnifyJobQueueColumns';

@@ -263,11 +263,14 @@ describe(`document ingestion (${testBackend()})`, () => {
     expect(failed.status).toBe('failed');
     expect(failed.error_details).toMatchObject({ code: 'EMBEDDINGS_FAILED', attempts: 2, retryable: true });
     expect((await ingestion.get(tenantId, healthy.id)).status).toBe('done');
-    const [job] = await db.query(
-      `SELECT status, attempts, error FROM document_jobs WHERE document_id = $1`,
-      [poison.id],
-    );
-    expect(job).toMatchObject({ status: 'failed', attempts: 2, error: { code: 'EMBEDDINGS_FAILED', attempts: 2 } });
+    const [job] = await db.query(`SELECT status, attempts, error FROM document_jobs WHERE document_id = $1`, [
+      poison.id,
+    ]);
+    expect(job).toMatchObject({
+      status: 'failed',
+      attempts: 2,
+      error: { code: 'EMBEDDINGS_FAILED', attempts: 2 },
+    });
   });
 
   it('recovers jobs whose worker died, and fails them once out of attempts', async () => {

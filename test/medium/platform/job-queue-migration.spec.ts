@@ -28,7 +28,7 @@ describe(`job queue migration (${testBackend()})`, () => {
   let tenantId: string;
   const system = <T>(work: () => Promise<T>) => runAsSystem('test: job migration', work, { quiet: true });
   const query = <T = Array<Record<string, unknown>>>(sql: string, params: unknown[] = []) =>
-    system(() => db.query(sql, params) as Promise<T>);
+    system(() => db.query<T>(sql, params));
   const asOwner = async (statements: string[]) => {
     for (const sql of statements) await queryAsOwner(ctx.database, db, sql);
   };
@@ -46,9 +46,10 @@ describe(`job queue migration (${testBackend()})`, () => {
       const document = await ctx
         .get(DocumentIngestionService)
         .create(tenantId, { filename: `${name}.md`, content: `# ${name}\n\ntext of ${name}` });
-      const [job] = await query<Array<{ id: string }>>(`SELECT id FROM document_jobs WHERE document_id = $1`, [
-        document.id,
-      ]);
+      const [job] = await query<Array<{ id: string }>>(
+        `SELECT id FROM document_jobs WHERE document_id = $1`,
+        [document.id],
+      );
       documentJobs.push(job.id);
     }
     const diffs: string[] = [];

@@ -42,7 +42,7 @@ describe(`one job queue (${testBackend()})`, () => {
   let tenantId: string;
   const system = <T>(work: () => Promise<T>) => runAsSystem('test: job queue', work, { quiet: true });
   const query = <T = Array<Record<string, unknown>>>(sql: string, params: unknown[] = []) =>
-    system(() => db.query(sql, params) as Promise<T>);
+    system(() => db.query<T>(sql, params));
 
   const kinds: Kind[] = [
     {
@@ -53,9 +53,10 @@ describe(`one job queue (${testBackend()})`, () => {
         const document = await ctx
           .get(DocumentIngestionService)
           .create(tenantId, { filename, content: `# ${filename}\n\nsome text` });
-        const [job] = await query<Array<{ id: string }>>(`SELECT id FROM document_jobs WHERE document_id = $1`, [
-          document.id,
-        ]);
+        const [job] = await query<Array<{ id: string }>>(
+          `SELECT id FROM document_jobs WHERE document_id = $1`,
+          [document.id],
+        );
         return job.id;
       },
     },
@@ -179,7 +180,9 @@ describe(`one job queue (${testBackend()})`, () => {
         query(`UPDATE ${kind.table} SET status = 'failed', error = NULL WHERE id = $1`, [id]),
       ).rejects.toThrow(/CHK_.*_error/);
       await expect(
-        query(`UPDATE ${kind.table} SET status = 'failed', error = '{"message":"no code"}' WHERE id = $1`, [id]),
+        query(`UPDATE ${kind.table} SET status = 'failed', error = '{"message":"no code"}' WHERE id = $1`, [
+          id,
+        ]),
       ).rejects.toThrow(/CHK_.*_error/);
       const queue = kind.queue();
       await system(() => queue.claim('w1', 60));
@@ -192,7 +195,9 @@ describe(`one job queue (${testBackend()})`, () => {
       const old = await kind.enqueue();
       const recent = await kind.enqueue();
       const queue = kind.queue();
-      await query(`UPDATE ${kind.table} SET status = 'done', finished_at = now() WHERE id = ANY($1)`, [[old, recent]]);
+      await query(`UPDATE ${kind.table} SET status = 'done', finished_at = now() WHERE id = ANY($1)`, [
+        [old, recent],
+      ]);
       await query(`UPDATE ${kind.table} SET finished_at = now() - interval '10 days' WHERE id = $1`, [old]);
       const pending = await kind.enqueue();
       await system(() => queue.deleteFinishedBefore(new Date(Date.now() - 86_400_000)));

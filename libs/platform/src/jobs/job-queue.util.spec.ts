@@ -7,7 +7,12 @@ import {
 } from './job-queue.util';
 
 const at = (minute: number) => new Date(Date.UTC(2026, 0, 1, 0, minute));
-const turn = (tenantId: string, running: number, lastClaimed: number | null, waiting: number): TenantTurn => ({
+const turn = (
+  tenantId: string,
+  running: number,
+  lastClaimed: number | null,
+  waiting: number,
+): TenantTurn => ({
   tenantId,
   running,
   lastClaimedAt: lastClaimed === null ? null : at(lastClaimed),
@@ -28,11 +33,9 @@ describe('tenantTurnOrder', () => {
   });
 
   it('then the tenant whose due job waited longest, then the tenant id', () => {
-    expect(tenantTurnOrder([turn('b', 0, null, 5), turn('c', 0, null, 1), turn('a', 0, null, 5)], 0)).toEqual([
-      'c',
-      'a',
-      'b',
-    ]);
+    expect(tenantTurnOrder([turn('b', 0, null, 5), turn('c', 0, null, 1), turn('a', 0, null, 5)], 0)).toEqual(
+      ['c', 'a', 'b'],
+    );
   });
 
   it('leaves out a tenant at its running cap, and applies no cap at 0', () => {
