@@ -2,6 +2,7 @@ export { PlatformModule, type PlatformModuleOptions } from './platform.module';
 export { ProcessRole } from './cluster/process-role';
 export { ClusterLock, advisoryKeyOf, type ClusterRunOptions } from './cluster/cluster-lock';
 export { LeasedJobRunner, type LeasedJob } from './cluster/leased-job-runner';
+export { PeriodicSweep } from './cluster/periodic-sweep';
 export {
   ChangeBus,
   CLUSTER_EVENTS,
