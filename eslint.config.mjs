@@ -2,6 +2,7 @@
 import eslint from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import boundaries from './eslint/boundaries.cjs';
+import testRestrictions from './eslint/test-restrictions.cjs';
 
 export default tseslint.config(
   {
@@ -16,6 +17,9 @@ export default tseslint.config(
       '.bench-data/**',
     ],
   },
+  // Every TypeScript file is linted, the console's .tsx included (apps/console has its own tsconfig,
+  // which the project service finds).
+  { files: ['**/*.ts', '**/*.tsx'] },
   eslint.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {
@@ -33,9 +37,20 @@ export default tseslint.config(
     },
   },
   {
-    files: ['apps/**/*.ts', 'libs/**/*.ts', 'migrations/**/*.ts', 'test/**/*.ts', 'bench/**/*.ts'],
+    files: [
+      'apps/**/*.ts',
+      'apps/**/*.tsx',
+      'libs/**/*.ts',
+      'migrations/**/*.ts',
+      'test/**/*.ts',
+      'bench/**/*.ts',
+    ],
     plugins: { boundaries: boundaries.boundariesPlugin },
     rules: { 'boundaries/layers': 'error' },
+  },
+  {
+    files: testRestrictions.TEST_FILES,
+    rules: { 'no-restricted-imports': ['error', testRestrictions.NO_BENCH_IMPORTS] },
   },
   {
     files: ['**/*.spec.ts', 'test/**/*.ts'],

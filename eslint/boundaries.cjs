@@ -1,12 +1,13 @@
 // The libraries' layers as a lint rule: a file may import another lib only through its public
 // surface (`@app/<lib>`) and only when that lib is allowed below it; a relative path that lands in
 // another lib (at any depth) or in apps/ is refused. The allowed arrows are the ones drawn in
-// ARCHITECTURE.md; `@app/migrations` is the platform's.
+// ARCHITECTURE.md. The migrations (`migrations/`, `@app/migrations`) are not a lib but the platform's:
+// of the libs only platform may import them (apps, tests and benches may too).
 const path = require('node:path');
 
-/** Each lib and the libs it may import. Libs not listed here may not be imported by any lib. */
+/** Each lib under libs/ and the libs it may import (a unit test keeps the keys equal to the folders). */
 const LAYERS = {
-  platform: ['migrations'],
+  platform: [],
   documents: ['platform'],
   'asset-registry': ['platform'],
   tools: ['platform', 'documents', 'asset-registry'],
@@ -37,6 +38,7 @@ const layersRule = {
       relative: 'This relative import reaches into {{target}}; use @app/{{target}}.',
       apps: 'Libraries must not depend on apps/.',
       upward: '@app/{{target}} is not below {{lib}}: {{lib}} may import {{allowed}}.',
+      migrations: "The migrations are the platform's: {{lib}} may not import @app/migrations.",
     },
   },
   create(context) {
@@ -48,6 +50,11 @@ const layersRule = {
       const alias = source.match(/^@app\/([^/]+)(\/.*)?$/);
       if (alias) {
         const [, target, deep] = alias;
+        if (target === 'migrations' && !deep) {
+          if (isLib && owner !== 'platform')
+            context.report({ node, messageId: 'migrations', data: { lib: owner } });
+          return;
+        }
         // `@app/<lib>/testing`: a test-only entry (repositories for medium tests), for test/ and bench/ only.
         if (deep === '/testing' && owner === null) return;
         // `@app/platform/boot`: the light start-up entry a server's main() loads before the application.
@@ -70,6 +77,8 @@ const layersRule = {
       if (target === owner || target === null) return;
       if (target === 'apps') return isLib ? context.report({ node, messageId: 'apps' }) : undefined;
       if (target in LAYERS) context.report({ node, messageId: 'relative', data: { target } });
+      else if (target === 'migrations' && owner !== 'platform' && isLib)
+        context.report({ node, messageId: 'migrations', data: { lib: owner } });
     }
     return {
       ImportDeclaration: (node) => check(node, node.source.value),

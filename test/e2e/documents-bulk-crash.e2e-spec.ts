@@ -1,28 +1,5 @@
 import { Client } from 'pg';
-import {
-  buildDist,
-  createTestDatabase,
-  EmbeddingsServer,
-  freePort,
-  generateTestApiKey,
-  runNode,
-  RunningProcess,
-  sleep,
-  startEmbeddingsServer,
-  TestDatabase,
-  testBackend,
-} from '@test/support';
-
-const MAIN = 'dist/apps/api/src/main.js';
-
-async function call(base: string, key: string, method: string, route: string, body?: unknown) {
-  const response = await fetch(`${base}${route}`, {
-    method,
-    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  return { status: response.status, body: (await response.json()) as Record<string, any> };
-}
+import { testBackend, useCrashServer } from '@test/support';
 
 const documents = [
   {
@@ -46,56 +23,11 @@ const documents = [
  * connection: an index build would stop every search), which the same test checks ends the same.
  */
 describe(`bulk ingestion killed with SIGKILL mid-load (${testBackend()})`, () => {
-  let database: TestDatabase;
-  let embeddings: EmbeddingsServer;
-  let proc: RunningProcess | undefined;
-  const adminKey = generateTestApiKey();
-
-  beforeAll(async () => {
-    buildDist();
-    database = await createTestDatabase();
-    embeddings = await startEmbeddingsServer({ dimensions: 32, delayMs: 150 });
+  const server = useCrashServer({
+    EMBEDDINGS_MODEL: 'bulk-crash-test',
+    DOCUMENTS_BULK_MIN_QUEUED_JOBS: '3',
   });
-  afterAll(async () => {
-    proc?.child.kill('SIGKILL');
-    await embeddings.close();
-    await database.drop();
-  });
-
-  const start = async () => {
-    const port = await freePort();
-    const running = runNode(MAIN, {
-      ...database.env,
-      PORT: String(port),
-      ADMIN_API_KEY: adminKey,
-      WRITE_ADMIN_KEY_FILE: 'false',
-      LOG_LEVEL: 'warn',
-      EMBEDDINGS_BASE_URL: embeddings.url,
-      EMBEDDINGS_MODEL: 'bulk-crash-test',
-      EMBEDDINGS_DIMENSIONS: '32',
-      EMBEDDINGS_BATCH_SIZE: '4',
-      DOCUMENTS_CHUNK_TARGET_CHARS: '200',
-      DOCUMENTS_JOB_LEASE_SECONDS: '2',
-      DOCUMENTS_BULK_MIN_QUEUED_JOBS: '3',
-    });
-    await running.waitForOutput(/listening on/);
-    return { running, base: `http://127.0.0.1:${port}` };
-  };
-
-  const waitAllDone = async (base: string, key: string, ids: string[]) => {
-    const deadline = Date.now() + 120_000;
-    for (;;) {
-      const docs = await Promise.all(ids.map((id) => call(base, key, 'GET', `/api/documents/${id}`)));
-      if (docs.every((d) => d.body.status === 'done')) return docs.map((d) => d.body);
-      if (docs.some((d) => d.body.status === 'failed'))
-        throw new Error(JSON.stringify(docs.map((d) => d.body)));
-      if (Date.now() > deadline)
-        throw new Error(
-          `not done: ${JSON.stringify(docs.map((d) => d.body.status))}\n${proc?.output().slice(-3000)}`,
-        );
-      await sleep(200);
-    }
-  };
+  const { adminKey, call } = server;
 
   const chunkTexts = async (base: string, key: string, id: string) =>
     (await call(base, key, 'GET', `/api/documents/${id}/chunks?limit=1000`)).body.items.map(
@@ -108,7 +40,7 @@ describe(`bulk ingestion killed with SIGKILL mid-load (${testBackend()})`, () =>
 
   const owner = async <T>(work: (client: Client) => Promise<T>): Promise<T> => {
     // The superuser of the test server: sees every tenant's jobs and the catalog.
-    const url = new URL(database.env.DATABASE_MIGRATION_URL);
+    const url = new URL(server.database.env.DATABASE_MIGRATION_URL);
     url.username = 'postgres';
     url.password = '';
     const client = new Client({ connectionString: url.toString() });
@@ -121,38 +53,22 @@ describe(`bulk ingestion killed with SIGKILL mid-load (${testBackend()})`, () =>
   };
 
   it('loses nothing, leaves no INVALID index, and publishes the documents once indexed', async () => {
-    let { running, base } = await start();
-    proc = running;
+    let { running, base } = await server.start();
     const ids: string[] = [];
     for (const doc of documents)
       ids.push((await call(base, adminKey, 'POST', '/api/documents', doc)).body.id);
 
-    const deadline = Date.now() + 30_000;
-    for (;;) {
-      const doc = await call(base, adminKey, 'GET', `/api/documents/${ids[0]}`);
-      if (
-        doc.body.status === 'processing' &&
-        doc.body.processing_progress >= 20 &&
-        doc.body.processing_progress < 80
-      )
-        break;
-      if (Date.now() > deadline || doc.body.status === 'done')
-        throw new Error(`missed the window: ${JSON.stringify(doc.body)}`);
-      await sleep(30);
-    }
-    running.child.kill('SIGKILL');
-    expect(await running.exited).toBe('SIGKILL');
+    await server.killMidDocument(running, base, adminKey, ids[0]);
 
-    ({ running, base } = await start());
-    proc = running;
-    const docs = await waitAllDone(base, adminKey, ids);
+    ({ running, base } = await server.start());
+    const docs = await server.waitAllDone(base, adminKey, ids, 120_000);
 
     const clean = (await call(base, adminKey, 'POST', '/api/tenants', { slug: 'clean-run' })).body
       .secret as string;
     const cleanIds: string[] = [];
     for (const doc of documents)
       cleanIds.push((await call(base, clean, 'POST', '/api/documents', doc)).body.id);
-    await waitAllDone(base, clean, cleanIds);
+    await server.waitAllDone(base, clean, cleanIds, 120_000);
     for (let i = 0; i < ids.length; i++) {
       const crashed = await chunkTexts(base, adminKey, ids[i]);
       expect(crashed).toEqual(await chunkTexts(base, clean, cleanIds[i]));
@@ -198,8 +114,6 @@ describe(`bulk ingestion killed with SIGKILL mid-load (${testBackend()})`, () =>
       });
     }
 
-    running.child.kill('SIGTERM');
-    await running.exited;
-    proc = undefined;
+    await server.stop();
   }, 300_000);
 });

@@ -15,3 +15,4 @@ export * from './test-scope';
 export * from './production-roles';
 export * from './source-database';
 export * from './event-stream-client';
+export * from './crash-server';

@@ -9,6 +9,8 @@ export interface TestContext {
   app: INestApplicationContext;
   database: TestDatabase;
   get<T>(token: Type<T> | string | symbol | (abstract new (...args: never[]) => T)): T;
+  /** Services whose every call runs as this tenant, whatever their parameters are named. */
+  forTenant(tenantId: string): Pick<TestContext, 'get'>;
   close(): Promise<void>;
 }
 
@@ -38,6 +40,7 @@ export async function startTestContext(
       app,
       database,
       get: (token) => scopedForTests(app.get(token as never)),
+      forTenant: (tenantId) => ({ get: (token) => scopedForTests(app.get(token as never), { tenantId }) }),
       close: async () => {
         await app.close();
         restoreEnv();

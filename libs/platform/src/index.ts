@@ -14,6 +14,7 @@ export {
   type RetryPolicy,
   type TenantTurn,
 } from './jobs/job-queue.util';
+export { PeriodicSweep } from './cluster/periodic-sweep';
 export {
   ChangeBus,
   CLUSTER_EVENTS,

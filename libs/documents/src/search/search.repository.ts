@@ -222,11 +222,44 @@ interface HnswClient {
 }
 
 /** One branch's candidates, as the fused statement's `text_ranked` / `vector_ranked` hold them. */
-interface BranchRow {
+export interface BranchRow {
   chunk_id: string;
   score: number;
   rank: string;
   norm: number;
+}
+
+/**
+ * The hybrid fusion the one statement computes, on two branches' candidates: per chunk the sum over the
+ * branches it is in of `weight / (rrf_k + rank)` (rrf) or `weight * norm` (convex, the branch score scaled
+ * to 0..1), highest first, ties by chunk id, the first `topK`.
+ */
+export function fuseBranches(
+  plan: Pick<SearchPlan, 'fusion' | 'rrfK' | 'textWeight' | 'vectorWeight' | 'topK'>,
+  text: BranchRow[],
+  vector: BranchRow[],
+) {
+  const term = (weight: number, row: BranchRow | undefined) =>
+    row === undefined
+      ? 0
+      : plan.fusion === 'convex'
+        ? weight * row.norm
+        : weight / (plan.rrfK + Number(row.rank));
+  const byChunk = new Map<string, { t?: BranchRow; v?: BranchRow }>();
+  for (const t of text) byChunk.set(t.chunk_id, { t });
+  for (const v of vector) byChunk.set(v.chunk_id, { ...byChunk.get(v.chunk_id), v });
+  return [...byChunk.entries()]
+    .map(([chunkId, { t, v }]) => ({
+      chunk_id: chunkId,
+      text_rank: t ? t.rank : null,
+      text_score: t ? t.score : null,
+      vector_rank: v ? v.rank : null,
+      vector_score: v ? v.score : null,
+      // The statement's `COALESCE(w * t.norm, 0) + COALESCE(w * v.norm, 0)`, same float arithmetic.
+      fused: term(plan.textWeight, t) + term(plan.vectorWeight, v),
+    }))
+    .sort((a, b) => b.fused - a.fused || (a.chunk_id < b.chunk_id ? -1 : a.chunk_id > b.chunk_id ? 1 : 0))
+    .slice(0, plan.topK);
 }
 
 @Injectable()
@@ -319,27 +352,7 @@ export class SearchRepository {
         query<BranchRow[]>(...this.branchStatement(plan, null, 'vector', bound)),
       ),
     ]);
-    const term = (weight: number, row: BranchRow | undefined) =>
-      row === undefined
-        ? 0
-        : plan.fusion === 'convex'
-          ? weight * row.norm
-          : weight / (plan.rrfK + Number(row.rank));
-    const byChunk = new Map<string, { t?: BranchRow; v?: BranchRow }>();
-    for (const t of text) byChunk.set(t.chunk_id, { t });
-    for (const v of vector) byChunk.set(v.chunk_id, { ...byChunk.get(v.chunk_id), v });
-    const fused = [...byChunk.entries()]
-      .map(([chunkId, { t, v }]) => ({
-        chunk_id: chunkId,
-        text_rank: t ? t.rank : null,
-        text_score: t ? t.score : null,
-        vector_rank: v ? v.rank : null,
-        vector_score: v ? v.score : null,
-        // The statement's `COALESCE(w * t.norm, 0) + COALESCE(w * v.norm, 0)`, same float arithmetic.
-        fused: term(plan.textWeight, t) + term(plan.vectorWeight, v),
-      }))
-      .sort((a, b) => b.fused - a.fused || (a.chunk_id < b.chunk_id ? -1 : a.chunk_id > b.chunk_id ? 1 : 0))
-      .slice(0, plan.topK);
+    const fused = fuseBranches(plan, text, vector);
     if (fused.length === 0) return [];
     const rows = await this.dataSource.query<
       Array<Omit<SearchRow, 'text_rank' | 'text_score' | 'vector_rank' | 'vector_score' | 'fused'>>

@@ -1,6 +1,6 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown, Optional } from '@nestjs/common';
 import { SchedulerRegistry } from '@nestjs/schedule';
-import { AppConfig, ProcessRole, runAsTenant, runInBackground } from '@app/platform';
+import { AppConfig, PeriodicSweep, ProcessRole, runAsTenant } from '@app/platform';
 import { ToolCallingAgentService } from '../tool-calling-agent.service';
 import { AgentRunRepository } from './agent-run.repository';
 
@@ -15,8 +15,10 @@ import { AgentRunRepository } from './agent-run.repository';
 @Injectable()
 export class AgentRunJanitor implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger(AgentRunJanitor.name);
-  private timer: NodeJS.Timeout | undefined;
-  private sweeping: Promise<number> | null = null;
+  private readonly takeovers = new PeriodicSweep(
+    () => this.takeOver(),
+    (error) => this.logger.warn({ msg: 'agent run takeover failed', error: error.message }),
+  );
 
   constructor(
     private readonly config: AppConfig,
@@ -28,26 +30,16 @@ export class AgentRunJanitor implements OnApplicationBootstrap, OnApplicationShu
 
   onApplicationBootstrap(): void {
     if (!this.scheduler || !this.role.runsSchedulers) return;
-    this.timer = setInterval(
-      () => {
-        runInBackground(() => this.sweep()).catch((error: Error) =>
-          this.logger.warn({ msg: 'agent run takeover failed', error: error.message }),
-        );
-      },
-      this.config.get('AGENT_RESUME_CHECK_SECONDS') * 1000,
-    );
-    this.timer.unref();
+    this.takeovers.start(this.config.get('AGENT_RESUME_CHECK_SECONDS') * 1000);
   }
 
   async onApplicationShutdown(): Promise<void> {
-    clearInterval(this.timer);
-    await this.sweeping?.catch(() => undefined);
+    await this.takeovers.stop();
   }
 
   /** Claims and finishes the runs stuck in `resuming`; returns how many were taken over. */
   sweep(): Promise<number> {
-    this.sweeping ??= this.takeOver().finally(() => (this.sweeping = null));
-    return this.sweeping;
+    return this.takeovers.run();
   }
 
   private async takeOver(): Promise<number> {

@@ -5,9 +5,9 @@ import {
   AppConfig,
   PlatformException,
   PlatformExceptionCode,
+  PeriodicSweep,
   ProcessRole,
   runAsTenant,
-  runInBackground,
   TenantSecretsService,
 } from '@app/platform';
 import { OutboundErrorCode, OutboundHttpClient, ToolError } from '@app/tools';
@@ -65,8 +65,10 @@ export class RunWebhookService implements OnApplicationBootstrap, OnApplicationS
   private readonly logger = new Logger(RunWebhookService.name);
   private readonly inflight = new Set<Promise<void>>();
   private readonly shutdown = new AbortController();
-  private timer: NodeJS.Timeout | undefined;
-  private sweeping: Promise<number> | null = null;
+  private readonly retries = new PeriodicSweep(
+    () => this.sendDue(),
+    (error) => this.logger.warn({ msg: 'webhook retry sweep failed', error: error.message }),
+  );
 
   constructor(
     private readonly config: AppConfig,
@@ -79,23 +81,14 @@ export class RunWebhookService implements OnApplicationBootstrap, OnApplicationS
 
   onApplicationBootstrap(): void {
     if (!this.scheduler || !this.role.runsSchedulers) return;
-    this.timer = setInterval(
-      () => {
-        // Retries are background work: on embedded, requests go first (EmbeddedScheduler).
-        runInBackground(() => this.sweep()).catch((error: Error) =>
-          this.logger.warn({ msg: 'webhook retry sweep failed', error: error.message }),
-        );
-      },
-      this.config.get('WEBHOOK_RETRY_CHECK_SECONDS') * 1000,
-    );
-    this.timer.unref();
+    this.retries.start(this.config.get('WEBHOOK_RETRY_CHECK_SECONDS') * 1000);
   }
 
   async onApplicationShutdown(): Promise<void> {
-    clearInterval(this.timer);
+    const sweepStopped = this.retries.stop();
     // Attempts in flight get a grace period to finish (a receiver that already has the event would
     // otherwise get it again); one cut short is recorded and retried, or taken over after the lease.
-    const pending = Promise.allSettled([...this.inflight, this.sweeping]);
+    const pending = Promise.allSettled([...this.inflight, sweepStopped]);
     let grace: NodeJS.Timeout | undefined;
     await Promise.race([pending, new Promise((resolve) => (grace = setTimeout(resolve, SHUTDOWN_GRACE_MS)))]);
     clearTimeout(grace);
@@ -183,8 +176,7 @@ export class RunWebhookService implements OnApplicationBootstrap, OnApplicationS
 
   /** Claims the due deliveries (retries, and those a dead process left) and attempts each; returns how many. */
   sweep(): Promise<number> {
-    this.sweeping ??= this.sendDue().finally(() => (this.sweeping = null));
-    return this.sweeping;
+    return this.retries.run();
   }
 
   private async sendDue(): Promise<number> {
