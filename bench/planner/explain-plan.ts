@@ -63,9 +63,12 @@ function main(): void {
       );
   const planner = new FallbackPlanner(examples, { trainSynchronously: true });
   const tools = tenantFolder
-    ? [...SERVED_BUILTIN_DEFINITIONS, ...toolAssetDefinitions(tenantFolder, true)]
+    ? [...SERVED_BUILTIN_DEFINITIONS, ...toolAssetDefinitions(tenantFolder, !args.includes('--no-hints'))]
     : [...BUILTIN_TOOL_DEFINITIONS];
-  const catalog = new CatalogIndex(OPS_CATALOG);
+  // --no-knowledge: a new tenant's planner (no OPS catalog, mappings or runbooks), as the second-domain sets run.
+  const bare = args.includes('--no-knowledge');
+  const catalog = new CatalogIndex(bare ? null : OPS_CATALOG);
+  const mappings = bare ? null : OPS_KEYWORD_MAPPINGS;
   const documents = new InMemoryDocumentMatcher(listDemoRunbooks().map((r) => r.content));
   const now = new Date(args.includes('--now') ? args[args.indexOf('--now') + 1] : '2026-11-22T09:00:00Z');
   if (Number.isNaN(now.getTime())) throw new Error('--now takes an ISO time, e.g. 2026-11-22T09:00:00Z');
@@ -74,10 +77,10 @@ function main(): void {
       query,
       tools,
       catalog,
-      mappings: OPS_KEYWORD_MAPPINGS,
+      mappings,
       now,
       maxLimit: 100,
-      documents: documents.passagesFor(query),
+      documents: bare ? null : documents.passagesFor(query),
     };
     const result = planner.plan({ ...input, explain: true });
     const trace = result.trace!;
@@ -85,9 +88,9 @@ function main(): void {
       query,
       tools,
       trace,
-      mappings: OPS_KEYWORD_MAPPINGS,
+      mappings,
       knowledge: {
-        version: contentKnowledgeVersion(tools, OPS_KEYWORD_MAPPINGS, OPS_CATALOG),
+        version: contentKnowledgeVersion(tools, mappings, bare ? null : OPS_CATALOG),
         mappings: null,
         catalogs: [],
         resolvers: [],

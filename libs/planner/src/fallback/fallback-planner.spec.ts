@@ -285,6 +285,40 @@ describe('FallbackPlanner', () => {
       expect(toolsOf(query)).toEqual({ query, tools: ['document_search'] });
   });
 
+  it("chooses a tenant's tool on more than one word of its description, and not beside a better-supported one", () => {
+    const tool = (name: string, description: string) => ({
+      name,
+      description,
+      tool_type: 'http',
+      input_schema: { type: 'object', properties: { plate_no: { type: 'string' } } },
+      output_schema: null,
+      has_side_effects: false,
+      timeout_ms: 1000,
+      source: 'dynamic' as const,
+      version: 1,
+    });
+    const tools = [
+      tool(
+        'rate_quote',
+        'Rental price quote: car class and number of days, insurance option. Returns the total.',
+      ),
+      tool(
+        'vehicle_status',
+        'Status of one car by plate number: branch, mileage, fuel level, last inspection.',
+      ),
+      tool('fine_lookup', 'Traffic fines and unpaid tolls on company cars, by plate number.'),
+    ];
+    const chosen = (query: string) =>
+      new FallbackPlanner(null, { trainSynchronously: true })
+        .plan({ query, tools, catalog: new CatalogIndex(null), mappings: null, now: NOW, maxLimit: 100 })
+        .plan.steps.map((s) => s.tool_type);
+    // One word of a description ("days") is no evidence that the question needs the tool.
+    expect(chosen("hey, how's your day going?")).toEqual([]);
+    expect(chosen('price quote for a rental car, 3 days, with insurance')).toEqual(['rate_quote']);
+    // A word the second tool shares ("car") does not pull it in beside the tool the question is about.
+    expect(chosen('fuel level and mileage of car 12가3456')).toEqual(['vehicle_status']);
+  });
+
   it('plans no tool for a how-to question about something else', () => {
     expect(plan('how do I reverse a string in python').plan.steps).toEqual([]);
     expect(plan('파이썬에서 리스트 정렬 어떻게 해?').plan.steps).toEqual([]);

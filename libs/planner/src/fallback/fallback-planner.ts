@@ -108,12 +108,25 @@ const MIN_TOOL_EXAMPLES = 5;
  */
 const SLOT_SCORE = 0.25;
 const SLOT_SCORE_MAX = 0.25;
-/** Each tool's evidence score scaled by its share of the best tool's: min(1, strong / 2) x strong / best. */
+/**
+ * The evidence score (QuestionAnalysis.strong: description words by idf, a keyword of the tool, a value of
+ * a column it takes) at which a tool's own evidence counts fully: one word of a description ("day" in
+ * "how's your day going" for a tool quoting rental days) is not enough on its own.
+ */
+const FULL_EVIDENCE = 5 * MIN_TOOL_SCORE;
+/**
+ * How sharply a tool's evidence is judged against the best-supported tool's: (strong / best) to this power,
+ * so a tool with most of the best one's evidence keeps most of its score and one with half of it keeps an
+ * eighth (a word shared with the best tool's question does not pull a second tool in beside it).
+ */
+const EVIDENCE_MARGIN_POWER = 3;
+/** Each tool's evidence score: min(1, strong / FULL_EVIDENCE) x (strong / best)^EVIDENCE_MARGIN_POWER. */
 function relativeEvidence(strong: Record<string, number>): Record<string, number> {
   const best = Math.max(0, ...Object.values(strong));
   const scores: Record<string, number> = {};
   for (const [tool, value] of Object.entries(strong))
-    scores[tool] = best > 0 ? Math.min(1, value / (2 * MIN_TOOL_SCORE)) * (value / best) : 0;
+    scores[tool] =
+      best > 0 ? Math.min(1, value / FULL_EVIDENCE) * (value / best) ** EVIDENCE_MARGIN_POWER : 0;
   return scores;
 }
 
