@@ -4,7 +4,6 @@ export { OPS_CATALOG, OPS_KEYWORD_MAPPINGS } from './data/ops-catalog';
 export { OPS_PLANNING_EXAMPLES } from './data/ops-planning-examples';
 export { OpsDataPresence, OPS_DATA_TOOLS, NO_OPS_DATA_WARNING } from './data/ops-data-presence.service';
 export {
-  AGGREGATIONS,
   CI_ENVIRONMENTS,
   CI_STATUSES,
   CI_TYPES,

@@ -3,6 +3,7 @@ export { ToolRegistry, type ToolListing, type ToolSetListener } from './core/too
 export { BuiltinTool } from './core/tool.decorator';
 export { failedToolResult } from './core/tool-result';
 export { BoundedSemaphore } from './core/bounded-semaphore';
+export { AGGREGATIONS, type Aggregation } from './core/aggregation';
 export { DOCUMENT_SEARCH_TOOL } from './builtin/document-search.tool';
 export { SchemaValidator, type SchemaIssue, type CompiledSchema } from './core/schema-validator';
 export { ToolsException, ToolsExceptionCode } from './core/tool-exceptions';
@@ -45,6 +46,7 @@ export {
   type StageRunSummary,
   type StageRunView,
   type StageStepResult,
+  type StepStatus,
 } from './stage/stage-executor.service';
 export { type StageRunStatus } from './stage/stage-run.entity';
 export { StageException, StageExceptionCode } from './stage/stage.exception';

@@ -1,14 +1,15 @@
 import { INTERNAL_SOURCE_REF } from '@app/asset-registry';
-import { BuiltinTool, Tool, ToolContext, ToolDefinition, ToolOutput } from '@app/tools';
-import { MetricRepository, MetricScope } from '../data/metric.repository';
 import {
   AGGREGATIONS,
   Aggregation,
-  METRIC_NAMES,
-  METRIC_STEPS,
-  METRICS,
-  MetricName,
-} from '../data/ops-vocabulary';
+  BuiltinTool,
+  Tool,
+  ToolContext,
+  ToolDefinition,
+  ToolOutput,
+} from '@app/tools';
+import { MetricRepository, MetricScope } from '../data/metric.repository';
+import { METRIC_NAMES, METRIC_STEPS, METRICS, MetricName } from '../data/ops-vocabulary';
 import { resolveTimeRange, TIME_RANGE_SCHEMA, TimeRangeInput } from '../data/time-range.util';
 import { CI_FILTER_SCHEMA, CI_IDS_SCHEMA, CiFilterInput, toCiFilters } from './ci-filter.schema';
 
