@@ -22,13 +22,13 @@ export {
 } from './core/tool.types';
 export { HttpToolsModule } from './http/http-tools.module';
 export { HttpToolFactory } from './http/http-tool.factory';
-export { type DynamicToolFactory, type DynamicToolMeta } from './http/dynamic-tool.factory';
+export { type DynamicToolFactory, type DynamicToolMeta } from './kinds/dynamic-tool.factory';
 export { ToolKindsModule } from './kinds/tool-kinds.module';
 export { ToolKindRegistry, type ToolKind } from './kinds/tool-kind.registry';
 export { ToolDataPresence, type ToolDataSource, type RanStep } from './kinds/tool-data-presence';
-export { DynamicToolException, DynamicToolExceptionCode } from './http/http-tool.exception';
-export { ToolAssetDryRunService } from './http/tool-asset-dry-run.service';
-export { OutboundHttpClient, OutboundErrorCode } from './http/outbound-http.client';
+export { DynamicToolException, DynamicToolExceptionCode } from './kinds/dynamic-tool.exception';
+export { ToolAssetDryRunService } from './kinds/tool-asset-dry-run.service';
+export { OutboundHttpClient, OutboundErrorCode } from './outbound/outbound-http.client';
 export {
   McpToolServer,
   MCP_SERVER_NAME,

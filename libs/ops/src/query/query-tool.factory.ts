@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { QueryToolConfig, SqlToolConfig, ToolAssetSpec } from '@app/asset-registry';
+import type { QueryToolConfig, SqlToolConfig, ToolAssetSpec, ToolConfigIssue } from '@app/asset-registry';
 import { AppException, ErrorKind } from '@app/platform';
 import {
   DynamicToolFactory,
@@ -15,12 +15,7 @@ import { createSqlTool } from '../sql/sql-tool.factory';
 import { SourceSqlRepository } from '../sql/source-sql.repository';
 import { SqlToolRepository } from '../sql/sql-tool.repository';
 
-interface ConfigIssue {
-  path: string;
-  message: string;
-}
-
-function invalid(name: string, issues: ConfigIssue[]): ToolsException {
+function invalid(name: string, issues: ToolConfigIssue[]): ToolsException {
   return new ToolsException(
     ToolsExceptionCode.TOOL_INPUT_INVALID,
     ErrorKind.INVALID_INPUT,
@@ -32,7 +27,7 @@ function invalid(name: string, issues: ConfigIssue[]): ToolsException {
 /** Re-points the issues of the sql or http tool a query is built as at the query's own fields. */
 function rethrowWithQueryPaths(error: unknown, name: string, rename: (path: string) => string): never {
   if (!(error instanceof AppException)) throw error;
-  const issues = (error.details as { issues?: ConfigIssue[] } | undefined)?.issues;
+  const issues = (error.details as { issues?: ToolConfigIssue[] } | undefined)?.issues;
   if (!issues?.length) throw error;
   throw invalid(
     name,

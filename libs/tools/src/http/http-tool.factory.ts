@@ -3,15 +3,15 @@ import type { HttpToolConfig, ToolAssetSpec } from '@app/asset-registry';
 import { TenantSecretsService } from '@app/platform';
 import { SchemaValidator } from '../core/schema-validator';
 import type { Tool } from '../core/tool.types';
-import { DynamicToolFactory, DynamicToolMeta } from './dynamic-tool.factory';
+import { DynamicToolFactory, DynamicToolMeta } from '../kinds/dynamic-tool.factory';
 import {
   HTTP_TOOL_DEFAULT_TIMEOUT_MS,
   HTTP_TOOL_MAX_TIMEOUT_MS,
   httpToolConfigIssues,
 } from './http-tool-config.util';
-import { DynamicToolException } from './http-tool.exception';
+import { DynamicToolException } from '../kinds/dynamic-tool.exception';
 import { HttpTool } from './http.tool';
-import { OutboundHttpClient } from './outbound-http.client';
+import { OutboundHttpClient } from '../outbound/outbound-http.client';
 
 const TOOL_NAME = /^[a-zA-Z][a-zA-Z0-9_-]{0,63}$/;
 /** Headroom over the HTTP timeout for building the request and mapping the response. */

@@ -3,7 +3,7 @@ import { AppConfig, EgressPolicy } from '@app/platform';
 import { ToolKindRegistry } from '../kinds/tool-kind.registry';
 import { ToolKindsModule } from '../kinds/tool-kinds.module';
 import { HttpToolFactory } from './http-tool.factory';
-import { OutboundHttpClient } from './outbound-http.client';
+import { OutboundHttpClient } from '../outbound/outbound-http.client';
 
 /** The `http` tool kind: the egress-checked outbound client and the factory, registered on init. */
 @Module({

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { ToolAssetSpec } from '@app/asset-registry';
-import type { DynamicToolFactory } from '../http/dynamic-tool.factory';
+import type { DynamicToolFactory } from './dynamic-tool.factory';
 
 /** A tool asset's `tool_type`: the kind of tool its spec builds. */
 export type ToolKind = ToolAssetSpec['tool_type'];

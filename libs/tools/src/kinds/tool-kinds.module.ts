@@ -1,6 +1,6 @@
 import { Module, OnModuleInit } from '@nestjs/common';
 import { AssetRegistryModule, ToolAssetDryRunner, ToolDryRunnerPort } from '@app/asset-registry';
-import { ToolAssetDryRunService } from '../http/tool-asset-dry-run.service';
+import { ToolAssetDryRunService } from './tool-asset-dry-run.service';
 import { ToolDataPresence } from './tool-data-presence';
 import { ToolKindRegistry } from './tool-kind.registry';
 

@@ -4,7 +4,7 @@ import { ToolAssetDryRunner, ToolAssetSpec, ToolConfigIssue, ToolDryRunOutcome }
 import { AppException } from '@app/platform';
 import { SchemaValidator } from '../core/schema-validator';
 import { Tool, ToolError } from '../core/tool.types';
-import { ToolKindRegistry } from '../kinds/tool-kind.registry';
+import { ToolKindRegistry } from './tool-kind.registry';
 import { DynamicToolFactory } from './dynamic-tool.factory';
 
 /** A dry run never waits longer than this, whatever the tool's own timeout. */
