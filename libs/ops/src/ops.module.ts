@@ -2,7 +2,7 @@ import { Module, OnModuleInit } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AssetRegistryModule } from '@app/asset-registry';
 import { DocumentsModule } from '@app/documents';
-import { ToolDataPresence, ToolKindRegistry, ToolKindsModule } from '@app/tools';
+import { SeedPlanShape, ToolDataPresence, ToolKindRegistry, ToolKindsModule } from '@app/tools';
 import { CiRelationEntity } from './data/ci-relation.entity';
 import { CiRelationRepository } from './data/ci-relation.repository';
 import { ConfigurationItemEntity } from './data/configuration-item.entity';
@@ -26,6 +26,7 @@ import { CiLookupTool } from './tools/ci-lookup.tool';
 import { GraphAnalysisTool } from './tools/graph-analysis.tool';
 import { HistoryQueryTool } from './tools/history-query.tool';
 import { MetricQueryTool } from './tools/metric-query.tool';
+import { OPS_SEED_PLAN_PARTS } from './tools/ops-seed-plan';
 
 /**
  * The OPS domain: configuration items, metrics, history events and their relations, the built-in
@@ -74,15 +75,18 @@ export class OpsModule implements OnModuleInit {
     private readonly queryFactory: QueryToolFactory,
     private readonly presence: ToolDataPresence,
     private readonly opsData: OpsDataPresence,
+    private readonly seedPlan: SeedPlanShape,
   ) {}
 
   /**
    * The `sql` tool kind reads the OPS tables through the sandbox, so the OPS domain provides it; so
-   * does the `query` kind (published query assets), which runs its SQL through the same sandbox.
+   * does the `query` kind (published query assets), which runs its SQL through the same sandbox. The
+   * seeds' plan shape names OPS tools, so its parts are registered here too.
    */
   onModuleInit(): void {
     this.kinds.register('sql', this.sqlFactory);
     this.kinds.register('query', this.queryFactory);
     this.presence.register(this.opsData);
+    this.seedPlan.register(OPS_SEED_PLAN_PARTS);
   }
 }

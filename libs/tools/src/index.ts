@@ -51,6 +51,8 @@ export {
 export { type StageRunStatus } from './stage/stage-run.entity';
 export { StageException, StageExceptionCode } from './stage/stage.exception';
 export { REF_KEY, referencedStep, type StageStepRequest } from './stage/stage-plan.util';
+export { SeedPlanShape } from './stage/seed-plan-shape';
+export { type SeedPlanPart } from './stage/seed-plan.util';
 export { SideEffectGate } from './core/side-effect-gate';
 export {
   PendingActionService,

@@ -1,5 +1,6 @@
 import { Module, OnModuleInit } from '@nestjs/common';
 import { AssetRegistryModule, ToolAssetDryRunner, ToolDryRunnerPort } from '@app/asset-registry';
+import { SeedPlanShape } from '../stage/seed-plan-shape';
 import { ToolAssetDryRunService } from './tool-asset-dry-run.service';
 import { ToolDataPresence } from './tool-data-presence';
 import { ToolKindRegistry } from './tool-kind.registry';
@@ -7,17 +8,19 @@ import { ToolKindRegistry } from './tool-kind.registry';
 /**
  * The tool-kind registration port and the publish-time dry run built on it. Modules that implement
  * a kind import this module and register their factory on init; this module plugs the dry runner
- * into the asset registry (which sits below the tools library and so cannot import it).
+ * into the asset registry (which sits below the tools library and so cannot import it). The other
+ * ports libs above fill on init live here too: tool data presence and the seed plan shape.
  */
 @Module({
   imports: [AssetRegistryModule],
   providers: [
     ToolKindRegistry,
     ToolDataPresence,
+    SeedPlanShape,
     ToolAssetDryRunService,
     { provide: ToolAssetDryRunner, useExisting: ToolAssetDryRunService },
   ],
-  exports: [ToolKindRegistry, ToolDataPresence, ToolAssetDryRunner],
+  exports: [ToolKindRegistry, ToolDataPresence, SeedPlanShape, ToolAssetDryRunner],
 })
 export class ToolKindsModule implements OnModuleInit {
   constructor(
