@@ -25,5 +25,5 @@ export { SQL_TOOL_RELATIONS } from './sql/sql-tool.repository';
 export { SourceSqlRepository } from './sql/source-sql.repository';
 export { DEMO_DATASET_VERSION, buildDemoDataset, type DemoScale } from './demo/demo-dataset';
 export { DEMO_RUNBOOKS_DIR, listDemoRunbooks, type DemoRunbook } from './demo/demo-runbooks';
-export { BUILTIN_TOOL_DEFINITIONS } from './tools/builtin-tool-definitions';
+export { BUILTIN_TOOL_DEFINITIONS, OPS_TOOL_DEFINITIONS } from './tools/builtin-tool-definitions';
 export { DEMO_CATALOG_ASSET, DEMO_MAPPING_ASSET } from './demo/demo-knowledge.service';

@@ -49,7 +49,7 @@ export class ToolExecuteRequestDto {
 export class StageToolDto {
   @ApiPropertyOptional({
     description: 'Step id used by depends_on and references (default step<N>, 1-based)',
-    example: 'servers',
+    example: 'runbooks',
   })
   @IsOptional()
   @Matches(/^[A-Za-z_][A-Za-z0-9_-]{0,63}$/, {
@@ -57,7 +57,7 @@ export class StageToolDto {
   })
   id?: string;
 
-  @ApiProperty({ example: 'ci_lookup' })
+  @ApiProperty({ example: 'document_search' })
   @IsString()
   @Length(1, 200)
   tool_name!: string;
@@ -65,7 +65,7 @@ export class StageToolDto {
   @ApiPropertyOptional({
     description:
       'Tool input. Any value may be {"$ref": "<step id>.<path>"}, resolved from an earlier step\'s ToolResult, e.g. {"$ref": "servers.data.items[*].id"}',
-    example: { filters: { environment: 'prod', ci_type: 'server' }, limit: 50 },
+    example: { query: 'restart procedure', top_k: 5 },
   })
   @IsOptional()
   @IsObject()

@@ -9,7 +9,7 @@ export type ToolSource = 'builtin' | 'dynamic' | 'mcp';
 export interface ToolDefinition {
   name: string;
   description: string;
-  /** `builtin` tools name their kind (ci_lookup, metric_query, ...); dynamic ones `http`, `sql` or `query` (a published query asset). */
+  /** `builtin` tools name their own kind (their name); dynamic ones `http`, `sql` or `query` (a published query asset). */
   tool_type: string;
   input_schema: JsonSchema;
   output_schema: JsonSchema | null;
