@@ -234,11 +234,14 @@ export interface SqlToolConfig {
   timeout_ms?: number;
 }
 
-/** The tool-specific fields of a tool asset (as stored on the asset and in each version snapshot). */
+/**
+ * The tool-specific fields of a tool asset as the code reads them (`toToolSpec`): stored on the asset and in
+ * each version snapshot under the same names, except the kind, stored and sent as `tool_type`.
+ */
 export interface ToolAssetSpec {
   name: string;
   description: string;
-  tool_type: ToolKindName;
+  kind: ToolKindName;
   tool_config: HttpToolConfig | SqlToolConfig | QueryToolConfig;
   tool_input_schema: Record<string, unknown>;
   tool_output_schema: Record<string, unknown> | null;

@@ -265,7 +265,7 @@ describe(`asset lifecycle (${testBackend()})`, () => {
       expect(runner.calls.at(-1)).toMatchObject({
         tenantId: actor.tenantId,
         input: { host: 'web-01' },
-        spec: { name: 'server_status', tool_type: 'http', timeout_ms: 2000 },
+        spec: { name: 'server_status', kind: 'http', timeout_ms: 2000 },
       });
 
       // Removing `verbose` and requiring `region` breaks callers of v1.

@@ -209,7 +209,7 @@ describe(`OPS tools over the demo dataset (${testBackend()})`, () => {
     const spec = (query: string, extra: Partial<ToolAssetSpec> = {}): ToolAssetSpec => ({
       name: 'servers_by_env',
       description: 'Servers of an environment with their average metric',
-      tool_type: 'sql',
+      kind: 'sql',
       tool_config: { query, row_limit: 50, timeout_ms: 5000 },
       tool_input_schema: {
         type: 'object',

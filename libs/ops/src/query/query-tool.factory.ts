@@ -42,7 +42,7 @@ class QueryTool implements Tool {
   readonly definition: Tool['definition'];
 
   constructor(private readonly inner: Tool) {
-    this.definition = { ...inner.definition, tool_type: 'query' };
+    this.definition = { ...inner.definition, kind: 'query' };
   }
 
   execute(context: ToolContext, input: Record<string, unknown>): Promise<ToolOutput> {
@@ -65,7 +65,7 @@ export class QueryToolFactory implements DynamicToolFactory {
   ) {}
 
   create(spec: ToolAssetSpec, meta: DynamicToolMeta = {}): Tool {
-    if (spec.tool_type !== 'query')
+    if (spec.kind !== 'query')
       throw invalid(spec.name, [{ path: '/tool_type', message: 'must be query' }]);
     const config = spec.tool_config as QueryToolConfig;
     const metadata = config.query_metadata ?? {};
@@ -86,7 +86,7 @@ export class QueryToolFactory implements DynamicToolFactory {
       try {
         return new QueryTool(
           createSqlTool(
-            { ...spec, tool_type: 'sql', tool_config: sql },
+            { ...spec, kind: 'sql', tool_config: sql },
             { repository: this.repository, sources: this.sources },
             meta,
           ),
@@ -110,7 +110,7 @@ export class QueryToolFactory implements DynamicToolFactory {
         ...(number(metadata.timeout_ms) !== undefined ? { timeout_ms: number(metadata.timeout_ms) } : {}),
       };
       try {
-        return new QueryTool(http.create({ ...spec, tool_type: 'http', tool_config: request }, meta));
+        return new QueryTool(http.create({ ...spec, kind: 'http', tool_config: request }, meta));
       } catch (error) {
         rethrowWithQueryPaths(error, spec.name, (path) =>
           path.replace(/^\/tool_config\b/, '/tool_config/query_http'),

@@ -49,7 +49,7 @@ interface Group {
 
 export const METRIC_QUERY_TOOL: ToolDefinition = {
   name: 'metric_query',
-  tool_type: 'metric_query',
+  kind: 'metric_query',
   description:
     'Aggregate a performance metric (메트릭 조회: CPU/메모리 사용률, 디스크 I/O, 네트워크, 요청 수, 에러율, 응답 시간) over a time window. ' +
     'Per item (group_by "item", default) it returns the top_n items ordered by the aggregate (e.g. the 5 prod servers with ' +

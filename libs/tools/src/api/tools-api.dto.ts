@@ -16,6 +16,7 @@ import {
   Min,
   ValidateNested,
 } from 'class-validator';
+import type { ToolListing } from '../core/tool-registry';
 
 export class ToolExecuteRequestDto {
   @ApiPropertyOptional({
@@ -272,4 +273,14 @@ export class StageRunListQueryDto {
   @Min(0)
   @Max(1_000_000)
   offset?: number;
+}
+
+/** A tool as `GET /ops/tools` shows it: the registry's listing, its kind under the API's word. */
+export interface ToolListingView extends Omit<ToolListing, 'kind'> {
+  /** `builtin` tools name their own kind (their name); dynamic ones `http`, `sql` or `query` (a published query asset). */
+  tool_type: string;
+}
+
+export function toToolListingView({ kind, ...listing }: ToolListing): ToolListingView {
+  return { ...listing, tool_type: kind };
 }

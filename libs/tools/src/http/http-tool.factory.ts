@@ -29,13 +29,13 @@ export class HttpToolFactory implements DynamicToolFactory {
 
   create(spec: ToolAssetSpec, meta: DynamicToolMeta = {}): Tool {
     const issues =
-      spec.tool_type === 'http'
+      spec.kind === 'http'
         ? httpToolConfigIssues(spec.tool_config).map((i) => ({
             ...i,
             path: `/tool_config${i.path === '/' ? '' : i.path}`,
           }))
         : [];
-    if (spec.tool_type !== 'http') issues.push({ path: '/tool_type', message: 'must be http' });
+    if (spec.kind !== 'http') issues.push({ path: '/tool_type', message: 'must be http' });
     if (!TOOL_NAME.test(spec.name ?? '') || spec.name.includes('__')) {
       issues.push({
         path: '/name',
@@ -62,7 +62,7 @@ export class HttpToolFactory implements DynamicToolFactory {
       {
         name: spec.name,
         description: spec.description,
-        tool_type: 'http',
+        kind: 'http',
         input_schema: spec.tool_input_schema,
         output_schema: spec.tool_output_schema ?? null,
         has_side_effects: spec.has_side_effects ?? config.method !== 'GET',

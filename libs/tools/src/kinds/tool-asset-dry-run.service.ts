@@ -55,7 +55,7 @@ export class ToolAssetDryRunService extends ToolAssetDryRunner {
     if (!factory) {
       return {
         status: 'skipped',
-        error: `No ${spec.tool_type} tool factory is registered.`,
+        error: `No ${spec.kind} tool factory is registered.`,
         execution_time_ms: 0,
       };
     }
@@ -118,6 +118,6 @@ export class ToolAssetDryRunService extends ToolAssetDryRunner {
   }
 
   private factoryFor(spec: ToolAssetSpec): DynamicToolFactory | undefined {
-    return this.kinds.factoryFor(spec.tool_type);
+    return this.kinds.factoryFor(spec.kind);
   }
 }

@@ -2,8 +2,8 @@ import { Injectable } from '@nestjs/common';
 import type { ToolAssetSpec } from '@app/asset-registry';
 import type { DynamicToolFactory } from './dynamic-tool.factory';
 
-/** A tool asset's `tool_type`: the kind of tool its spec builds. */
-export type ToolKind = ToolAssetSpec['tool_type'];
+/** The kind of tool a tool asset's spec builds (the asset's `tool_type` in the API). */
+export type ToolKind = ToolAssetSpec['kind'];
 
 /**
  * The tool kinds this application can build, each with its factory. The module that implements a
