@@ -23,6 +23,8 @@ export {
 } from './sql/sql-guard.util';
 export { SQL_TOOL_RELATIONS } from './sql/sql-tool.repository';
 export { SourceSqlRepository } from './sql/source-sql.repository';
+export { SQL_TOOL_CONFIG_SCHEMA } from './sql/sql-tool-config.schema';
+export { QUERY_ASSET_TYPE } from './query/query-asset-type';
 export { DEMO_DATASET_VERSION, buildDemoDataset, type DemoScale } from './demo/demo-dataset';
 export { DEMO_RUNBOOKS_DIR, listDemoRunbooks, type DemoRunbook } from './demo/demo-runbooks';
 export { BUILTIN_TOOL_DEFINITIONS, OPS_TOOL_DEFINITIONS } from './tools/builtin-tool-definitions';

@@ -22,8 +22,18 @@ export {
 } from './core/tool.types';
 export { HttpToolsModule } from './http/http-tools.module';
 export { HttpToolFactory } from './http/http-tool.factory';
+export { HTTP_METHODS } from './http/http-tool-config.util';
 export { type DynamicToolFactory, type DynamicToolMeta } from './kinds/dynamic-tool.factory';
 export { ToolKindsModule } from './kinds/tool-kinds.module';
+export {
+  PLANNING_HINTS_SCHEMA,
+  POLICY_ASSET_TYPE,
+  SCREEN_ASSET_TYPE,
+  STAGE_ASSET_TYPE,
+  toolAssetType,
+  toolSpecSchema,
+} from './assets/tool-asset-types';
+export { HTTP_TOOL_CONFIG_SCHEMA } from './http/http-tool-config.schema';
 export { ToolKindRegistry, type ToolKind } from './kinds/tool-kind.registry';
 export { ToolDataPresence, type ToolDataSource, type RanStep } from './kinds/tool-data-presence';
 export { DynamicToolException, DynamicToolExceptionCode } from './kinds/dynamic-tool.exception';

@@ -6,6 +6,7 @@ import {
   type Actor,
   AssetRegistryModule,
   AssetRegistryService,
+  AssetTypeRegistry,
   PublishedAssetReader,
   ToolAssetDryRunner,
   type ToolAssetSpec,
@@ -13,6 +14,8 @@ import {
   type ToolDryRunOutcome,
 } from '@app/asset-registry';
 import { type AssetLifecycleEvent, AuthService, CacheStore } from '@app/platform';
+import { MAPPING_ASSET_TYPE, PROMPT_ASSET_TYPE, RESOLVER_ASSET_TYPE } from '@app/planner';
+import { HTTP_TOOL_CONFIG_SCHEMA, POLICY_ASSET_TYPE, SCREEN_ASSET_TYPE, toolAssetType } from '@app/tools';
 import { startTestContext, TestContext, testBackend } from '@test/support';
 
 @Injectable()
@@ -55,7 +58,10 @@ class EventRecorder {
   }
 }
 
-/** Plugs the recording runner into the registry the way the tools library plugs in its own. */
+/**
+ * Plugs the recording runner into the registry the way the tools library plugs in its own, and registers
+ * the asset types this spec stores the way their libs do (the registry alone knows catalog and source).
+ */
 @Module({
   imports: [AssetRegistryModule],
   providers: [RecordingDryRunner, EventRecorder],
@@ -65,10 +71,14 @@ class TestDoublesModule implements OnModuleInit {
   constructor(
     private readonly port: ToolDryRunnerPort,
     private readonly runner: RecordingDryRunner,
+    private readonly types: AssetTypeRegistry,
   ) {}
 
   onModuleInit(): void {
     this.port.register(this.runner);
+    this.types.register(toolAssetType(() => new Map([['http', HTTP_TOOL_CONFIG_SCHEMA]])));
+    for (const type of [PROMPT_ASSET_TYPE, MAPPING_ASSET_TYPE, RESOLVER_ASSET_TYPE, POLICY_ASSET_TYPE, SCREEN_ASSET_TYPE])
+      this.types.register(type);
   }
 }
 

@@ -10,7 +10,7 @@ import {
   Unique,
   UpdateDateColumn,
 } from 'typeorm';
-import type { AssetType } from '@app/platform';
+import type { AssetType } from '../types/asset-type.registry';
 import type { AssetStatus } from '../asset.types';
 
 /**

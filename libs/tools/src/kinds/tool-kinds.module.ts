@@ -1,5 +1,6 @@
 import { Module, OnModuleInit } from '@nestjs/common';
-import { AssetRegistryModule, ToolAssetDryRunner, ToolDryRunnerPort } from '@app/asset-registry';
+import { AssetRegistryModule, AssetTypeRegistry, ToolAssetDryRunner, ToolDryRunnerPort } from '@app/asset-registry';
+import { toolAssetType } from '../assets/tool-asset-types';
 import { SeedPlanShape } from '../stage/seed-plan-shape';
 import { ToolAssetDryRunService } from './tool-asset-dry-run.service';
 import { ToolDataPresence } from './tool-data-presence';
@@ -26,9 +27,13 @@ export class ToolKindsModule implements OnModuleInit {
   constructor(
     private readonly dryRunners: ToolDryRunnerPort,
     private readonly dryRunner: ToolAssetDryRunService,
+    private readonly assetTypes: AssetTypeRegistry,
+    private readonly kinds: ToolKindRegistry,
   ) {}
 
+  /** Also the `tool` asset type, whose `tool_type` is one of the kinds registered here. */
   onModuleInit(): void {
     this.dryRunners.register(this.dryRunner);
+    this.assetTypes.register(toolAssetType(() => this.kinds.configSchemas()));
   }
 }
