@@ -29,6 +29,7 @@ import { AddChatMessageIds1795900000002 } from './1795900000002-AddChatMessageId
 import { AddBulkIngestionSegments1796100000000 } from './1796100000000-AddBulkIngestionSegments';
 import { CreateAgentRunDeliveries1796200000000 } from './1796200000000-CreateAgentRunDeliveries';
 import { HalfvecEmbeddingIndexes1796300000000 } from './1796300000000-HalfvecEmbeddingIndexes';
+import { OpenAssetTypes1796410000000 } from './1796410000000-OpenAssetTypes';
 
 type MigrationClass = new () => MigrationInterface;
 
@@ -64,6 +65,7 @@ export const MIGRATIONS: MigrationClass[] = [
   AddBulkIngestionSegments1796100000000,
   CreateAgentRunDeliveries1796200000000,
   HalfvecEmbeddingIndexes1796300000000,
+  OpenAssetTypes1796410000000,
 ];
 
 /** The database roles row-level security is written for (see docs/notes/rls.md). */

@@ -7,6 +7,7 @@ import {
   AssetRegistryModule,
   AssetRegistryService,
   AssetTypeRegistry,
+  contentAssetType,
   PublishedAssetReader,
   ToolAssetDryRunner,
   type ToolAssetSpec,
@@ -58,6 +59,13 @@ class EventRecorder {
   }
 }
 
+/** A type of a lib the registry has never heard of (the table used to list the ten it knew). */
+const NOTE_ASSET_TYPE = contentAssetType('note', 'NoteAsset', {
+  type: 'object',
+  required: ['text'],
+  properties: { text: { type: 'string' } },
+});
+
 /**
  * Plugs the recording runner into the registry the way the tools library plugs in its own, and registers
  * the asset types this spec stores the way their libs do (the registry alone knows catalog and source).
@@ -79,6 +87,7 @@ class TestDoublesModule implements OnModuleInit {
     this.types.register(toolAssetType(() => new Map([['http', HTTP_TOOL_CONFIG_SCHEMA]])));
     for (const type of [PROMPT_ASSET_TYPE, MAPPING_ASSET_TYPE, RESOLVER_ASSET_TYPE, POLICY_ASSET_TYPE, SCREEN_ASSET_TYPE])
       this.types.register(type);
+    this.types.register(NOTE_ASSET_TYPE);
   }
 }
 
@@ -246,6 +255,19 @@ describe(`asset lifecycle (${testBackend()})`, () => {
         spec: { content: { components: [] } },
       }),
     ).resolves.toMatchObject({ name: 'dash' });
+  });
+
+  it('stores any type a lib registered and refuses one nobody did', async () => {
+    const note = await assets.create(actor, { asset_type: 'note', name: 'n1', spec: { content: { text: 'x' } } });
+    await assets.publish(actor, note.id);
+    expect(await reader.getPublished(actor.tenantId, 'note', 'n1')).toMatchObject({ version: 1 });
+    await expect(
+      assets.create(actor, { asset_type: 'note', name: 'n2', spec: { content: {} } }),
+    ).rejects.toMatchObject({ details: { fields: [{ field: 'content.text' }] } });
+    await expect(assets.create(actor, { asset_type: 'unregistered', name: 'x', spec: {} })).rejects.toMatchObject({
+      code: 'ASSET_INVALID',
+      details: { fields: [{ field: 'asset_type', errors: [expect.stringContaining('note')] }] },
+    });
   });
 
   it('keeps tenants apart', async () => {
