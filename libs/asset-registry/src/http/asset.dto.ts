@@ -98,20 +98,11 @@ class AssetSpecFieldsDto {
   @IsOptional()
   query_metadata?: Record<string, unknown> | null;
 
-  @ApiPropertyOptional({
-    type: String,
-    example: 'http',
-    description: 'tool: its kind, one of the registered tool kinds (http, sql, ...)',
-  })
+  @ApiPropertyOptional({ type: String, description: 'tool: how the tool runs (one of the registered tool kinds)' })
   @IsOptional()
   tool_type?: string | null;
 
-  @ApiPropertyOptional({
-    type: 'object',
-    additionalProperties: true,
-    description:
-      'tool: configuration for its tool_type (the schema of each kind is in GET /api/assets/schemas, under tool)',
-  })
+  @ApiPropertyOptional({ description: 'tool: configuration for its tool_type' })
   @IsOptional()
   tool_config?: Record<string, unknown> | null;
 
@@ -160,12 +151,7 @@ class AssetSpecFieldsDto {
   @IsOptional()
   planning_hints?: Record<string, unknown> | null;
 
-  @ApiPropertyOptional({
-    type: 'object',
-    additionalProperties: true,
-    description:
-      'catalog, mapping, policy, source, resolver, screen and stage assets (and any type whose fields are one document): the content for the type, as GET /api/assets/schemas gives its schema',
-  })
+  @ApiPropertyOptional({ description: 'assets whose fields are one document (catalog, mapping, ...): the content for the type' })
   @IsOptional()
   content?: Record<string, unknown> | null;
 }
@@ -188,7 +174,7 @@ class AssetEditableFieldsDto extends AssetSpecFieldsDto {
 }
 
 export class CreateAssetRequestDto extends AssetEditableFieldsDto {
-  @ApiProperty({ example: 'tool', description: ASSET_TYPE_DOC })
+  @ApiProperty({ type: String, description: ASSET_TYPE_DOC })
   @IsString()
   @Matches(ASSET_TYPE_NAME)
   asset_type!: AssetType;
@@ -229,7 +215,7 @@ export class RollbackAssetRequestDto extends PublishAssetRequestDto {
 }
 
 export class ListAssetsQueryDto {
-  @ApiPropertyOptional({ example: 'tool', description: ASSET_TYPE_DOC })
+  @ApiPropertyOptional({ type: String, description: ASSET_TYPE_DOC })
   @IsOptional()
   @IsString()
   @Matches(ASSET_TYPE_NAME)
