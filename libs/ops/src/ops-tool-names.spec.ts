@@ -35,7 +35,8 @@ describe('OPS tool names stay in libs/ops', () => {
         readFileSync(file, 'utf8')
           .split('\n')
           .forEach((line, i) => {
-            for (const name of hits(line)) found.push(`${path.relative(LIBS, file)}:${i + 1} "${name}": ${line.trim()}`);
+            for (const name of hits(line))
+              found.push(`${path.relative(LIBS, file)}:${i + 1} "${name}": ${line.trim()}`);
           });
     }
     expect(found).toEqual([]);

@@ -85,7 +85,13 @@ class TestDoublesModule implements OnModuleInit {
   onModuleInit(): void {
     this.port.register(this.runner);
     this.types.register(toolAssetType(() => new Map([['http', HTTP_TOOL_CONFIG_SCHEMA]])));
-    for (const type of [PROMPT_ASSET_TYPE, MAPPING_ASSET_TYPE, RESOLVER_ASSET_TYPE, POLICY_ASSET_TYPE, SCREEN_ASSET_TYPE])
+    for (const type of [
+      PROMPT_ASSET_TYPE,
+      MAPPING_ASSET_TYPE,
+      RESOLVER_ASSET_TYPE,
+      POLICY_ASSET_TYPE,
+      SCREEN_ASSET_TYPE,
+    ])
       this.types.register(type);
     this.types.register(NOTE_ASSET_TYPE);
   }
@@ -258,13 +264,19 @@ describe(`asset lifecycle (${testBackend()})`, () => {
   });
 
   it('stores any type a lib registered and refuses one nobody did', async () => {
-    const note = await assets.create(actor, { asset_type: 'note', name: 'n1', spec: { content: { text: 'x' } } });
+    const note = await assets.create(actor, {
+      asset_type: 'note',
+      name: 'n1',
+      spec: { content: { text: 'x' } },
+    });
     await assets.publish(actor, note.id);
     expect(await reader.getPublished(actor.tenantId, 'note', 'n1')).toMatchObject({ version: 1 });
     await expect(
       assets.create(actor, { asset_type: 'note', name: 'n2', spec: { content: {} } }),
     ).rejects.toMatchObject({ details: { fields: [{ field: 'content.text' }] } });
-    await expect(assets.create(actor, { asset_type: 'unregistered', name: 'x', spec: {} })).rejects.toMatchObject({
+    await expect(
+      assets.create(actor, { asset_type: 'unregistered', name: 'x', spec: {} }),
+    ).rejects.toMatchObject({
       code: 'ASSET_INVALID',
       details: { fields: [{ field: 'asset_type', errors: [expect.stringContaining('note')] }] },
     });

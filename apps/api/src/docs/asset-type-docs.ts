@@ -50,8 +50,12 @@ export function documentAssetTypes(document: OpenAPIObject): OpenAPIObject {
   const registry = new AssetTypeRegistry();
   for (const definition of DOCUMENTED_ASSET_TYPES) registry.register(definition);
   const types = registry.types();
-  const schemaOf = (type: string) => registry.schemaOf(registry.definition(type)!) as { properties: Properties };
-  const tool = schemaOf('tool') as { properties: Properties; allOf: Array<{ then: { properties: Properties } }> };
+  const schemaOf = (type: string) =>
+    registry.schemaOf(registry.definition(type)!) as { properties: Properties };
+  const tool = schemaOf('tool') as {
+    properties: Properties;
+    allOf: Array<{ then: { properties: Properties } }>;
+  };
   const contents = types
     .filter((type) => registry.definition(type)!.fields.join() === 'content')
     .map((type) => schemaOf(type).properties.content);

@@ -75,7 +75,9 @@ export class AssetController {
     @Param('name') name: string,
     @CurrentPrincipal() principal: Principal,
   ): Promise<PublishedAsset> {
-    const found = this.types.has(type) ? await this.reader.getPublished(principal.tenantId, type, name) : null;
+    const found = this.types.has(type)
+      ? await this.reader.getPublished(principal.tenantId, type, name)
+      : null;
     if (!found) {
       throw new AssetRegistryException(
         AssetRegistryExceptionCode.ASSET_NOT_FOUND,

@@ -98,7 +98,10 @@ class AssetSpecFieldsDto {
   @IsOptional()
   query_metadata?: Record<string, unknown> | null;
 
-  @ApiPropertyOptional({ type: String, description: 'tool: how the tool runs (one of the registered tool kinds)' })
+  @ApiPropertyOptional({
+    type: String,
+    description: 'tool: how the tool runs (one of the registered tool kinds)',
+  })
   @IsOptional()
   tool_type?: string | null;
 
@@ -151,7 +154,9 @@ class AssetSpecFieldsDto {
   @IsOptional()
   planning_hints?: Record<string, unknown> | null;
 
-  @ApiPropertyOptional({ description: 'assets whose fields are one document (catalog, mapping, ...): the content for the type' })
+  @ApiPropertyOptional({
+    description: 'assets whose fields are one document (catalog, mapping, ...): the content for the type',
+  })
   @IsOptional()
   content?: Record<string, unknown> | null;
 }

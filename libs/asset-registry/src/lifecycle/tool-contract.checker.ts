@@ -100,8 +100,7 @@ export class ToolContractChecker {
   ): ToolContractReport {
     const type = snapshot.asset_type === 'query' ? 'query' : 'tool';
     const spec: AssetSpec = {};
-    for (const field of SPEC_FIELDS)
-      if (snapshot[field] !== undefined) spec[field] = snapshot[field];
+    for (const field of SPEC_FIELDS) if (snapshot[field] !== undefined) spec[field] = snapshot[field];
     const issues = this.validator.specIssues(type, spec);
     if (type === 'query' && issues.length === 0) issues.push(...queryIssues(snapshot));
     const toolSpec = toRunnableSpec(snapshot);

@@ -116,5 +116,13 @@ export const SOURCE_CONTENT_SCHEMA: Schema = {
 };
 
 /** The asset types the asset registry owns: a catalog describes a database, a source connects to one. */
-export const CATALOG_ASSET_TYPE: AssetTypeDefinition = contentAssetType('catalog', 'CatalogAsset', CATALOG_CONTENT_SCHEMA);
-export const SOURCE_ASSET_TYPE: AssetTypeDefinition = contentAssetType('source', 'SourceAsset', SOURCE_CONTENT_SCHEMA);
+export const CATALOG_ASSET_TYPE: AssetTypeDefinition = contentAssetType(
+  'catalog',
+  'CatalogAsset',
+  CATALOG_CONTENT_SCHEMA,
+);
+export const SOURCE_ASSET_TYPE: AssetTypeDefinition = contentAssetType(
+  'source',
+  'SourceAsset',
+  SOURCE_CONTENT_SCHEMA,
+);

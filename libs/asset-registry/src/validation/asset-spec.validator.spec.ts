@@ -54,7 +54,9 @@ describe('AssetSpecValidator', () => {
       }),
     ).toEqual([]);
     expect(
-      validator.specIssues('source', { content: { kind: 'postgres', connection: { url_ref: 'secret:CRM_URL' } } }),
+      validator.specIssues('source', {
+        content: { kind: 'postgres', connection: { url_ref: 'secret:CRM_URL' } },
+      }),
     ).toEqual([]);
     expect(validator.specIssues('note', { template: 'Hi {{q}}', scope: 'planner' })).toEqual([]);
   });
@@ -70,14 +72,16 @@ describe('AssetSpecValidator', () => {
   it('rejects fields of another type, bad content and schemas that are not JSON Schema', () => {
     expect(fields(validator.specIssues('note', { template: 't', query_sql: 'x' }))).toEqual(['query_sql']);
     expect(fields(validator.specIssues('note', { scope: 's' }))).toEqual(['template']);
-    expect(fields(validator.specIssues('note', { template: 't', input_schema: { type: 'banana' } }))).toContain(
-      'input_schema.type',
-    );
+    expect(
+      fields(validator.specIssues('note', { template: 't', input_schema: { type: 'banana' } })),
+    ).toContain('input_schema.type');
     expect(fields(validator.specIssues('catalog', { content: { tables: [] } }))).toEqual(['content.source']);
   });
 
   it("checks names against the type's pattern, else the general one", () => {
-    expect(validator.nameIssues('note', 'Upper')).toEqual([{ field: 'name', message: 'must match ^[a-z]+$' }]);
+    expect(validator.nameIssues('note', 'Upper')).toEqual([
+      { field: 'name', message: 'must match ^[a-z]+$' },
+    ]);
     expect(validator.nameIssues('catalog', 'crm.public:v2')).toEqual([]);
     expect(fields(validator.nameIssues('catalog', '-x'))).toEqual(['name']);
   });

@@ -16,7 +16,11 @@ const validator = new AssetSpecValidator(registry);
 
 const sqlTool = {
   tool_type: 'sql',
-  tool_config: { query: 'WITH x AS (SELECT 1) SELECT * FROM x WHERE id = :id', row_limit: 10, timeout_ms: 500 },
+  tool_config: {
+    query: 'WITH x AS (SELECT 1) SELECT * FROM x WHERE id = :id',
+    row_limit: 10,
+    timeout_ms: 500,
+  },
   tool_input_schema: { type: 'object', properties: { id: { type: 'integer' } } },
   tool_output_schema: null,
   sample_input: { id: 1 },
@@ -26,11 +30,16 @@ const sqlTool = {
 describe("the ops lib's sql tool config and query assets", () => {
   it('accepts one read-only SELECT and names what is wrong with the config of an sql tool', () => {
     expect(validator.specIssues('tool', sqlTool)).toEqual([]);
-    expect(fields(validator.specIssues('tool', { ...sqlTool, tool_config: { query: 'DELETE FROM x' } }))).toEqual([
-      'tool_config.query',
-    ]);
     expect(
-      fields(validator.specIssues('tool', { ...sqlTool, tool_config: { method: 'GET', url: 'https://x.example' } })),
+      fields(validator.specIssues('tool', { ...sqlTool, tool_config: { query: 'DELETE FROM x' } })),
+    ).toEqual(['tool_config.query']);
+    expect(
+      fields(
+        validator.specIssues('tool', {
+          ...sqlTool,
+          tool_config: { method: 'GET', url: 'https://x.example' },
+        }),
+      ),
     ).toEqual(expect.arrayContaining(['tool_config.query', 'tool_config.method']));
   });
 

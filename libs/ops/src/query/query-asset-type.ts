@@ -1,4 +1,9 @@
-import { ASSET_SCHEMA_PARTS, SOURCE_REF_SCHEMA, type AssetSchema, type AssetTypeDefinition } from '@app/asset-registry';
+import {
+  ASSET_SCHEMA_PARTS,
+  SOURCE_REF_SCHEMA,
+  type AssetSchema,
+  type AssetTypeDefinition,
+} from '@app/asset-registry';
 import { HTTP_METHODS } from '@app/tools';
 
 type Schema = AssetSchema;

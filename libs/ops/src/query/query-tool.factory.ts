@@ -65,8 +65,7 @@ export class QueryToolFactory implements DynamicToolFactory {
   ) {}
 
   create(spec: ToolAssetSpec, meta: DynamicToolMeta = {}): Tool {
-    if (spec.kind !== 'query')
-      throw invalid(spec.name, [{ path: '/tool_type', message: 'must be query' }]);
+    if (spec.kind !== 'query') throw invalid(spec.name, [{ path: '/tool_type', message: 'must be query' }]);
     const config = spec.tool_config as QueryToolConfig;
     const metadata = config.query_metadata ?? {};
     if (config.query_cypher) {

@@ -13,4 +13,7 @@ export const OPS_TOOL_DEFINITIONS: readonly ToolDefinition[] = [
 ];
 
 /** The built-in tools' definitions, readable without a database (planner evaluation, prompts, docs). */
-export const BUILTIN_TOOL_DEFINITIONS: readonly ToolDefinition[] = [...OPS_TOOL_DEFINITIONS, DOCUMENT_SEARCH_TOOL];
+export const BUILTIN_TOOL_DEFINITIONS: readonly ToolDefinition[] = [
+  ...OPS_TOOL_DEFINITIONS,
+  DOCUMENT_SEARCH_TOOL,
+];

@@ -9,9 +9,9 @@ const validator = new AssetSpecValidator(registry);
 
 describe("the planner's asset types", () => {
   it('accepts prompts, mappings and resolvers', () => {
-    expect(validator.specIssues('prompt', { scope: 'planner', engine: 'mustache', template: 'Hi {{q}}' })).toEqual(
-      [],
-    );
+    expect(
+      validator.specIssues('prompt', { scope: 'planner', engine: 'mustache', template: 'Hi {{q}}' }),
+    ).toEqual([]);
     expect(
       validator.specIssues('mapping', {
         content: { mappings: [{ keyword: '운영', value: 'prod', kind: 'filter', field: 'environment' }] },
@@ -25,11 +25,15 @@ describe("the planner's asset types", () => {
   });
 
   it('names the bad field', () => {
-    expect(fields(validator.specIssues('prompt', { scope: 's', engine: 'e', template: 't', query_sql: 'x' }))).toEqual(
-      ['query_sql'],
-    );
     expect(
-      fields(validator.specIssues('mapping', { content: { mappings: [{ keyword: 'k', value: 'v', kind: 'filter' }] } })),
+      fields(validator.specIssues('prompt', { scope: 's', engine: 'e', template: 't', query_sql: 'x' })),
+    ).toEqual(['query_sql']);
+    expect(
+      fields(
+        validator.specIssues('mapping', {
+          content: { mappings: [{ keyword: 'k', value: 'v', kind: 'filter' }] },
+        }),
+      ),
     ).toEqual(['content.mappings[0].field']);
     expect(
       fields(

@@ -33,21 +33,32 @@ describe('the tools lib asset types', () => {
     ).toEqual(['tool_config.method', 'tool_config.url']);
     expect(
       fields(
-        validator.specIssues('tool', { ...httpTool, tool_config: { ...httpTool.tool_config, secret_ref: 'MY_KEY' } }),
+        validator.specIssues('tool', {
+          ...httpTool,
+          tool_config: { ...httpTool.tool_config, secret_ref: 'MY_KEY' },
+        }),
       ),
     ).toEqual(['tool_config.secret_ref']);
-    expect(fields(validator.specIssues('tool', { ...httpTool, tool_output_schema: { type: 'banana' } }))).toContain(
-      'tool_output_schema.type',
-    );
+    expect(
+      fields(validator.specIssues('tool', { ...httpTool, tool_output_schema: { type: 'banana' } })),
+    ).toContain('tool_output_schema.type');
   });
 
   it('takes as tool_type the kinds registered with a config schema, a later one too', () => {
     const { kinds, validator } = setup();
     const rpc = { ...httpTool, tool_type: 'rpc', tool_config: { endpoint: 'a' } };
-    expect(validator.specIssues('tool', rpc)).toEqual([{ field: 'tool_type', message: 'must be one of http' }]);
-    kinds.set('rpc', { type: 'object', required: ['endpoint'], properties: { endpoint: { type: 'string' } } });
+    expect(validator.specIssues('tool', rpc)).toEqual([
+      { field: 'tool_type', message: 'must be one of http' },
+    ]);
+    kinds.set('rpc', {
+      type: 'object',
+      required: ['endpoint'],
+      properties: { endpoint: { type: 'string' } },
+    });
     expect(validator.specIssues('tool', rpc)).toEqual([]);
-    expect(fields(validator.specIssues('tool', { ...rpc, tool_config: {} }))).toEqual(['tool_config.endpoint']);
+    expect(fields(validator.specIssues('tool', { ...rpc, tool_config: {} }))).toEqual([
+      'tool_config.endpoint',
+    ]);
   });
 
   it('names tools strictly (LLM function names) and checks stages and policies', () => {
@@ -55,7 +66,9 @@ describe('the tools lib asset types', () => {
     expect(fields(validator.nameIssues('tool', 'server.status'))).toEqual(['name']);
     expect(validator.nameIssues('stage', 'nightly.report')).toEqual([]);
     expect(
-      validator.specIssues('stage', { content: { stages: [{ stage_name: 's', tools: [{ tool_name: 'x' }] }] } }),
+      validator.specIssues('stage', {
+        content: { stages: [{ stage_name: 's', tools: [{ tool_name: 'x' }] }] },
+      }),
     ).toEqual([]);
     expect(
       fields(

@@ -1,5 +1,10 @@
 import { Module, OnModuleInit } from '@nestjs/common';
-import { AssetRegistryModule, AssetTypeRegistry, ToolAssetDryRunner, ToolDryRunnerPort } from '@app/asset-registry';
+import {
+  AssetRegistryModule,
+  AssetTypeRegistry,
+  ToolAssetDryRunner,
+  ToolDryRunnerPort,
+} from '@app/asset-registry';
 import { toolAssetType } from '../assets/tool-asset-types';
 import { SeedPlanShape } from '../stage/seed-plan-shape';
 import { ToolAssetDryRunService } from './tool-asset-dry-run.service';

@@ -12,7 +12,8 @@ export class SeedPlanShape {
 
   register(parts: readonly SeedPlanPart[]): void {
     // A second, different shape means two libs claim the plan, or a module loaded twice.
-    if (this.registered && this.registered !== parts) throw new Error('A seed plan shape is already registered.');
+    if (this.registered && this.registered !== parts)
+      throw new Error('A seed plan shape is already registered.');
     this.registered = parts;
   }
 

@@ -247,7 +247,11 @@ export class StageExecutorService {
         const parts = this.seedPlan?.parts();
         if (!parts)
           throw StageException.invalid([
-            { step: 'plan', problem: 'invalid_request', message: 'No plan shape is registered in this service.' },
+            {
+              step: 'plan',
+              problem: 'invalid_request',
+              message: 'No plan shape is registered in this service.',
+            },
           ]);
         const { stage, absent, warnings } = seedPlanToStage(request.plan as SeedPlan, parts, (tool) =>
           this.registry.definition(caller.tenantId, tool),
