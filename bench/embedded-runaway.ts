@@ -55,7 +55,7 @@ async function main(): Promise<void> {
       app.get(SqlToolFactory).create({
         name: 'burn',
         description: 'CPU-bound query',
-        tool_type: 'sql',
+        kind: 'sql',
         tool_config: { query: BURN, timeout_ms: timeoutMs },
         tool_input_schema: { type: 'object', properties: {}, additionalProperties: false },
         tool_output_schema: null,

@@ -69,7 +69,7 @@ async function main(): Promise<void> {
     const spec = (name: string, query: string) => ({
       name,
       description: 'attack',
-      tool_type: 'sql' as const,
+      kind: 'sql' as const,
       tool_config: { query, timeout_ms: 60_000 },
       tool_input_schema: schema,
       tool_output_schema: null,

@@ -30,6 +30,7 @@ import { AddBulkIngestionSegments1796100000000 } from './1796100000000-AddBulkIn
 import { CreateAgentRunDeliveries1796200000000 } from './1796200000000-CreateAgentRunDeliveries';
 import { HalfvecEmbeddingIndexes1796300000000 } from './1796300000000-HalfvecEmbeddingIndexes';
 import { UnifyJobQueueColumns1796400000000 } from './1796400000000-UnifyJobQueueColumns';
+import { OpenAssetTypes1796410000000 } from './1796410000000-OpenAssetTypes';
 
 type MigrationClass = new () => MigrationInterface;
 
@@ -66,6 +67,7 @@ export const MIGRATIONS: MigrationClass[] = [
   CreateAgentRunDeliveries1796200000000,
   HalfvecEmbeddingIndexes1796300000000,
   UnifyJobQueueColumns1796400000000,
+  OpenAssetTypes1796410000000,
 ];
 
 /** The database roles row-level security is written for (see docs/notes/rls.md). */

@@ -113,7 +113,7 @@ export function toolAssetDefinitions(folder: string, hints: boolean): ToolDefini
       return {
         name: asset.name,
         description: asset.description ?? '',
-        tool_type: asset.tool_type ?? 'http',
+        kind: asset.tool_type ?? 'http',
         input_schema: (asset.tool_input_schema ?? { type: 'object' }) as Record<string, unknown>,
         output_schema: (asset.tool_output_schema ?? null) as Record<string, unknown> | null,
         has_side_effects:

@@ -302,5 +302,11 @@ describe(`asset registry over HTTP (${testBackend()})`, () => {
         'tool',
       ].sort(),
     );
+    // The document is built without starting the libs (apps/api/src/docs/asset-type-docs.ts lists what
+    // they register): it names the types and tool kinds the started app's registries hold.
+    const created = docs.body.components.schemas.CreateAssetRequestDto.properties;
+    expect(created.asset_type.enum).toEqual(Object.keys(schemas.body).sort());
+    expect(created.tool_type.enum).toEqual(schemas.body.tool.properties.tool_type.enum);
+    expect(created.tool_type.enum).toEqual(['http', 'sql']);
   });
 });

@@ -11,7 +11,7 @@ function postsTool(url: string, name = 'blog_posts'): ToolAssetSpec {
   return {
     name,
     description: 'Blog posts of the calling user',
-    tool_type: 'http',
+    kind: 'http',
     tool_config: {
       method: 'GET',
       url: `${url}/posts?user_id={{context.user_id}}`,

@@ -12,7 +12,7 @@ class TestTool implements Tool {
     this.definition = {
       name,
       description: `test tool ${name}`,
-      tool_type: 'test',
+      kind: 'test',
       input_schema: { type: 'object' },
       output_schema: null,
       has_side_effects: false,

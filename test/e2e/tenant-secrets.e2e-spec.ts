@@ -27,7 +27,7 @@ function echoTool(url: string, name: string, secretRef: string): ToolAssetSpec {
   return {
     name,
     description: 'Sends a key and gets it echoed back',
-    tool_type: 'http',
+    kind: 'http',
     tool_config: {
       method: 'GET',
       url: `${url}/echo`,
@@ -51,8 +51,11 @@ describe(`tenant secrets and secret references (${testBackend()})`, () => {
   let adminB: string;
   let tenantB: string;
 
-  const publishTool = async (key: string, spec: ToolAssetSpec) => {
-    const created = await t.request('POST', '/api/assets', { key, body: { asset_type: 'tool', ...spec } });
+  const publishTool = async (key: string, { kind, ...spec }: ToolAssetSpec) => {
+    const created = await t.request('POST', '/api/assets', {
+      key,
+      body: { asset_type: 'tool', tool_type: kind, ...spec },
+    });
     expect(created.status).toBe(201);
     return t.request('POST', `/api/assets/${created.body.id}/publish`, { key });
   };

@@ -11,7 +11,7 @@ class HeldTool implements Tool {
   readonly definition = {
     name: 'heavy',
     description: 'a heavy tool',
-    tool_type: 'test',
+    kind: 'test',
     input_schema: { type: 'object' },
     output_schema: null,
     has_side_effects: false,

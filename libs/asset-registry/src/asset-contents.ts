@@ -32,6 +32,9 @@ export interface CatalogTable {
  * the name of a published `source` asset, whose catalog is the published catalog with
  * `content.source = { kind: "source_asset", name: <source> }` (what catalog sync from that source writes).
  */
+/** Tool names (and so a tool asset's, or a query's, which runs as a tool of its name): LLM function names. */
+export const TOOL_NAME_PATTERN = /^[A-Za-z][A-Za-z0-9_-]{0,63}$/;
+
 export const INTERNAL_SOURCE_REF = 'internal';
 export const INTERNAL_CATALOG_NAME = 'ops';
 
@@ -182,14 +185,12 @@ export interface QueryAssetFields {
   query_metadata?: Record<string, unknown> | null;
 }
 
-export const TOOL_ASSET_TYPES = ['http', 'sql'] as const;
-export type ToolAssetType = (typeof TOOL_ASSET_TYPES)[number];
-
 /**
- * The kinds of runnable tool built from published assets: a tool asset's `tool_type`, or `query` for a
- * published query asset (the query registry), which runs its SQL or HTTP request as a tool.
+ * The kind of runnable tool built from a published asset: a tool asset's `tool_type` (one the tools lib's
+ * `ToolKindRegistry` holds: `http`, `sql`, ...), or `query` for a published query asset (the query
+ * registry), which runs its SQL or HTTP request as a tool.
  */
-export type ToolKindName = ToolAssetType | 'query';
+export type ToolKindName = string;
 
 /**
  * A query asset as a tool's config. `query_metadata` may carry `row_limit`, `timeout_ms`,
@@ -234,11 +235,14 @@ export interface SqlToolConfig {
   timeout_ms?: number;
 }
 
-/** The tool-specific fields of a tool asset (as stored on the asset and in each version snapshot). */
+/**
+ * The tool-specific fields of a tool asset as the code reads them (`toToolSpec`): stored on the asset and in
+ * each version snapshot under the same names, except the kind, stored and sent as `tool_type`.
+ */
 export interface ToolAssetSpec {
   name: string;
   description: string;
-  tool_type: ToolKindName;
+  kind: ToolKindName;
   tool_config: HttpToolConfig | SqlToolConfig | QueryToolConfig;
   tool_input_schema: Record<string, unknown>;
   tool_output_schema: Record<string, unknown> | null;

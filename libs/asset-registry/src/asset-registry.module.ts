@@ -1,4 +1,4 @@
-import { Module } from '@nestjs/common';
+import { Module, OnModuleInit } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { CatalogIntrospectionRepository } from './catalog/catalog-introspection.repository';
 import { CatalogSyncService } from './catalog/catalog-sync.service';
@@ -13,12 +13,15 @@ import { AssetEntity } from './persistence/asset.entity';
 import { AssetRepository } from './persistence/asset.repository';
 import { AssetVersionEntity } from './persistence/asset-version.entity';
 import { PublishedAssetReader } from './reading/published-asset.reader';
+import { AssetTypeRegistry } from './types/asset-type.registry';
+import { CATALOG_ASSET_TYPE, SOURCE_ASSET_TYPE } from './validation/asset-schemas';
 import { AssetSpecValidator } from './validation/asset-spec.validator';
 
 @Module({
   imports: [TypeOrmModule.forFeature([AssetEntity, AssetVersionEntity])],
   controllers: [AssetController],
   providers: [
+    AssetTypeRegistry,
     AssetRepository,
     AssetSpecValidator,
     ToolDryRunnerPort,
@@ -32,6 +35,7 @@ import { AssetSpecValidator } from './validation/asset-spec.validator';
     SourceDatabasePools,
   ],
   exports: [
+    AssetTypeRegistry,
     AssetRegistryService,
     PublishedAssetReader,
     CatalogSyncService,
@@ -40,4 +44,12 @@ import { AssetSpecValidator } from './validation/asset-spec.validator';
     SourceDatabasePools,
   ],
 })
-export class AssetRegistryModule {}
+export class AssetRegistryModule implements OnModuleInit {
+  constructor(private readonly types: AssetTypeRegistry) {}
+
+  /** The types this lib owns; the others are registered by their libs (tools, ops, planner). */
+  onModuleInit(): void {
+    this.types.register(CATALOG_ASSET_TYPE);
+    this.types.register(SOURCE_ASSET_TYPE);
+  }
+}

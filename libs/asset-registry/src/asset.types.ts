@@ -1,35 +1,36 @@
-import type { AssetType } from '@app/platform';
 import type { ToolDryRunOutcome } from './asset-contents';
+import type { AssetType } from './types/asset-type.registry';
 
 export const ASSET_STATUSES = ['draft', 'published', 'archived'] as const;
 export type AssetStatus = (typeof ASSET_STATUSES)[number];
 
-/** The type-specific fields each asset type carries (all other type-specific fields must be absent). */
-export const ASSET_FIELDS_BY_TYPE = {
-  prompt: ['scope', 'engine', 'template', 'input_schema', 'output_contract'],
-  query: ['query_sql', 'query_cypher', 'query_http', 'query_params', 'query_metadata', 'source_ref'],
-  tool: [
-    'tool_type',
-    'tool_config',
-    'tool_input_schema',
-    'tool_output_schema',
-    'sample_input',
-    'has_side_effects',
-    'source_ref',
-    'planning_hints',
-  ],
-  mapping: ['content'],
-  policy: ['content'],
-  source: ['content'],
-  catalog: ['content'],
-  resolver: ['content'],
-  screen: ['content'],
-  stage: ['content'],
-} as const satisfies Record<AssetType, readonly string[]>;
+/**
+ * Every type-specific field an asset can carry (a column each): a registered asset type names the ones
+ * its assets carry (`AssetTypeDefinition.fields`), all others must be absent.
+ */
+export const SPEC_FIELDS = [
+  'scope',
+  'engine',
+  'template',
+  'input_schema',
+  'output_contract',
+  'query_sql',
+  'query_cypher',
+  'query_http',
+  'query_params',
+  'query_metadata',
+  'source_ref',
+  'tool_type',
+  'tool_config',
+  'tool_input_schema',
+  'tool_output_schema',
+  'sample_input',
+  'has_side_effects',
+  'planning_hints',
+  'content',
+] as const;
 
-export const ALL_SPEC_FIELDS = [...new Set(Object.values(ASSET_FIELDS_BY_TYPE).flat())] as SpecField[];
-
-export type SpecField = (typeof ASSET_FIELDS_BY_TYPE)[AssetType][number];
+export type SpecField = (typeof SPEC_FIELDS)[number];
 
 /** The type-specific part of an asset, exactly as the API and the snapshots spell it. */
 export type AssetSpec = Partial<Record<SpecField, unknown>>;

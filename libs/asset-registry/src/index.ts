@@ -2,7 +2,7 @@ export { AssetRegistryModule } from './asset-registry.module';
 export * from './asset-contents';
 export {
   ASSET_STATUSES,
-  ASSET_FIELDS_BY_TYPE,
+  SPEC_FIELDS,
   type AssetDiffEntry,
   type AssetDiffView,
   type AssetSnapshot,
@@ -15,6 +15,7 @@ export {
   type Page,
   type PublishedAsset,
   type PublishedContent,
+  type SpecField,
   type ToolContractReport,
 } from './asset.types';
 export {
@@ -38,5 +39,20 @@ export {
   type SourceSession,
 } from './catalog/source-database-pools';
 export { AssetRegistryException, AssetRegistryExceptionCode } from './asset-registry.exception';
-export { ASSET_SPEC_SCHEMAS } from './validation/asset-schemas';
+export {
+  ASSET_SCHEMA_PARTS,
+  CATALOG_ASSET_TYPE,
+  SECRET_REF_PATTERN,
+  SOURCE_ASSET_TYPE,
+  SOURCE_REF_SCHEMA,
+} from './validation/asset-schemas';
+export {
+  ASSET_NAME_PATTERN,
+  AssetTypeRegistry,
+  contentAssetType,
+  type AssetSchema,
+  type AssetType,
+  type AssetTypeDefinition,
+} from './types/asset-type.registry';
 export { AssetContentCheckPort, type AssetContentChecker } from './lifecycle/asset-content-check.port';
+export { AssetSpecValidator } from './validation/asset-spec.validator';

@@ -1,8 +1,8 @@
 import { Module, OnModuleInit } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { AssetRegistryModule } from '@app/asset-registry';
+import { AssetRegistryModule, AssetTypeRegistry } from '@app/asset-registry';
 import { DocumentsModule } from '@app/documents';
-import { ToolDataPresence, ToolKindRegistry, ToolKindsModule } from '@app/tools';
+import { SeedPlanShape, ToolDataPresence, ToolKindRegistry, ToolKindsModule } from '@app/tools';
 import { CiRelationEntity } from './data/ci-relation.entity';
 import { CiRelationRepository } from './data/ci-relation.repository';
 import { ConfigurationItemEntity } from './data/configuration-item.entity';
@@ -18,14 +18,17 @@ import { DemoDataScheduler } from './demo/demo-data.scheduler';
 import { DemoDataService } from './demo/demo-data.service';
 import { DemoKnowledgeService } from './demo/demo-knowledge.service';
 import { DemoLoadEntity } from './demo/demo-load.entity';
+import { QUERY_ASSET_TYPE } from './query/query-asset-type';
 import { QueryToolFactory } from './query/query-tool.factory';
 import { SourceSqlRepository } from './sql/source-sql.repository';
+import { SQL_TOOL_CONFIG_SCHEMA } from './sql/sql-tool-config.schema';
 import { SqlToolFactory } from './sql/sql-tool.factory';
 import { SqlToolRepository } from './sql/sql-tool.repository';
 import { CiLookupTool } from './tools/ci-lookup.tool';
 import { GraphAnalysisTool } from './tools/graph-analysis.tool';
 import { HistoryQueryTool } from './tools/history-query.tool';
 import { MetricQueryTool } from './tools/metric-query.tool';
+import { OPS_SEED_PLAN_PARTS } from './tools/ops-seed-plan';
 
 /**
  * The OPS domain: configuration items, metrics, history events and their relations, the built-in
@@ -74,15 +77,21 @@ export class OpsModule implements OnModuleInit {
     private readonly queryFactory: QueryToolFactory,
     private readonly presence: ToolDataPresence,
     private readonly opsData: OpsDataPresence,
+    private readonly seedPlan: SeedPlanShape,
+    private readonly assetTypes: AssetTypeRegistry,
   ) {}
 
   /**
    * The `sql` tool kind reads the OPS tables through the sandbox, so the OPS domain provides it; so
-   * does the `query` kind (published query assets), which runs its SQL through the same sandbox.
+   * does the `query` kind (published query assets), which runs its SQL through the same sandbox. The
+   * seeds' plan shape names OPS tools, so its parts are registered here too, and the `query` asset
+   * type (the query registry) that the `query` kind builds tools from.
    */
   onModuleInit(): void {
-    this.kinds.register('sql', this.sqlFactory);
+    this.kinds.register('sql', this.sqlFactory, { configSchema: SQL_TOOL_CONFIG_SCHEMA });
     this.kinds.register('query', this.queryFactory);
+    this.assetTypes.register(QUERY_ASSET_TYPE);
     this.presence.register(this.opsData);
+    this.seedPlan.register(OPS_SEED_PLAN_PARTS);
   }
 }

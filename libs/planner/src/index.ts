@@ -72,3 +72,4 @@ export { LlmException, PlannerException, PlannerExceptionCode } from './planner.
 export type * from './plan/plan.types';
 export { inputQuestion, neededInputs, runnableSteps, type NeededInput } from './plan/needs-input';
 export { TRAINING_WARNING_PREFIX } from './fallback/fallback-planner';
+export { MAPPING_ASSET_TYPE, PROMPT_ASSET_TYPE, RESOLVER_ASSET_TYPE } from './knowledge/planner-asset-types';

@@ -3,7 +3,7 @@ import { AppConfig, HealthRegistry } from '@app/platform';
 import { PlanningKnowledgeHealth } from './planning-knowledge-health';
 import { DocumentMatcher } from './fallback/document-signal';
 import { DocumentSearchMatcher } from './fallback/document-search.matcher';
-import { AssetRegistryModule } from '@app/asset-registry';
+import { AssetRegistryModule, AssetTypeRegistry } from '@app/asset-registry';
 import { DocumentsModule } from '@app/documents';
 import { OpsModule } from '@app/ops';
 import { ToolKindsModule, ToolsModule } from '@app/tools';
@@ -14,6 +14,7 @@ import { StagePlanExecutor } from './execution/stage-plan.executor';
 import { PlannerController } from './http/planner.controller';
 import { AssetPlanningKnowledge } from './knowledge/asset-planning-knowledge';
 import { PlanningKnowledge } from './knowledge/planning-knowledge';
+import { MAPPING_ASSET_TYPE, PROMPT_ASSET_TYPE, RESOLVER_ASSET_TYPE } from './knowledge/planner-asset-types';
 import { LlmClient } from './llm/llm-client';
 import { OpenAiLlmClient } from './llm/openai-llm.client';
 import { UnconfiguredLlmClient } from './llm/unconfigured-llm.client';
@@ -67,9 +68,14 @@ export class PlannerModule implements OnModuleInit {
     private readonly health: HealthRegistry,
     private readonly llm: LlmClient,
     private readonly knowledgeHealth: PlanningKnowledgeHealth,
+    private readonly assetTypes: AssetTypeRegistry,
   ) {}
 
+  /** Also the asset types of the planning knowledge this lib reads: prompts, mappings and resolvers. */
   onModuleInit(): void {
+    this.assetTypes.register(PROMPT_ASSET_TYPE);
+    this.assetTypes.register(MAPPING_ASSET_TYPE);
+    this.assetTypes.register(RESOLVER_ASSET_TYPE);
     this.health.register('llm', () => this.llm.health(), { critical: false });
     this.health.register('planning_knowledge', (viewer) => this.knowledgeHealth.check(viewer), {
       critical: false,

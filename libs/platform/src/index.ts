@@ -116,14 +116,12 @@ export {
 } from './health/health-registry';
 export {
   APP_EVENTS,
-  ASSET_TYPES,
   EventBus,
   type ChangeDomain,
   type TenantResyncEvent,
   type AppEventMap,
   type AppEventName,
   type AssetLifecycleEvent,
-  type AssetType,
   type DocumentsChangedEvent,
 } from './events/app-events';
 export { blockedAddressReason, parseIpv6, type BlockedReason } from './egress/address-policy.util';

@@ -1,7 +1,8 @@
 import { Module, OnModuleInit } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { AssetContentCheckPort, AssetRegistryModule } from '@app/asset-registry';
+import { AssetContentCheckPort, AssetRegistryModule, AssetTypeRegistry } from '@app/asset-registry';
+import { POLICY_ASSET_TYPE, SCREEN_ASSET_TYPE, STAGE_ASSET_TYPE } from './assets/tool-asset-types';
 import { DocumentsModule } from '@app/documents';
 import { PendingActionController } from './actions/pending-action.controller';
 import { PendingActionEntity } from './actions/pending-action.entity';
@@ -66,10 +67,18 @@ export class ToolsModule implements OnModuleInit {
   constructor(
     private readonly contentChecks: AssetContentCheckPort,
     private readonly stages: StageExecutorService,
+    private readonly assetTypes: AssetTypeRegistry,
   ) {}
 
-  /** A `stage` asset is published only when its tools exist and its references resolve. */
+  /**
+   * The asset types this lib owns besides `tool` (registered with the kinds): stages, policies
+   * (`tool_access` is the registry's) and screens. A `stage` asset is published only when its tools
+   * exist and its references resolve.
+   */
   onModuleInit(): void {
+    this.assetTypes.register(STAGE_ASSET_TYPE);
+    this.assetTypes.register(POLICY_ASSET_TYPE);
+    this.assetTypes.register(SCREEN_ASSET_TYPE);
     this.contentChecks.register('stage', (tenantId, content) =>
       this.stages.checkStageAsset(tenantId, content),
     );

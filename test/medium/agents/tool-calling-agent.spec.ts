@@ -27,7 +27,7 @@ class RecordingTool implements Tool {
     this.definition = {
       name,
       description,
-      tool_type: 'test',
+      kind: 'test',
       input_schema: {
         type: 'object',
         properties,

@@ -6,6 +6,8 @@ import {
   type Actor,
   AssetRegistryModule,
   AssetRegistryService,
+  AssetTypeRegistry,
+  contentAssetType,
   PublishedAssetReader,
   ToolAssetDryRunner,
   type ToolAssetSpec,
@@ -13,6 +15,8 @@ import {
   type ToolDryRunOutcome,
 } from '@app/asset-registry';
 import { type AssetLifecycleEvent, AuthService, CacheStore } from '@app/platform';
+import { MAPPING_ASSET_TYPE, PROMPT_ASSET_TYPE, RESOLVER_ASSET_TYPE } from '@app/planner';
+import { HTTP_TOOL_CONFIG_SCHEMA, POLICY_ASSET_TYPE, SCREEN_ASSET_TYPE, toolAssetType } from '@app/tools';
 import { startTestContext, TestContext, testBackend } from '@test/support';
 
 @Injectable()
@@ -55,7 +59,17 @@ class EventRecorder {
   }
 }
 
-/** Plugs the recording runner into the registry the way the tools library plugs in its own. */
+/** A type of a lib the registry has never heard of (the table used to list the ten it knew). */
+const NOTE_ASSET_TYPE = contentAssetType('note', 'NoteAsset', {
+  type: 'object',
+  required: ['text'],
+  properties: { text: { type: 'string' } },
+});
+
+/**
+ * Plugs the recording runner into the registry the way the tools library plugs in its own, and registers
+ * the asset types this spec stores the way their libs do (the registry alone knows catalog and source).
+ */
 @Module({
   imports: [AssetRegistryModule],
   providers: [RecordingDryRunner, EventRecorder],
@@ -65,10 +79,21 @@ class TestDoublesModule implements OnModuleInit {
   constructor(
     private readonly port: ToolDryRunnerPort,
     private readonly runner: RecordingDryRunner,
+    private readonly types: AssetTypeRegistry,
   ) {}
 
   onModuleInit(): void {
     this.port.register(this.runner);
+    this.types.register(toolAssetType(() => new Map([['http', HTTP_TOOL_CONFIG_SCHEMA]])));
+    for (const type of [
+      PROMPT_ASSET_TYPE,
+      MAPPING_ASSET_TYPE,
+      RESOLVER_ASSET_TYPE,
+      POLICY_ASSET_TYPE,
+      SCREEN_ASSET_TYPE,
+    ])
+      this.types.register(type);
+    this.types.register(NOTE_ASSET_TYPE);
   }
 }
 
@@ -238,6 +263,25 @@ describe(`asset lifecycle (${testBackend()})`, () => {
     ).resolves.toMatchObject({ name: 'dash' });
   });
 
+  it('stores any type a lib registered and refuses one nobody did', async () => {
+    const note = await assets.create(actor, {
+      asset_type: 'note',
+      name: 'n1',
+      spec: { content: { text: 'x' } },
+    });
+    await assets.publish(actor, note.id);
+    expect(await reader.getPublished(actor.tenantId, 'note', 'n1')).toMatchObject({ version: 1 });
+    await expect(
+      assets.create(actor, { asset_type: 'note', name: 'n2', spec: { content: {} } }),
+    ).rejects.toMatchObject({ details: { fields: [{ field: 'content.text' }] } });
+    await expect(
+      assets.create(actor, { asset_type: 'unregistered', name: 'x', spec: {} }),
+    ).rejects.toMatchObject({
+      code: 'ASSET_INVALID',
+      details: { fields: [{ field: 'asset_type', errors: [expect.stringContaining('note')] }] },
+    });
+  });
+
   it('keeps tenants apart', async () => {
     const own = await assets.create(actor, {
       asset_type: 'policy',
@@ -265,7 +309,7 @@ describe(`asset lifecycle (${testBackend()})`, () => {
       expect(runner.calls.at(-1)).toMatchObject({
         tenantId: actor.tenantId,
         input: { host: 'web-01' },
-        spec: { name: 'server_status', tool_type: 'http', timeout_ms: 2000 },
+        spec: { name: 'server_status', kind: 'http', timeout_ms: 2000 },
       });
 
       // Removing `verbose` and requiring `region` breaks callers of v1.

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import { Module, OnModuleInit } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import type { ToolAssetSpec } from '@app/asset-registry';
+import { AssetRegistryModule, AssetTypeRegistry, type ToolAssetSpec } from '@app/asset-registry';
 import { AppConfig, AuthService, ClusterLimits, DatabaseInfo, SqlToolDatabase } from '@app/platform';
 import { StageExecutorService, ToolContext, ToolRegistry, ToolsModule } from '@app/tools';
 import { checkSqlQuery, createSqlTool, DemoDataService, OpsModule, SqlToolFactory } from '@app/ops';
@@ -13,7 +14,18 @@ import {
   SqlToolSuspendedError,
   withRowCounter,
 } from '@app/ops/testing';
+import { MAPPING_ASSET_TYPE } from '@app/planner';
 import { startTestContext, TestContext, testBackend } from '@test/support';
+
+/** The demo publishes knowledge for the planner (its keyword mappings): the planner's type, as the app has it. */
+@Module({ imports: [AssetRegistryModule] })
+class PlannerAssetTypesModule implements OnModuleInit {
+  constructor(private readonly types: AssetTypeRegistry) {}
+
+  onModuleInit(): void {
+    this.types.register(MAPPING_ASSET_TYPE);
+  }
+}
 
 const caller = (tenantId: string) => ({
   tenantId,
@@ -43,7 +55,7 @@ describe(`OPS tools over the demo dataset (${testBackend()})`, () => {
   const anchor = new Date();
 
   beforeAll(async () => {
-    ctx = await startTestContext([ToolsModule, OpsModule]);
+    ctx = await startTestContext([ToolsModule, OpsModule, PlannerAssetTypesModule]);
     const auth = ctx.get(AuthService);
     tenantId = (await auth.createTenant('demo-ops', 'Demo', undefined)).tenant.id;
     otherTenantId = (await auth.createTenant('other-ops', 'Other', undefined)).tenant.id;
@@ -209,7 +221,7 @@ describe(`OPS tools over the demo dataset (${testBackend()})`, () => {
     const spec = (query: string, extra: Partial<ToolAssetSpec> = {}): ToolAssetSpec => ({
       name: 'servers_by_env',
       description: 'Servers of an environment with their average metric',
-      tool_type: 'sql',
+      kind: 'sql',
       tool_config: { query, row_limit: 50, timeout_ms: 5000 },
       tool_input_schema: {
         type: 'object',

@@ -125,15 +125,15 @@ describe(`tenant change generations (${testBackend()})`, () => {
     };
     const assets = ctx.get(AssetRegistryService);
     const asset = await assets.create(actor, {
-      asset_type: 'prompt',
+      asset_type: 'screen',
       name: 'p',
       description: 'p',
-      spec: { template: 'hello', scope: 'ops', engine: 'planner' },
+      spec: { content: { title: 'hello', components: [] } },
     });
     expect(await generation()).toBeUndefined();
     await assets.publish(actor, asset.id);
     expect(await generation()).toBe('1');
-    await assets.update(actor, asset.id, { spec: { template: 'hello again' } });
+    await assets.update(actor, asset.id, { spec: { content: { title: 'hello again', components: [] } } });
     expect(await generation()).toBe('1');
     await assets.archive(actor, asset.id);
     expect(await generation()).toBe('2');

@@ -71,7 +71,7 @@ describe(`dynamic tools from published assets (${testBackend()})`, () => {
     expect(registry.definition(acme.tenantId, 'server_status')).toMatchObject({
       version: 1,
       source: 'dynamic',
-      tool_type: 'http',
+      kind: 'http',
     });
     expect(registry.has(globex.tenantId, 'server_status')).toBe(false);
     await expect(

@@ -55,7 +55,7 @@ describe(`http tool path values, as sent (${testBackend()})`, () => {
   const toolSpec = (): ToolAssetSpec => ({
     name: 'get_item',
     description: 'reads one item (test)',
-    tool_type: 'http',
+    kind: 'http',
     tool_config: { method: 'GET', url: `${target.url}${TEMPLATE_PATH}{{input.id}}/detail?v=1` },
     tool_input_schema: {
       type: 'object',

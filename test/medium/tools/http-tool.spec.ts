@@ -30,7 +30,7 @@ function spec(
   return {
     name,
     description: `${name} (test)`,
-    tool_type: 'http',
+    kind: 'http',
     tool_config: { method: 'GET', ...config },
     tool_input_schema: { type: 'object', properties: {}, additionalProperties: true },
     tool_output_schema: null,

@@ -71,7 +71,7 @@ describe(`external MCP servers (${testBackend()})`, () => {
     expect(names).toEqual(expect.arrayContaining(['echo__echo', 'echo__pid', 'echo__fail']));
     expect(registry.definition('any', 'echo__echo')).toMatchObject({
       source: 'mcp',
-      tool_type: 'mcp',
+      kind: 'mcp',
       has_side_effects: false,
       input_schema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
     });

@@ -9,7 +9,7 @@ import { sendJson, StandInServer, startStandIn } from '../../support/http-stand-
 const httpSpec = (url: string, extra: Partial<ToolAssetSpec> = {}): ToolAssetSpec => ({
   name: 'list_posts',
   description: 'list posts',
-  tool_type: 'http',
+  kind: 'http',
   tool_config: { method: 'GET', url, query: { limit: '{{input.limit}}' } },
   tool_input_schema: {
     type: 'object',
@@ -24,7 +24,7 @@ const httpSpec = (url: string, extra: Partial<ToolAssetSpec> = {}): ToolAssetSpe
 const sqlSpec: ToolAssetSpec = {
   name: 'servers_by_env',
   description: 'servers in an environment',
-  tool_type: 'sql',
+  kind: 'sql',
   tool_config: { query: 'SELECT name, environment FROM configuration_items WHERE environment = :env' },
   tool_input_schema: { type: 'object', properties: { env: { type: 'string' } } },
   tool_output_schema: null,

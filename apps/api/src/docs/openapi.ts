@@ -1,6 +1,7 @@
 import { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import { ErrorResponseDto } from '../http/error-response.dto';
+import { documentAssetTypes } from './asset-type-docs';
 import { completeContract } from './openapi-contract';
 import pluginMetadata from './plugin-metadata';
 
@@ -24,7 +25,9 @@ function createOpenApiDocument(app: INestApplication): OpenAPIObject {
     .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'API key' })
     .addApiKey({ type: 'apiKey', in: 'header', name: 'X-Api-Key' }, 'api-key')
     .build();
-  return completeContract(SwaggerModule.createDocument(app, config, { extraModels: [ErrorResponseDto] }));
+  return documentAssetTypes(
+    completeContract(SwaggerModule.createDocument(app, config, { extraModels: [ErrorResponseDto] })),
+  );
 }
 
 /** The OpenAPI document of the application's controllers (what /docs-json serves and openapi.json holds). */

@@ -9,7 +9,11 @@ export const RESPONSE_SCHEMAS: {
     "AssetController_schemas": {
       "type": "object",
       "properties": {},
-      "additionalProperties": true
+      "additionalProperties": {
+        "type": "object",
+        "properties": {},
+        "additionalProperties": {}
+      }
     },
     "AssetController_syncCatalog": {
       "$ref": "#/components/schemas/CatalogSyncResult"
@@ -333,7 +337,7 @@ export const RESPONSE_SCHEMAS: {
         "tools": {
           "type": "array",
           "items": {
-            "$ref": "#/components/schemas/ToolListing"
+            "$ref": "#/components/schemas/ToolListingView"
           }
         }
       },
@@ -342,7 +346,7 @@ export const RESPONSE_SCHEMAS: {
       ]
     },
     "ToolsController_get": {
-      "$ref": "#/components/schemas/ToolListing"
+      "$ref": "#/components/schemas/ToolListingView"
     },
     "ToolsController_execute": {
       "$ref": "#/components/schemas/ToolResult_unknown"
@@ -779,19 +783,7 @@ export const RESPONSE_SCHEMAS: {
           "nullable": true
         },
         "asset_type": {
-          "type": "string",
-          "enum": [
-            "prompt",
-            "mapping",
-            "policy",
-            "query",
-            "source",
-            "catalog",
-            "resolver",
-            "tool",
-            "screen",
-            "stage"
-          ]
+          "type": "string"
         },
         "name": {
           "type": "string"
@@ -837,19 +829,7 @@ export const RESPONSE_SCHEMAS: {
           "type": "string"
         },
         "asset_type": {
-          "type": "string",
-          "enum": [
-            "prompt",
-            "mapping",
-            "policy",
-            "query",
-            "source",
-            "catalog",
-            "resolver",
-            "tool",
-            "screen",
-            "stage"
-          ]
+          "type": "string"
         },
         "name": {
           "type": "string"
@@ -888,19 +868,7 @@ export const RESPONSE_SCHEMAS: {
       "type": "object",
       "properties": {
         "asset_type": {
-          "type": "string",
-          "enum": [
-            "prompt",
-            "mapping",
-            "policy",
-            "query",
-            "source",
-            "catalog",
-            "resolver",
-            "tool",
-            "screen",
-            "stage"
-          ]
+          "type": "string"
         },
         "name": {
           "type": "string"
@@ -2252,9 +2220,33 @@ export const RESPONSE_SCHEMAS: {
         "key_id"
       ]
     },
-    "ToolListing": {
+    "ToolListingView": {
       "type": "object",
       "properties": {
+        "tool_type": {
+          "type": "string",
+          "description": "`builtin` tools name their own kind (their name); dynamic ones `http`, `sql` or `query` (a published query asset)."
+        },
+        "input_schema": {
+          "$ref": "#/components/schemas/JsonSchema"
+        },
+        "source_ref": {
+          "type": "string",
+          "nullable": true,
+          "description": "The data source the tool reads (seed 004 `source_ref`): `internal` for the service's own OPS tables\n(whose catalog is the published catalog `ops`), the name of a published `source` asset, or null when\nthe tool reads no catalogued source (documents, code, remote MCP tools). The planner plans the tool's\nparameters over that source's catalog."
+        },
+        "has_side_effects": {
+          "type": "boolean"
+        },
+        "planning_hints": {
+          "allOf": [
+            {
+              "$ref": "#/components/schemas/PlanningHints"
+            }
+          ],
+          "nullable": true,
+          "description": "What the tool's owner tells the planner about when to use it (examples, keywords, not_for per\nlanguage): a tool asset's `planning_hints`, or the hints a built-in tool's lib declares with it."
+        },
         "available": {
           "type": "boolean"
         },
@@ -2264,13 +2256,6 @@ export const RESPONSE_SCHEMAS: {
         "description": {
           "type": "string"
         },
-        "tool_type": {
-          "type": "string",
-          "description": "`builtin` tools name their kind (ci_lookup, metric_query, ...); dynamic ones `http`, `sql` or `query` (a published query asset)."
-        },
-        "input_schema": {
-          "$ref": "#/components/schemas/JsonSchema"
-        },
         "output_schema": {
           "allOf": [
             {
@@ -2278,9 +2263,6 @@ export const RESPONSE_SCHEMAS: {
             }
           ],
           "nullable": true
-        },
-        "has_side_effects": {
-          "type": "boolean"
         },
         "timeout_ms": {
           "type": "number"
@@ -2298,35 +2280,21 @@ export const RESPONSE_SCHEMAS: {
           "nullable": true,
           "description": "Asset version for dynamic tools."
         },
-        "source_ref": {
-          "type": "string",
-          "nullable": true,
-          "description": "The data source the tool reads (seed 004 `source_ref`): `internal` for the service's own OPS tables\n(whose catalog is the published catalog `ops`), the name of a published `source` asset, or null when\nthe tool reads no catalogued source (documents, code, remote MCP tools). The planner plans the tool's\nparameters over that source's catalog."
-        },
         "tags": {
           "type": "array",
           "items": {
             "type": "string"
           }
-        },
-        "planning_hints": {
-          "allOf": [
-            {
-              "$ref": "#/components/schemas/PlanningHints"
-            }
-          ],
-          "nullable": true,
-          "description": "What the tool's owner tells the planner about when to use it (examples, keywords, not_for per\nlanguage): a tool asset's `planning_hints`, or the hints a built-in tool's lib declares with it."
         }
       },
       "required": [
+        "tool_type",
+        "input_schema",
+        "has_side_effects",
         "available",
         "name",
         "description",
-        "tool_type",
-        "input_schema",
         "output_schema",
-        "has_side_effects",
         "timeout_ms",
         "source"
       ]
@@ -2945,9 +2913,9 @@ export const RESPONSE_SCHEMAS: {
         "source": {
           "type": "string",
           "enum": [
+            "description",
             "classifier",
             "evidence_score",
-            "description",
             "hint_keyword",
             "hint_example",
             "not_for",
@@ -3865,9 +3833,6 @@ export const RESPONSE_SCHEMAS: {
     "AgentRunSummary": {
       "type": "object",
       "properties": {
-        "prompt": {
-          "type": "string"
-        },
         "status": {
           "type": "string",
           "enum": [
@@ -3938,6 +3903,9 @@ export const RESPONSE_SCHEMAS: {
         "caller_id": {
           "type": "string"
         },
+        "prompt": {
+          "type": "string"
+        },
         "callback_url": {
           "type": "string",
           "nullable": true,
@@ -3951,7 +3919,6 @@ export const RESPONSE_SCHEMAS: {
         }
       },
       "required": [
-        "prompt",
         "status",
         "pending",
         "user_id",
@@ -3962,6 +3929,7 @@ export const RESPONSE_SCHEMAS: {
         "run_id",
         "mode",
         "caller_id",
+        "prompt",
         "callback_url",
         "created_at",
         "updated_at"

@@ -1194,16 +1194,16 @@ export interface components {
     AssetSnapshot: {
       /** @enum {string} */
       asset_type:
-        | 'prompt'
+        | 'catalog'
         | 'mapping'
         | 'policy'
+        | 'prompt'
         | 'query'
-        | 'source'
-        | 'catalog'
         | 'resolver'
-        | 'tool'
         | 'screen'
-        | 'stage';
+        | 'source'
+        | 'stage'
+        | 'tool';
       description: string | null;
       name: string;
       tags: string[];
@@ -1228,16 +1228,16 @@ export interface components {
       archived_by: string | null;
       /** @enum {string} */
       asset_type:
-        | 'prompt'
+        | 'catalog'
         | 'mapping'
         | 'policy'
+        | 'prompt'
         | 'query'
-        | 'source'
-        | 'catalog'
         | 'resolver'
-        | 'tool'
         | 'screen'
-        | 'stage';
+        | 'source'
+        | 'stage'
+        | 'tool';
       created_at: string;
       created_by: string | null;
       description: string | null;
@@ -1472,19 +1472,22 @@ export interface components {
       user_id?: string;
     };
     CreateAssetRequestDto: {
-      /** @enum {string} */
+      /**
+       * @description A registered asset type (each lib registers the types it owns): GET /api/assets/schemas lists them with the JSON Schema of their fields
+       * @enum {string}
+       */
       asset_type:
-        | 'prompt'
+        | 'catalog'
         | 'mapping'
         | 'policy'
+        | 'prompt'
         | 'query'
-        | 'source'
-        | 'catalog'
         | 'resolver'
-        | 'tool'
         | 'screen'
-        | 'stage';
-      /** @description catalog, mapping, policy, source, resolver and screen assets: the content for the type */
+        | 'source'
+        | 'stage'
+        | 'tool';
+      /** @description assets whose fields are one document (catalog, mapping, ...): the content for the type */
       content?:
         | {
             source: {
@@ -1535,23 +1538,6 @@ export interface components {
             settings: Record<string, never>;
           }
         | {
-            connection:
-              | {
-                  database?: string;
-                  host?: string;
-                  password_ref?: string;
-                  port?: number;
-                  ssl?: boolean;
-                  url_ref?: string;
-                  user?: string;
-                }
-              | unknown
-              | unknown;
-            /** @enum {unknown} */
-            kind: 'postgres';
-            schema?: string;
-          }
-        | {
             rules: {
               description?: string;
               field: string;
@@ -1569,6 +1555,40 @@ export interface components {
             }[];
             layout?: Record<string, never>;
             title?: string;
+          }
+        | {
+            connection:
+              | {
+                  database?: string;
+                  host?: string;
+                  password_ref?: string;
+                  port?: number;
+                  ssl?: boolean;
+                  url_ref?: string;
+                  user?: string;
+                }
+              | unknown
+              | unknown;
+            /** @enum {unknown} */
+            kind: 'postgres';
+            schema?: string;
+          }
+        | {
+            params_schema?: Record<string, never>;
+            stages: {
+              /** @enum {unknown} */
+              on_failure?: 'stop' | 'continue';
+              output_mapping?: Record<string, never>;
+              stage_name: string;
+              tools: {
+                depends_on?: string[];
+                id?: string;
+                input?: Record<string, never>;
+                timeout_ms?: number;
+                tool_name: string;
+              }[];
+            }[];
+            timeout_ms?: number;
           };
       /** @example Servers of an environment */
       description?: string | null;
@@ -1683,7 +1703,7 @@ export interface components {
         [key: string]: unknown;
       };
       /**
-       * @description tool: how the tool runs
+       * @description tool: how the tool runs (one of the registered tool kinds)
        * @enum {string}
        */
       tool_type?: 'http' | 'sql';
@@ -2386,16 +2406,16 @@ export interface components {
       asset_id: string;
       /** @enum {string} */
       asset_type:
-        | 'prompt'
+        | 'catalog'
         | 'mapping'
         | 'policy'
+        | 'prompt'
         | 'query'
-        | 'source'
-        | 'catalog'
         | 'resolver'
-        | 'tool'
         | 'screen'
-        | 'stage';
+        | 'source'
+        | 'stage'
+        | 'tool';
       name: string;
       published_at: string;
       published_by: string | null;
@@ -2632,17 +2652,14 @@ export interface components {
       depends_on?: string[];
       /**
        * @description Step id used by depends_on and references (default step<N>, 1-based)
-       * @example servers
+       * @example runbooks
        */
       id?: string;
       /**
        * @description Tool input. Any value may be {"$ref": "<step id>.<path>"}, resolved from an earlier step's ToolResult, e.g. {"$ref": "servers.data.items[*].id"}
        * @example {
-       *       "filters": {
-       *         "environment": "prod",
-       *         "ci_type": "server"
-       *       },
-       *       "limit": 50
+       *       "query": "restart procedure",
+       *       "top_k": 5
        *     }
        */
       input?: {
@@ -2650,7 +2667,7 @@ export interface components {
       };
       /** @description Timeout for this step in ms (within the stage deadline) */
       timeout_ms?: number;
-      /** @example ci_lookup */
+      /** @example document_search */
       tool_name: string;
     };
     StepExecution: {
@@ -2706,9 +2723,9 @@ export interface components {
       matched?: string[];
       /** @enum {string} */
       source:
+        | 'description'
         | 'classifier'
         | 'evidence_score'
-        | 'description'
         | 'hint_keyword'
         | 'hint_example'
         | 'not_for'
@@ -2756,7 +2773,7 @@ export interface components {
       scored_by: 'classifier' | 'evidence';
       tool: string;
     };
-    ToolListing: {
+    ToolListingView: {
       available: boolean;
       description: string;
       has_side_effects: boolean;
@@ -2779,7 +2796,7 @@ export interface components {
       source_ref?: string | null;
       tags?: string[];
       timeout_ms: number;
-      /** @description `builtin` tools name their kind (ci_lookup, metric_query, ...); dynamic ones `http`, `sql` or `query` (a published query asset). */
+      /** @description `builtin` tools name their own kind (their name); dynamic ones `http`, `sql` or `query` (a published query asset). */
       tool_type: string;
       /** @description Asset version for dynamic tools. */
       version?: number | null;
@@ -2801,7 +2818,7 @@ export interface components {
       warnings: string[];
     };
     UpdateAssetRequestDto: {
-      /** @description catalog, mapping, policy, source, resolver and screen assets: the content for the type */
+      /** @description assets whose fields are one document (catalog, mapping, ...): the content for the type */
       content?:
         | {
             source: {
@@ -2852,23 +2869,6 @@ export interface components {
             settings: Record<string, never>;
           }
         | {
-            connection:
-              | {
-                  database?: string;
-                  host?: string;
-                  password_ref?: string;
-                  port?: number;
-                  ssl?: boolean;
-                  url_ref?: string;
-                  user?: string;
-                }
-              | unknown
-              | unknown;
-            /** @enum {unknown} */
-            kind: 'postgres';
-            schema?: string;
-          }
-        | {
             rules: {
               description?: string;
               field: string;
@@ -2886,6 +2886,40 @@ export interface components {
             }[];
             layout?: Record<string, never>;
             title?: string;
+          }
+        | {
+            connection:
+              | {
+                  database?: string;
+                  host?: string;
+                  password_ref?: string;
+                  port?: number;
+                  ssl?: boolean;
+                  url_ref?: string;
+                  user?: string;
+                }
+              | unknown
+              | unknown;
+            /** @enum {unknown} */
+            kind: 'postgres';
+            schema?: string;
+          }
+        | {
+            params_schema?: Record<string, never>;
+            stages: {
+              /** @enum {unknown} */
+              on_failure?: 'stop' | 'continue';
+              output_mapping?: Record<string, never>;
+              stage_name: string;
+              tools: {
+                depends_on?: string[];
+                id?: string;
+                input?: Record<string, never>;
+                timeout_ms?: number;
+                tool_name: string;
+              }[];
+            }[];
+            timeout_ms?: number;
           };
       /** @example Servers of an environment */
       description?: string | null;
@@ -2995,7 +3029,7 @@ export interface components {
         [key: string]: unknown;
       };
       /**
-       * @description tool: how the tool runs
+       * @description tool: how the tool runs (one of the registered tool kinds)
        * @enum {string}
        */
       tool_type?: 'http' | 'sql';
@@ -3109,7 +3143,7 @@ export type SchemaToolDryRunOutcome = components['schemas']['ToolDryRunOutcome']
 export type SchemaToolEvidence = components['schemas']['ToolEvidence'];
 export type SchemaToolExecuteRequestDto = components['schemas']['ToolExecuteRequestDto'];
 export type SchemaToolExplanation = components['schemas']['ToolExplanation'];
-export type SchemaToolListing = components['schemas']['ToolListing'];
+export type SchemaToolListingView = components['schemas']['ToolListingView'];
 export type SchemaToolResultUnknown = components['schemas']['ToolResult_unknown'];
 export type SchemaUpdateAssetRequestDto = components['schemas']['UpdateAssetRequestDto'];
 export type $defs = Record<string, never>;
@@ -3719,17 +3753,18 @@ export interface operations {
         search?: string;
         status?: 'draft' | 'published' | 'archived';
         tag?: string;
+        /** @description A registered asset type (each lib registers the types it owns): GET /api/assets/schemas lists them with the JSON Schema of their fields */
         type?:
-          | 'prompt'
+          | 'catalog'
           | 'mapping'
           | 'policy'
+          | 'prompt'
           | 'query'
-          | 'source'
-          | 'catalog'
           | 'resolver'
-          | 'tool'
           | 'screen'
-          | 'stage';
+          | 'source'
+          | 'stage'
+          | 'tool';
       };
       header?: never;
       path?: never;
@@ -5519,7 +5554,9 @@ export interface operations {
         };
         content: {
           'application/json': {
-            [key: string]: unknown;
+            [key: string]: {
+              [key: string]: unknown;
+            };
           };
         };
       };
@@ -12360,7 +12397,7 @@ export interface operations {
         };
         content: {
           'application/json': {
-            tools: components['schemas']['ToolListing'][];
+            tools: components['schemas']['ToolListingView'][];
           };
         };
       };
@@ -12463,7 +12500,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ToolListing'];
+          'application/json': components['schemas']['ToolListingView'];
         };
       };
       /** @description Invalid input (validation, malformed JSON, unknown fields) */

@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, errorText, type Schemas } from '../api';
 
-type Tool = Schemas['ToolListing'];
+type Tool = Schemas['ToolListingView'];
 type JsonSchema = {
   type?: string;
   properties?: Record<string, JsonSchema>;

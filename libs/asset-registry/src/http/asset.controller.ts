@@ -1,8 +1,6 @@
 import { Body, Controller, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 import {
-  ASSET_TYPES,
-  type AssetType,
   CurrentPrincipal,
   ErrorKind,
   PlatformException,
@@ -17,7 +15,7 @@ import { AssetRegistryException, AssetRegistryExceptionCode } from '../asset-reg
 import { type CatalogSyncResult, CatalogSyncService } from '../catalog/catalog-sync.service';
 import { type Actor, AssetRegistryService } from '../lifecycle/asset-registry.service';
 import { PublishedAssetReader } from '../reading/published-asset.reader';
-import { ASSET_SPEC_SCHEMAS } from '../validation/asset-schemas';
+import { AssetTypeRegistry } from '../types/asset-type.registry';
 import {
   AssetDiffQueryDto,
   CatalogSyncRequestDto,
@@ -45,13 +43,14 @@ export class AssetController {
     private readonly assets: AssetRegistryService,
     private readonly reader: PublishedAssetReader,
     private readonly catalogSync: CatalogSyncService,
+    private readonly types: AssetTypeRegistry,
   ) {}
 
   @Get('schemas')
   @RequireRole('reader')
   @ApiOperation({ summary: 'The JSON Schema each asset type’s type-specific fields must satisfy' })
-  schemas(): Record<AssetType, Record<string, unknown>> {
-    return ASSET_SPEC_SCHEMAS;
+  schemas(): Record<string, Record<string, unknown>> {
+    return this.types.schemas();
   }
 
   @Post('catalog/sync')
@@ -76,8 +75,8 @@ export class AssetController {
     @Param('name') name: string,
     @CurrentPrincipal() principal: Principal,
   ): Promise<PublishedAsset> {
-    const found = (ASSET_TYPES as readonly string[]).includes(type)
-      ? await this.reader.getPublished(principal.tenantId, type as AssetType, name)
+    const found = this.types.has(type)
+      ? await this.reader.getPublished(principal.tenantId, type, name)
       : null;
     if (!found) {
       throw new AssetRegistryException(

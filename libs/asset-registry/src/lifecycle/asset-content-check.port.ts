@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { AssetType } from '@app/platform';
+import type { AssetType } from '../types/asset-type.registry';
 
 /**
  * A publish-time check of an asset's content that needs a library above this one (a stage

@@ -3,12 +3,11 @@ import {
   APP_EVENTS,
   type AppEventName,
   type AssetLifecycleEvent,
-  type AssetType,
   EventBus,
   TenantSecretsService,
 } from '@app/platform';
 import {
-  ALL_SPEC_FIELDS,
+  SPEC_FIELDS,
   type AssetDiffView,
   type AssetListQuery,
   type AssetSnapshot,
@@ -20,6 +19,7 @@ import {
   type PublishedAsset,
 } from '../asset.types';
 import { INTERNAL_SOURCE_REF } from '../asset-contents';
+import type { AssetType } from '../types/asset-type.registry';
 import { AssetRegistryException, AssetRegistryExceptionCode as Code } from '../asset-registry.exception';
 import type { AssetEntity } from '../persistence/asset.entity';
 import type { AssetVersionEntity } from '../persistence/asset-version.entity';
@@ -370,10 +370,10 @@ export class AssetRegistryService {
   }
 
   private assertValid(assetType: AssetType, name: string, spec: AssetSpec): void {
-    const issues = [
-      ...this.validator.nameIssues(assetType, name),
-      ...this.validator.specIssues(assetType, spec),
-    ];
+    const unknownType = this.validator.typeIssues(assetType);
+    const issues = unknownType.length
+      ? unknownType
+      : [...this.validator.nameIssues(assetType, name), ...this.validator.specIssues(assetType, spec)];
     if (issues.length > 0) throw invalid(assetType, issues);
   }
 
@@ -435,7 +435,7 @@ export function invalid(assetType: AssetType, issues: ContractIssue[]): AssetReg
 
 function servingView(asset: AssetEntity, serving: AssetVersionEntity): AssetView {
   const view = toAssetView(asset);
-  for (const field of ALL_SPEC_FIELDS) delete view[field];
+  for (const field of SPEC_FIELDS) delete view[field];
   return {
     ...view,
     ...serving.snapshot,

@@ -1,16 +1,15 @@
 import { Injectable, Logger } from '@nestjs/common';
 import type { ToolDryRunOutcome } from '../asset-contents';
 import {
-  ASSET_FIELDS_BY_TYPE,
+  SPEC_FIELDS,
   type AssetSnapshot,
   type AssetSpec,
   type ContractIssue,
   type ToolContractReport,
 } from '../asset.types';
 import { AssetRegistryException, AssetRegistryExceptionCode } from '../asset-registry.exception';
-import type { ToolAssetSpec } from '../asset-contents';
+import { TOOL_NAME_PATTERN, type ToolAssetSpec } from '../asset-contents';
 import { toQueryToolSpec, toToolSpec } from '../reading/asset-content.mapper';
-import { ASSET_NAME_PATTERNS } from '../validation/asset-schemas';
 import { AssetSpecValidator, toFieldPath } from '../validation/asset-spec.validator';
 import { toolBreakingChanges } from './tool-breaking-changes.util';
 import { ToolDryRunnerPort } from './tool-dry-runner.port';
@@ -50,7 +49,7 @@ function queryFieldOf(path: string): string {
 /** What a query asset needs to run as a tool, beyond its schema. */
 function queryIssues(snapshot: AssetSnapshot): ContractIssue[] {
   const issues: ContractIssue[] = [];
-  if (!ASSET_NAME_PATTERNS.tool.test(snapshot.name) || snapshot.name.includes('__')) {
+  if (!TOOL_NAME_PATTERN.test(snapshot.name) || snapshot.name.includes('__')) {
     issues.push({
       field: 'name',
       message:
@@ -101,8 +100,7 @@ export class ToolContractChecker {
   ): ToolContractReport {
     const type = snapshot.asset_type === 'query' ? 'query' : 'tool';
     const spec: AssetSpec = {};
-    for (const field of ASSET_FIELDS_BY_TYPE[type])
-      if (snapshot[field] !== undefined) spec[field] = snapshot[field];
+    for (const field of SPEC_FIELDS) if (snapshot[field] !== undefined) spec[field] = snapshot[field];
     const issues = this.validator.specIssues(type, spec);
     if (type === 'query' && issues.length === 0) issues.push(...queryIssues(snapshot));
     const toolSpec = toRunnableSpec(snapshot);

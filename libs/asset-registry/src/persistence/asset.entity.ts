@@ -10,7 +10,7 @@ import {
   Unique,
   UpdateDateColumn,
 } from 'typeorm';
-import type { AssetType } from '@app/platform';
+import type { AssetType } from '../types/asset-type.registry';
 import type { AssetStatus } from '../asset.types';
 
 /**
@@ -19,10 +19,8 @@ import type { AssetStatus } from '../asset.types';
  */
 @Entity('tb_asset_registry')
 @Unique('UQ_tb_asset_registry_tenant_type_name', ['tenantId', 'assetType', 'name'])
-@Check(
-  'CHK_tb_asset_registry_type',
-  `"asset_type" IN ('prompt', 'mapping', 'policy', 'query', 'source', 'catalog', 'resolver', 'tool', 'screen')`,
-)
+// The types themselves are registered by the libs that own them (AssetTypeRegistry); the table keeps a name's shape.
+@Check('CHK_tb_asset_registry_type', `"asset_type" ~ '^[a-z][a-z0-9_]{0,31}$'`)
 @Check('CHK_tb_asset_registry_status', `"status" IN ('draft', 'published', 'archived')`)
 @Index(['tenantId', 'assetType', 'status'])
 export class AssetEntity {

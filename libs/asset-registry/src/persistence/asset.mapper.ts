@@ -1,7 +1,6 @@
 import { isDeepStrictEqual } from 'node:util';
 import {
-  ALL_SPEC_FIELDS,
-  ASSET_FIELDS_BY_TYPE,
+  SPEC_FIELDS,
   type AssetSnapshot,
   type AssetSpec,
   type AssetVersionView,
@@ -34,9 +33,10 @@ export const SPEC_COLUMNS: Record<SpecField, keyof AssetEntity> = {
   content: 'content',
 };
 
+/** The fields an asset carries: only its type's are ever written (the validator refuses the others). */
 export function specOf(entity: AssetEntity): AssetSpec {
   const spec: AssetSpec = {};
-  for (const field of ASSET_FIELDS_BY_TYPE[entity.assetType]) {
+  for (const field of SPEC_FIELDS) {
     const value = entity[SPEC_COLUMNS[field]];
     if (value !== null && value !== undefined) spec[field] = value;
   }
@@ -46,7 +46,7 @@ export function specOf(entity: AssetEntity): AssetSpec {
 /** Entity columns for a spec: every spec column is written, so fields dropped from the spec become null. */
 export function columnsOf(spec: AssetSpec): Partial<AssetEntity> {
   const columns: Record<string, unknown> = {};
-  for (const field of ALL_SPEC_FIELDS) columns[SPEC_COLUMNS[field]] = spec[field] ?? null;
+  for (const field of SPEC_FIELDS) columns[SPEC_COLUMNS[field]] = spec[field] ?? null;
   return columns;
 }
 

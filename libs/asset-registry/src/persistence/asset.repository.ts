@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager, QueryFailedError, SelectQueryBuilder } from 'typeorm';
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
-import type { AssetType } from '@app/platform';
+import type { AssetType } from '../types/asset-type.registry';
 import type { AssetListQuery } from '../asset.types';
 import { AssetEntity } from './asset.entity';
 import { AssetVersionEntity } from './asset-version.entity';

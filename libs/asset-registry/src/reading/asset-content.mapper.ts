@@ -6,7 +6,6 @@ import type {
   QueryToolConfig,
   SqlToolConfig,
   ToolAssetSpec,
-  ToolAssetType,
 } from '../asset-contents';
 import type { AssetSnapshot, PublishedAsset, PublishedContent } from '../asset.types';
 
@@ -15,7 +14,7 @@ export function toToolSpec(snapshot: AssetSnapshot): ToolAssetSpec {
   return {
     name: snapshot.name,
     description: snapshot.description ?? '',
-    tool_type: snapshot.tool_type as ToolAssetType,
+    kind: snapshot.tool_type as string,
     tool_config: config,
     tool_input_schema: snapshot.tool_input_schema as Record<string, unknown>,
     tool_output_schema: (snapshot.tool_output_schema as Record<string, unknown> | undefined) ?? null,
@@ -52,7 +51,7 @@ export function toQueryToolSpec(snapshot: AssetSnapshot): ToolAssetSpec {
   return {
     name: snapshot.name,
     description: snapshot.description ?? '',
-    tool_type: 'query',
+    kind: 'query',
     tool_config: config,
     tool_input_schema: objectOrNull(snapshot.query_params) ?? { type: 'object', properties: {} },
     tool_output_schema: objectOrNull(metadata.output_schema),

@@ -2,13 +2,12 @@ import { Injectable } from '@nestjs/common';
 import { OnEvent } from '@nestjs/event-emitter';
 import {
   AppConfig,
-  ASSET_TYPES,
   type AssetLifecycleEvent,
-  type AssetType,
   CacheStore,
   runAsTenant,
   type TenantResyncEvent,
 } from '@app/platform';
+import { AssetTypeRegistry, type AssetType } from '../types/asset-type.registry';
 import type {
   CatalogContent,
   MappingContent,
@@ -57,6 +56,7 @@ export class PublishedAssetReader {
     private readonly repository: AssetRepository,
     private readonly cache: CacheStore,
     private readonly config: AppConfig,
+    private readonly types: AssetTypeRegistry,
   ) {}
 
   private get ttl(): number {
@@ -181,10 +181,12 @@ export class PublishedAssetReader {
    */
   async invalidateTenant(tenantId: string): Promise<void> {
     const names = await runAsTenant(tenantId, () => this.repository.namesOf(tenantId));
+    // The registered types, and any the tenant still holds that no loaded module registers.
+    const types = [...new Set([...this.types.types(), ...names.map((n) => n.assetType)])];
     await this.cache.delete(
       ...names.map(({ assetType, name }) => oneKey(tenantId, assetType, name)),
-      ...ASSET_TYPES.map((type) => listKey(tenantId, type)),
-      ...ASSET_TYPES.map((type) => allKey(type)),
+      ...types.map((type) => listKey(tenantId, type)),
+      ...types.map((type) => allKey(type)),
     );
   }
 

@@ -1,18 +1,32 @@
+import { AssetTypeRegistry, type AssetTypeDefinition } from '../types/asset-type.registry';
+import { CATALOG_ASSET_TYPE, SOURCE_ASSET_TYPE } from './asset-schemas';
 import { AssetSpecValidator, toFieldPath } from './asset-spec.validator';
 
-const validator = new AssetSpecValidator();
 const fields = (issues: { field: string }[]) => issues.map((i) => i.field);
 
-const httpTool = {
-  tool_type: 'http',
-  tool_config: {
-    method: 'GET',
-    url: 'https://status.example.com/api/{{input.host}}',
-    secret_ref: 'env:OPS_SECRET_STATUS',
+/** A type of the test's own, as a lib above would register it. */
+const NOTE: AssetTypeDefinition = {
+  type: 'note',
+  fields: ['scope', 'template', 'input_schema'],
+  schema: {
+    type: 'object',
+    required: ['template'],
+    properties: {
+      scope: { type: 'string' },
+      template: { type: 'string', minLength: 1 },
+      input_schema: { type: ['object', 'null'] },
+    },
   },
-  tool_input_schema: { type: 'object', properties: { host: { type: 'string' } }, required: ['host'] },
-  tool_output_schema: { type: 'object', properties: { up: { type: 'boolean' } } },
+  namePattern: /^[a-z]+$/,
 };
+
+function validatorWith(...definitions: AssetTypeDefinition[]): AssetSpecValidator {
+  const registry = new AssetTypeRegistry();
+  for (const definition of definitions) registry.register(definition);
+  return new AssetSpecValidator(registry);
+}
+
+const validator = validatorWith(CATALOG_ASSET_TYPE, SOURCE_ASSET_TYPE, NOTE);
 
 describe('AssetSpecValidator', () => {
   it('formats JSON pointers as field paths', () => {
@@ -20,22 +34,7 @@ describe('AssetSpecValidator', () => {
     expect(toFieldPath('/url', 'tool_config')).toBe('tool_config.url');
   });
 
-  it('accepts every content contract shape', () => {
-    expect(validator.specIssues('tool', httpTool)).toEqual([]);
-    expect(
-      validator.specIssues('tool', {
-        tool_type: 'sql',
-        tool_config: {
-          query: 'WITH x AS (SELECT 1) SELECT * FROM x WHERE id = :id',
-          row_limit: 10,
-          timeout_ms: 500,
-        },
-        tool_input_schema: { type: 'object', properties: { id: { type: 'integer' } } },
-        tool_output_schema: null,
-        sample_input: { id: 1 },
-        has_side_effects: false,
-      }),
-    ).toEqual([]);
+  it("accepts the asset registry's own types and a registered one", () => {
     expect(
       validator.specIssues('catalog', {
         content: {
@@ -55,62 +54,65 @@ describe('AssetSpecValidator', () => {
       }),
     ).toEqual([]);
     expect(
-      validator.specIssues('mapping', {
-        content: { mappings: [{ keyword: '운영', value: 'prod', kind: 'filter', field: 'environment' }] },
+      validator.specIssues('source', {
+        content: { kind: 'postgres', connection: { url_ref: 'secret:CRM_URL' } },
       }),
     ).toEqual([]);
-    expect(
-      validator.specIssues('prompt', { scope: 'planner', engine: 'mustache', template: 'Hi {{q}}' }),
-    ).toEqual([]);
-    expect(validator.specIssues('query', { query_cypher: 'MATCH (n) RETURN n' })).toEqual([]);
+    expect(validator.specIssues('note', { template: 'Hi {{q}}', scope: 'planner' })).toEqual([]);
   });
 
-  it('names the bad field of a tool config for its tool_type', () => {
-    expect(
-      fields(validator.specIssues('tool', { ...httpTool, tool_config: { method: 'FETCH', url: 'ftp://x' } })),
-    ).toEqual(['tool_config.method', 'tool_config.url']);
-    expect(
-      fields(
-        validator.specIssues('tool', {
-          ...httpTool,
-          tool_config: { ...httpTool.tool_config, secret_ref: 'MY_KEY' },
-        }),
-      ),
-    ).toEqual(['tool_config.secret_ref']);
-    expect(
-      fields(
-        validator.specIssues('tool', {
-          ...httpTool,
-          tool_type: 'sql',
-          tool_config: { query: 'DELETE FROM x' },
-        }),
-      ),
-    ).toEqual(['tool_config.query']);
-    expect(fields(validator.specIssues('tool', { ...httpTool, tool_type: 'sql' }))).toEqual(
-      expect.arrayContaining(['tool_config.query', 'tool_config.method']),
-    );
+  it('refuses a type nobody registered, naming the registered ones', () => {
+    expect(validator.typeIssues('tool')).toEqual([
+      { field: 'asset_type', message: 'must be one of catalog, note, source' },
+    ]);
+    expect(validator.specIssues('tool', { tool_type: 'http' })).toEqual(validator.typeIssues('tool'));
+    expect(validator.typeIssues('note')).toEqual([]);
   });
 
-  it('rejects schemas that are not JSON Schema and fields of another asset type', () => {
+  it('rejects fields of another type, bad content and schemas that are not JSON Schema', () => {
+    expect(fields(validator.specIssues('note', { template: 't', query_sql: 'x' }))).toEqual(['query_sql']);
+    expect(fields(validator.specIssues('note', { scope: 's' }))).toEqual(['template']);
     expect(
-      fields(validator.specIssues('tool', { ...httpTool, tool_output_schema: { type: 'banana' } })),
-    ).toContain('tool_output_schema.type');
-    expect(
-      fields(validator.specIssues('prompt', { scope: 's', engine: 'e', template: 't', query_sql: 'x' })),
-    ).toEqual(['query_sql']);
-    expect(fields(validator.specIssues('query', {}))).toEqual(['query_sql | query_cypher | query_http']);
-    expect(
-      fields(
-        validator.specIssues('mapping', {
-          content: { mappings: [{ keyword: 'k', value: 'v', kind: 'filter' }] },
-        }),
-      ),
-    ).toEqual(['content.mappings[0].field']);
+      fields(validator.specIssues('note', { template: 't', input_schema: { type: 'banana' } })),
+    ).toContain('input_schema.type');
+    expect(fields(validator.specIssues('catalog', { content: { tables: [] } }))).toEqual(['content.source']);
+  });
+
+  it("checks names against the type's pattern, else the general one", () => {
+    expect(validator.nameIssues('note', 'Upper')).toEqual([
+      { field: 'name', message: 'must match ^[a-z]+$' },
+    ]);
+    expect(validator.nameIssues('catalog', 'crm.public:v2')).toEqual([]);
+    expect(fields(validator.nameIssues('catalog', '-x'))).toEqual(['name']);
+  });
+
+  it('compiles a schema built from other registrations again when they change', () => {
+    const kinds = ['a'];
+    const open: AssetTypeDefinition = {
+      type: 'open',
+      fields: ['content'],
+      schema: () => ({ type: 'object', properties: { content: { enum: [...kinds] } } }),
+    };
+    const checker = validatorWith(open);
+    expect(fields(checker.specIssues('open', { content: 'b' }))).toEqual(['content']);
+    kinds.push('b');
+    expect(checker.specIssues('open', { content: 'b' })).toEqual([]);
   });
 
   it('checks data against admin-written schemas', () => {
-    expect(fields(validator.dataIssues(httpTool.tool_input_schema, { host: 3 }, 'sample_input'))).toEqual([
-      'sample_input.host',
-    ]);
+    const schema = { type: 'object', properties: { host: { type: 'string' } }, required: ['host'] };
+    expect(fields(validator.dataIssues(schema, { host: 3 }, 'sample_input'))).toEqual(['sample_input.host']);
+  });
+});
+
+describe('AssetTypeRegistry', () => {
+  it('refuses a second definition of a type and lists the types sorted', () => {
+    const registry = new AssetTypeRegistry();
+    registry.register(SOURCE_ASSET_TYPE);
+    registry.register(CATALOG_ASSET_TYPE);
+    registry.register(CATALOG_ASSET_TYPE);
+    expect(() => registry.register({ ...CATALOG_ASSET_TYPE })).toThrow(/already registered/);
+    expect(registry.types()).toEqual(['catalog', 'source']);
+    expect(Object.keys(registry.schemas())).toEqual(['catalog', 'source']);
   });
 });

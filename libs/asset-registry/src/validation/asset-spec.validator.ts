@@ -1,9 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import Ajv, { ErrorObject, ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
-import type { AssetType } from '@app/platform';
-import { ASSET_FIELDS_BY_TYPE, type AssetSpec, type ContractIssue } from '../asset.types';
-import { ASSET_NAME_PATTERNS, ASSET_SPEC_SCHEMAS } from './asset-schemas';
+import type { AssetSpec, ContractIssue } from '../asset.types';
+import { ASSET_NAME_PATTERN, AssetTypeRegistry, type AssetType } from '../types/asset-type.registry';
 
 /** Fields holding JSON Schemas written by admins: they must be valid JSON Schema themselves. */
 const SCHEMA_FIELDS = ['tool_input_schema', 'tool_output_schema', 'input_schema', 'output_contract'];
@@ -48,14 +47,17 @@ function toIssues(errors: ErrorObject[] | null | undefined, prefix = ''): Contra
   });
 }
 
-/** Checks asset payloads against each type's JSON Schema, and admin-written JSON Schemas for validity. */
+/**
+ * Checks asset payloads against the JSON Schema their type registered (`AssetTypeRegistry`), and
+ * admin-written JSON Schemas for validity.
+ */
 @Injectable()
 export class AssetSpecValidator {
   private readonly ajv: Ajv;
   private readonly userAjv: Ajv;
-  private readonly specValidators = new Map<AssetType, ValidateFunction>();
+  private readonly specValidators = new Map<AssetType, { schema: string; validate: ValidateFunction }>();
 
-  constructor() {
+  constructor(private readonly types: AssetTypeRegistry) {
     // The asset schemas and admin-written schemas may carry annotations Ajv does not know
     // (x-catalog-table, examples): accepted, not fatal.
     const lenient = {
@@ -75,22 +77,34 @@ export class AssetSpecValidator {
    * hundred milliseconds of every start on a busy machine, before the first request could be served.
    */
   private specValidator(assetType: AssetType): ValidateFunction {
-    let validate = this.specValidators.get(assetType);
-    if (!validate) {
-      validate = this.ajv.compile(ASSET_SPEC_SCHEMAS[assetType]);
-      this.specValidators.set(assetType, validate);
-    }
+    const definition = this.types.definition(assetType)!;
+    const cached = this.specValidators.get(assetType);
+    // A schema built from other registrations (the tool type's kinds) is compiled again if it changed.
+    const schema = this.types.schemaOf(definition);
+    const key = typeof definition.schema === 'function' ? JSON.stringify(schema) : '';
+    if (cached && cached.schema === key) return cached.validate;
+    const validate = this.ajv.compile(schema);
+    this.specValidators.set(assetType, { schema: key, validate });
     return validate;
   }
 
+  /** An asset type nobody registered: the only issue, naming the registered ones. */
+  typeIssues(assetType: AssetType): ContractIssue[] {
+    return this.types.has(assetType)
+      ? []
+      : [{ field: 'asset_type', message: `must be one of ${this.types.types().join(', ')}` }];
+  }
+
   nameIssues(assetType: AssetType, name: string): ContractIssue[] {
-    const pattern = assetType === 'tool' ? ASSET_NAME_PATTERNS.tool : ASSET_NAME_PATTERNS.default;
+    const pattern = this.types.definition(assetType)?.namePattern ?? ASSET_NAME_PATTERN;
     return pattern.test(name) ? [] : [{ field: 'name', message: `must match ${pattern.source}` }];
   }
 
   /** Every problem with the type-specific fields of an asset, each naming its field. */
   specIssues(assetType: AssetType, spec: AssetSpec): ContractIssue[] {
-    const allowed = new Set<string>(ASSET_FIELDS_BY_TYPE[assetType]);
+    const unknown = this.typeIssues(assetType);
+    if (unknown.length) return unknown;
+    const allowed = new Set<string>(this.types.definition(assetType)!.fields);
     const issues: ContractIssue[] = Object.keys(spec)
       .filter((key) => !allowed.has(key) && spec[key as keyof AssetSpec] !== undefined)
       .map((key) => ({ field: key, message: `is not a field of ${assetType} assets` }));

@@ -32,7 +32,7 @@ describe('agent tool helpers', () => {
     const spec = toLlmToolSpec({
       name: 't',
       description: 'd',
-      tool_type: 'http',
+      kind: 'http',
       input_schema: schema,
       output_schema: null,
       has_side_effects: false,
@@ -90,7 +90,7 @@ describe('blog tool specs', () => {
 
   it('take the base URL without a trailing slash', () => {
     const [get] = blogToolAssets('http://blog.internal:8080/').map(toToolAssetSpec);
-    expect(get).toMatchObject({ name: 'get_user_blog_posts', tool_type: 'http' });
+    expect(get).toMatchObject({ name: 'get_user_blog_posts', kind: 'http' });
     expect((get.tool_config as { url: string }).url).toBe('http://blog.internal:8080/api/v1/blog/posts');
   });
 });

@@ -3,7 +3,7 @@ import { CodeQueryService } from '../search/code-query.service';
 
 export const CODE_GRAPH_TOOL: ToolDefinition = {
   name: 'code_graph',
-  tool_type: 'code_graph',
+  kind: 'code_graph',
   description:
     "Walk the user's code graph from one function or class: its callers, its callees, the impact set of changing it " +
     '(transitive callers, subclasses, importers) or the call path to another symbol (코드 호출 그래프: 호출자, 피호출자, 영향 범위).',

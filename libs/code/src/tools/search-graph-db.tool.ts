@@ -3,7 +3,7 @@ import { CodeQueryService } from '../search/code-query.service';
 
 export const SEARCH_GRAPH_DB_TOOL: ToolDefinition = {
   name: 'search_graph_db',
-  tool_type: 'code_graph_search',
+  kind: 'code_graph_search',
   description:
     "Look up functions and classes in the user's code graph by name (코드 구조 검색: 함수 호출 관계, 호출하는 함수, " +
     '상속, import), e.g. "which functions does authenticate call" / "authenticate 함수가 어떤 함수를 호출하는지". Returns ' +

@@ -3,7 +3,7 @@ import { CodeQueryService } from '../search/code-query.service';
 
 export const SEARCH_VECTOR_DB_TOOL: ToolDefinition = {
   name: 'search_vector_db',
-  tool_type: 'code_search',
+  kind: 'code_search',
   description:
     "Search the user's source code by meaning and keywords (코드 검색: 함수, 클래스, 구현 로직 찾기), e.g. " +
     '"find the authentication logic" / "사용자 인증 로직 찾아줘". Returns the matching functions and classes with ' +

@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
+import type { Aggregation } from '@app/tools';
 import { ciWhere, CiFilters } from './configuration-item.repository';
-import type { Aggregation } from './ops-vocabulary';
 import { SqlParams } from './sql-params.util';
 
 const AGGREGATE_SQL: Record<Aggregation, string> = {

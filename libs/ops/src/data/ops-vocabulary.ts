@@ -33,8 +33,5 @@ export const METRICS = {
 export type MetricName = keyof typeof METRICS;
 export const METRIC_NAMES = Object.keys(METRICS) as MetricName[];
 
-export const AGGREGATIONS = ['avg', 'max', 'min', 'sum', 'p95', 'count'] as const;
-export type Aggregation = (typeof AGGREGATIONS)[number];
-
 /** Sample resolutions kept in `ops_metric_samples.step_seconds`: raw 5-minute samples and hourly ones. */
 export const METRIC_STEPS = { fine: 300, hourly: 3600 } as const;

@@ -4,9 +4,9 @@ import {
   AssetRegistryExceptionCode,
   AssetRegistryService,
   PublishedAssetReader,
+  type AssetType,
 } from '@app/asset-registry';
 import { DocumentIngestionService } from '@app/documents';
-import type { AssetType } from '@app/platform';
 import { OPS_CATALOG, OPS_KEYWORD_MAPPINGS } from '../data/ops-catalog';
 import { listDemoRunbooks } from './demo-runbooks';
 

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { QueryToolConfig, SqlToolConfig, ToolAssetSpec } from '@app/asset-registry';
+import type { QueryToolConfig, SqlToolConfig, ToolAssetSpec, ToolConfigIssue } from '@app/asset-registry';
 import { AppException, ErrorKind } from '@app/platform';
 import {
   DynamicToolFactory,
@@ -15,12 +15,7 @@ import { createSqlTool } from '../sql/sql-tool.factory';
 import { SourceSqlRepository } from '../sql/source-sql.repository';
 import { SqlToolRepository } from '../sql/sql-tool.repository';
 
-interface ConfigIssue {
-  path: string;
-  message: string;
-}
-
-function invalid(name: string, issues: ConfigIssue[]): ToolsException {
+function invalid(name: string, issues: ToolConfigIssue[]): ToolsException {
   return new ToolsException(
     ToolsExceptionCode.TOOL_INPUT_INVALID,
     ErrorKind.INVALID_INPUT,
@@ -32,7 +27,7 @@ function invalid(name: string, issues: ConfigIssue[]): ToolsException {
 /** Re-points the issues of the sql or http tool a query is built as at the query's own fields. */
 function rethrowWithQueryPaths(error: unknown, name: string, rename: (path: string) => string): never {
   if (!(error instanceof AppException)) throw error;
-  const issues = (error.details as { issues?: ConfigIssue[] } | undefined)?.issues;
+  const issues = (error.details as { issues?: ToolConfigIssue[] } | undefined)?.issues;
   if (!issues?.length) throw error;
   throw invalid(
     name,
@@ -47,7 +42,7 @@ class QueryTool implements Tool {
   readonly definition: Tool['definition'];
 
   constructor(private readonly inner: Tool) {
-    this.definition = { ...inner.definition, tool_type: 'query' };
+    this.definition = { ...inner.definition, kind: 'query' };
   }
 
   execute(context: ToolContext, input: Record<string, unknown>): Promise<ToolOutput> {
@@ -70,8 +65,7 @@ export class QueryToolFactory implements DynamicToolFactory {
   ) {}
 
   create(spec: ToolAssetSpec, meta: DynamicToolMeta = {}): Tool {
-    if (spec.tool_type !== 'query')
-      throw invalid(spec.name, [{ path: '/tool_type', message: 'must be query' }]);
+    if (spec.kind !== 'query') throw invalid(spec.name, [{ path: '/tool_type', message: 'must be query' }]);
     const config = spec.tool_config as QueryToolConfig;
     const metadata = config.query_metadata ?? {};
     if (config.query_cypher) {
@@ -91,7 +85,7 @@ export class QueryToolFactory implements DynamicToolFactory {
       try {
         return new QueryTool(
           createSqlTool(
-            { ...spec, tool_type: 'sql', tool_config: sql },
+            { ...spec, kind: 'sql', tool_config: sql },
             { repository: this.repository, sources: this.sources },
             meta,
           ),
@@ -115,7 +109,7 @@ export class QueryToolFactory implements DynamicToolFactory {
         ...(number(metadata.timeout_ms) !== undefined ? { timeout_ms: number(metadata.timeout_ms) } : {}),
       };
       try {
-        return new QueryTool(http.create({ ...spec, tool_type: 'http', tool_config: request }, meta));
+        return new QueryTool(http.create({ ...spec, kind: 'http', tool_config: request }, meta));
       } catch (error) {
         rethrowWithQueryPaths(error, spec.name, (path) =>
           path.replace(/^\/tool_config\b/, '/tool_config/query_http'),

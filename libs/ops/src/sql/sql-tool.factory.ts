@@ -170,8 +170,7 @@ export function createSqlTool(
   deps: SqlToolDeps,
   options: { version?: number | null } = {},
 ): Tool {
-  if (spec.tool_type !== 'sql')
-    throw invalid(`Tool "${spec.name}" is not an sql tool.`, { tool_type: spec.tool_type });
+  if (spec.kind !== 'sql') throw invalid(`Tool "${spec.name}" is not an sql tool.`, { tool_type: spec.kind });
   const config = spec.tool_config as SqlToolConfig;
   const source = spec.source_ref && spec.source_ref !== INTERNAL_SOURCE_REF ? spec.source_ref : null;
   const issues: Array<{ path: string; message: string }> = [];
@@ -226,7 +225,7 @@ export function createSqlTool(
   const definition: ToolDefinition = {
     name: spec.name,
     description: spec.description,
-    tool_type: 'sql',
+    kind: 'sql',
     input_schema: spec.tool_input_schema,
     output_schema: spec.tool_output_schema ?? {
       type: 'object',

@@ -31,7 +31,7 @@ const ITEM_SCHEMA = {
 
 export const CI_LOOKUP_TOOL: ToolDefinition = {
   name: 'ci_lookup',
-  tool_type: 'ci_lookup',
+  kind: 'ci_lookup',
   description:
     'Find configuration items (CI 자산 조회: servers, services, databases, applications) by keywords and field filters. ' +
     'Keywords naming a type, environment or status ("server", "서버", "prod", "운영") are applied as filters; other keywords ' +

@@ -41,7 +41,7 @@ interface GraphNode extends Pick<CiView, 'id' | 'name' | 'ci_type' | 'environmen
 
 export const GRAPH_ANALYSIS_TOOL: ToolDefinition = {
   name: 'graph_analysis',
-  tool_type: 'graph_analysis',
+  kind: 'graph_analysis',
   description:
     'Walk the relations between items from a scope (item names or ids). view "composition" (구성도): what the scope is made of ' +
     '(parts, and the hosts they run on); "dependency" (의존성): what the scope needs (depends_on, runs_on, transitively); ' +

@@ -18,7 +18,7 @@ interface HistoryQueryInput {
 
 export const HISTORY_QUERY_TOOL: ToolDefinition = {
   name: 'history_query',
-  tool_type: 'history_query',
+  kind: 'history_query',
   description:
     'List what happened to items in a time window (이력 조회): changes (변경), incidents (장애), deployments (배포), ' +
     'maintenance (점검) and alerts (알림), newest first. Filter by kind, severity, words in the title/details, the items ' +

@@ -1,14 +1,15 @@
 import { INTERNAL_SOURCE_REF } from '@app/asset-registry';
-import { BuiltinTool, Tool, ToolContext, ToolDefinition, ToolOutput } from '@app/tools';
-import { MetricRepository, MetricScope } from '../data/metric.repository';
 import {
   AGGREGATIONS,
   Aggregation,
-  METRIC_NAMES,
-  METRIC_STEPS,
-  METRICS,
-  MetricName,
-} from '../data/ops-vocabulary';
+  BuiltinTool,
+  Tool,
+  ToolContext,
+  ToolDefinition,
+  ToolOutput,
+} from '@app/tools';
+import { MetricRepository, MetricScope } from '../data/metric.repository';
+import { METRIC_NAMES, METRIC_STEPS, METRICS, MetricName } from '../data/ops-vocabulary';
 import { resolveTimeRange, TIME_RANGE_SCHEMA, TimeRangeInput } from '../data/time-range.util';
 import { CI_FILTER_SCHEMA, CI_IDS_SCHEMA, CiFilterInput, toCiFilters } from './ci-filter.schema';
 
@@ -48,7 +49,7 @@ interface Group {
 
 export const METRIC_QUERY_TOOL: ToolDefinition = {
   name: 'metric_query',
-  tool_type: 'metric_query',
+  kind: 'metric_query',
   description:
     'Aggregate a performance metric (메트릭 조회: CPU/메모리 사용률, 디스크 I/O, 네트워크, 요청 수, 에러율, 응답 시간) over a time window. ' +
     'Per item (group_by "item", default) it returns the top_n items ordered by the aggregate (e.g. the 5 prod servers with ' +

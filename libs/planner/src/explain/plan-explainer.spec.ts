@@ -9,7 +9,7 @@ import { explainPlan } from './plan-explainer';
 const tool = (
   definition: Partial<ToolDefinition> & Pick<ToolDefinition, 'name' | 'description'>,
 ): ToolDefinition => ({
-  tool_type: 'http',
+  kind: 'http',
   input_schema: { type: 'object', properties: {} },
   output_schema: null,
   has_side_effects: false,

@@ -19,7 +19,7 @@ const training = (warnings: string[]) => warnings.some((w) => w.startsWith(TRAIN
 const LEAVE_TOOL: ToolDefinition = {
   name: 'leave_balance',
   description: '직원 휴가 잔여일수 조회 / remaining leave days of an employee',
-  tool_type: 'http',
+  kind: 'http',
   input_schema: { type: 'object', properties: { employee: { type: 'string' } } },
   output_schema: null,
   has_side_effects: false,

@@ -1,6 +1,5 @@
-import { parseTimeRange, ResolvedTimeRange } from './time-range.util';
-
-export type Aggregation = 'avg' | 'max' | 'min' | 'sum' | 'p95' | 'count';
+import type { Aggregation } from '@app/tools';
+import { parseTimeRange, SpokenTimeRange } from './time-range.util';
 
 /** What the words of a question say, independent of any tool. */
 export interface QuerySignals {
@@ -13,7 +12,7 @@ export interface QuerySignals {
   aggregation: Aggregation | null;
   /** "one number", "전체 평균": a single value over everything rather than one per item. */
   overall: boolean;
-  timeRange: ResolvedTimeRange | null;
+  timeRange: SpokenTimeRange | null;
   bucket: string | null;
   trend: boolean;
   depth: number | null;
@@ -24,7 +23,7 @@ export interface QuerySignals {
   exactText: boolean;
 }
 
-const AGGREGATIONS: Array<[RegExp, Aggregation]> = [
+const AGGREGATION_WORDS: Array<[RegExp, Aggregation]> = [
   [/p95\s*(?:기준|로|of\b)|95\s*(?:th)?\s*(?:percentile|퍼센타일|백분위)/, 'p95'],
   [/평균|average|\bavg\b|\bmean\b/, 'avg'],
   [/최대|최고치|피크|\bmax(?:imum)?\b|\bpeak\b/, 'max'],
@@ -144,7 +143,7 @@ export function extractSignals(query: string, now: Date, itemNouns: readonly str
     order = ascending ? 'asc' : DESC_WORDS.test(rest) ? 'desc' : order;
   const superlative = SUPERLATIVE.test(rest);
 
-  const aggregation = AGGREGATIONS.find(([pattern]) => pattern.test(rest))?.[1] ?? null;
+  const aggregation = AGGREGATION_WORDS.find(([pattern]) => pattern.test(rest))?.[1] ?? null;
   const overall =
     /one number|single number|single value|하나의 값|한\s*개의?\s*값|숫자\s*하나|전체\s*평균|\boverall\b/.test(
       rest,

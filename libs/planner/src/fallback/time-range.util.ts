@@ -1,6 +1,7 @@
 import { startOfUtcDay, startOfUtcMonth, startOfUtcWeek } from '@app/platform';
 
-export interface ResolvedTimeRange {
+/** A time range a question speaks of, as ISO instants with the words that said it. */
+export interface SpokenTimeRange {
   start: string;
   end: string;
   /** What the text said, for warnings and answers ("last week", "최근 24시간"). */
@@ -27,7 +28,7 @@ const KOREAN_UNITS: Record<string, string> = {
   달: 'month',
 };
 
-function range(start: Date, end: Date, label: string): ResolvedTimeRange {
+function range(start: Date, end: Date, label: string): SpokenTimeRange {
   return { start: start.toISOString(), end: end.toISOString(), label };
 }
 
@@ -46,7 +47,7 @@ const DATE = String.raw`\d{4}[-./]\d{1,2}[-./]\d{1,2}(?:[ tT]\d{1,2}:\d{2})?`;
  * Calendar words ("last week", "어제") mean calendar periods; "last N hours/최근 N시간" is rolling.
  * Returns the span it consumed so that numbers inside it are not read as limits.
  */
-export function parseTimeRange(query: string, now: Date): (ResolvedTimeRange & { span: string }) | null {
+export function parseTimeRange(query: string, now: Date): (SpokenTimeRange & { span: string }) | null {
   const found = parseSpokenRange(spelledOut(query.toLowerCase()), now);
   if (!found) return null;
   // The span as the original text has it, so that callers can cut it out of the question.
@@ -91,7 +92,7 @@ function spelledOut(text: string): string {
   return out;
 }
 
-function parseSpokenRange(query: string, now: Date): (ResolvedTimeRange & { span: string }) | null {
+function parseSpokenRange(query: string, now: Date): (SpokenTimeRange & { span: string }) | null {
   const text = query;
   const sinceYesterday = /since-yesterday|어제\s*(?:부터|이후)/.exec(text);
   if (sinceYesterday) {
@@ -175,7 +176,7 @@ function parseSpokenRange(query: string, now: Date): (ResolvedTimeRange & { span
   if (hourAgo) return { ...range(new Date(now.getTime() - HOUR), now, hourAgo[0]), span: hourAgo[0] };
 
   const today = startOfUtcDay(now);
-  const calendar: Array<[RegExp, () => ResolvedTimeRange]> = [
+  const calendar: Array<[RegExp, () => SpokenTimeRange]> = [
     [
       /지난\s*주|저번\s*주|전주|last\s+week|previous\s+week|past\s+week/,
       () => range(new Date(startOfUtcWeek(now).getTime() - 7 * DAY), startOfUtcWeek(now), 'last week'),

@@ -4,7 +4,7 @@ import { contentKnowledgeVersion, knowledgeVersion, type KnowledgeVersionParts }
 const tool = (name: string, extra: Partial<ToolDefinition> = {}): ToolDefinition => ({
   name,
   description: `${name} tool`,
-  tool_type: 'http',
+  kind: 'http',
   input_schema: { type: 'object', properties: { q: { type: 'string' } } },
   output_schema: null,
   has_side_effects: false,

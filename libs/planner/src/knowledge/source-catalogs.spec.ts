@@ -31,7 +31,7 @@ const BILLING = catalogOf('billing_db', ['trialing', 'churned'], 'plan_code');
 const accountsTool = (name: string, source: string, description: string): ToolDefinition => ({
   name,
   description,
-  tool_type: 'http',
+  kind: 'http',
   input_schema: {
     type: 'object',
     properties: { status: { type: 'string', 'x-catalog-column': 'accounts.status' } },

@@ -1,4 +1,4 @@
-import type { ToolResult } from '@app/tools';
+import type { StepStatus, ToolResult } from '@app/tools';
 
 /**
  * A reference to an earlier step's result: `{ "$ref": "s1.data.items[*].item_id" }` (the stage syntax;
@@ -282,8 +282,6 @@ export interface PlanOutcome {
   asset_versions: PlanAssetVersions;
   timings: { planning_ms: number; llm_ms: number };
 }
-
-export type StepStatus = 'succeeded' | 'failed' | 'skipped' | 'cancelled';
 
 export interface StepExecution {
   step_id: string;

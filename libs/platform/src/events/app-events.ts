@@ -2,25 +2,14 @@ import { Injectable, Logger, Optional } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { ChangeBus, type ChangeMessage, isClusterEvent } from './change-bus';
 
-export const ASSET_TYPES = [
-  'prompt',
-  'mapping',
-  'policy',
-  'query',
-  'source',
-  'catalog',
-  'resolver',
-  'tool',
-  'screen',
-  'stage',
-] as const;
-export type AssetType = (typeof ASSET_TYPES)[number];
-
-/** A published, rolled back or archived asset. `version` is the version now serving (null once archived). */
+/**
+ * A published, rolled back or archived asset. `version` is the version now serving (null once archived);
+ * `assetType` is one the asset registry's `AssetTypeRegistry` holds (the libs that own types register them).
+ */
 export interface AssetLifecycleEvent {
   tenantId: string;
   assetId: string;
-  assetType: AssetType;
+  assetType: string;
   name: string;
   version: number | null;
   previousVersion: number | null;

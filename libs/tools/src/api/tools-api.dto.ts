@@ -16,6 +16,7 @@ import {
   Min,
   ValidateNested,
 } from 'class-validator';
+import type { ToolListing } from '../core/tool-registry';
 
 export class ToolExecuteRequestDto {
   @ApiPropertyOptional({
@@ -49,7 +50,7 @@ export class ToolExecuteRequestDto {
 export class StageToolDto {
   @ApiPropertyOptional({
     description: 'Step id used by depends_on and references (default step<N>, 1-based)',
-    example: 'servers',
+    example: 'runbooks',
   })
   @IsOptional()
   @Matches(/^[A-Za-z_][A-Za-z0-9_-]{0,63}$/, {
@@ -57,7 +58,7 @@ export class StageToolDto {
   })
   id?: string;
 
-  @ApiProperty({ example: 'ci_lookup' })
+  @ApiProperty({ example: 'document_search' })
   @IsString()
   @Length(1, 200)
   tool_name!: string;
@@ -65,7 +66,7 @@ export class StageToolDto {
   @ApiPropertyOptional({
     description:
       'Tool input. Any value may be {"$ref": "<step id>.<path>"}, resolved from an earlier step\'s ToolResult, e.g. {"$ref": "servers.data.items[*].id"}',
-    example: { filters: { environment: 'prod', ci_type: 'server' }, limit: 50 },
+    example: { query: 'restart procedure', top_k: 5 },
   })
   @IsOptional()
   @IsObject()
@@ -272,4 +273,14 @@ export class StageRunListQueryDto {
   @Min(0)
   @Max(1_000_000)
   offset?: number;
+}
+
+/** A tool as `GET /ops/tools` shows it: the registry's listing, its kind under the API's word. */
+export interface ToolListingView extends Omit<ToolListing, 'kind'> {
+  /** `builtin` tools name their own kind (their name); dynamic ones `http`, `sql` or `query` (a published query asset). */
+  tool_type: string;
+}
+
+export function toToolListingView({ kind, ...listing }: ToolListing): ToolListingView {
+  return { ...listing, tool_type: kind };
 }

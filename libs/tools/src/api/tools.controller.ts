@@ -2,11 +2,11 @@ import { Body, Controller, Get, HttpCode, Param, Post, Res } from '@nestjs/commo
 import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { CurrentPrincipal, ErrorKind, Principal, RequestContext, RequireRole } from '@app/platform';
-import { ToolListing, ToolRegistry } from '../core/tool-registry';
+import { ToolRegistry } from '../core/tool-registry';
 import { ToolsException, ToolsExceptionCode } from '../core/tool-exceptions';
 import { ToolErrorCode, ToolResult } from '../core/tool.types';
 import { abortOnDisconnect } from './request-abort.util';
-import { ToolExecuteRequestDto } from './tools-api.dto';
+import { ToolExecuteRequestDto, ToolListingView, toToolListingView } from './tools-api.dto';
 
 const DEFAULT_CALL_TIMEOUT_MS = 60_000;
 
@@ -18,16 +18,16 @@ export class ToolsController {
 
   @Get()
   @ApiOperation({ summary: "Every tool the caller's tenant can use, with input and output JSON Schemas" })
-  list(@CurrentPrincipal() principal: Principal): { tools: ToolListing[] } {
-    return { tools: this.registry.list(principal.tenantId) };
+  list(@CurrentPrincipal() principal: Principal): { tools: ToolListingView[] } {
+    return { tools: this.registry.list(principal.tenantId).map(toToolListingView) };
   }
 
   @Get(':name')
   @ApiOperation({ summary: 'One tool definition' })
-  get(@Param('name') name: string, @CurrentPrincipal() principal: Principal): ToolListing {
+  get(@Param('name') name: string, @CurrentPrincipal() principal: Principal): ToolListingView {
     const definition = this.registry.definition(principal.tenantId, name);
     if (!definition) throw ToolsException.notFound(name);
-    return definition;
+    return toToolListingView(definition);
   }
 
   @Post(':name/execute')

@@ -37,7 +37,7 @@ const RESULT_SCHEMA = {
 
 export const DOCUMENT_SEARCH_TOOL: ToolDefinition = {
   name: 'document_search',
-  tool_type: 'document_search',
+  kind: 'document_search',
   description:
     'Search the operational documents (문서 검색: 매뉴얼, 런북, 대응 절차, 가이드, 정책 문서) by keywords and meaning ' +
     '(hybrid: full-text and vector search, fused by a weighted sum of their normalised scores unless the ' +

@@ -17,7 +17,7 @@ function definition(name: string, extra: Partial<ToolDefinition> = {}): ToolDefi
   return {
     name,
     description: `${name} tool`,
-    tool_type: name,
+    kind: name,
     input_schema: {
       type: 'object',
       properties: { n: { type: 'integer', minimum: 0 }, limit: { type: 'integer', default: 10 } },

@@ -9,8 +9,11 @@ export type ToolSource = 'builtin' | 'dynamic' | 'mcp';
 export interface ToolDefinition {
   name: string;
   description: string;
-  /** `builtin` tools name their kind (ci_lookup, metric_query, ...); dynamic ones `http`, `sql` or `query` (a published query asset). */
-  tool_type: string;
+  /**
+   * What kind of tool it is: a built-in tool's own kind (its name), else the kind that built it (`http`,
+   * `sql`, `query` for a published query asset, `stage`, `mcp`). The API calls it `tool_type`.
+   */
+  kind: string;
   input_schema: JsonSchema;
   output_schema: JsonSchema | null;
   has_side_effects: boolean;

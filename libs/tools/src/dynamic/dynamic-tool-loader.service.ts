@@ -12,7 +12,7 @@ import {
 import { ToolRegistry } from '../core/tool-registry';
 import { Tool } from '../core/tool.types';
 import { ToolKindRegistry } from '../kinds/tool-kind.registry';
-import { STAGE_TOOL_NAME, STAGE_TOOL_TYPE, StageAssetTool, stageStepTools } from '../stage/stage-asset.tool';
+import { STAGE_TOOL_NAME, STAGE_TOOL_KIND, StageAssetTool, stageStepTools } from '../stage/stage-asset.tool';
 import { StageExecutorService } from '../stage/stage-executor.service';
 
 /**
@@ -101,7 +101,7 @@ export class DynamicToolLoader implements OnApplicationBootstrap {
     if (!tool) {
       const registered = this.registry.definition(event.tenantId, event.name);
       // A stage not offered as a tool leaves the tool of its name (a tool asset's) alone.
-      if (event.assetType !== 'stage' || registered?.tool_type === STAGE_TOOL_TYPE)
+      if (event.assetType !== 'stage' || registered?.kind === STAGE_TOOL_KIND)
         this.registry.removeDynamicTool(event.tenantId, event.name);
       return;
     }
@@ -169,7 +169,7 @@ export class DynamicToolLoader implements OnApplicationBootstrap {
     if (!RUNNABLE_ASSET_TYPES.has(event.assetType)) return;
     const name = this.names.get(event.tenantId)?.get(event.assetId) ?? event.name;
     // A stage that was not offered as a tool leaves the tool of its name (a tool asset's) alone.
-    const isStage = this.registry.definition(event.tenantId, name)?.tool_type === STAGE_TOOL_TYPE;
+    const isStage = this.registry.definition(event.tenantId, name)?.kind === STAGE_TOOL_KIND;
     if ((event.assetType === 'stage') === isStage) this.registry.removeDynamicTool(event.tenantId, name);
     this.names.get(event.tenantId)?.delete(event.assetId);
   }
@@ -179,19 +179,19 @@ export class DynamicToolLoader implements OnApplicationBootstrap {
     for (const asset of stages) {
       const tool = this.buildStage(tenantId, asset);
       const current = this.registry.definition(tenantId, asset.name);
-      if (!tool || current?.tool_type !== STAGE_TOOL_TYPE) continue;
+      if (!tool || current?.kind !== STAGE_TOOL_KIND) continue;
       if (current.has_side_effects !== tool.definition.has_side_effects)
         this.registry.setDynamicTool(tenantId, tool);
     }
   }
 
   private build(asset: PublishedContent<ToolAssetSpec>): Tool | undefined {
-    const factory = this.kinds.factoryFor(asset.content.tool_type);
+    const factory = this.kinds.factoryFor(asset.content.kind);
     if (!factory) {
       this.logger.warn({
-        msg: 'no factory for tool type, tool not loaded',
+        msg: 'no factory for tool kind, tool not loaded',
         tool: asset.name,
-        toolType: asset.content.tool_type,
+        kind: asset.content.kind,
       });
       return undefined;
     }
@@ -226,7 +226,7 @@ export class DynamicToolLoader implements OnApplicationBootstrap {
     }
     // A tool or query asset of the same name keeps it (a stage step may well call that tool).
     const existing = this.registry.definition(tenantId, asset.name);
-    if (existing && existing.tool_type !== STAGE_TOOL_TYPE) {
+    if (existing && existing.kind !== STAGE_TOOL_KIND) {
       this.logger.warn({
         msg: 'stage named like a tool, not offered as a tool',
         stage: asset.name,

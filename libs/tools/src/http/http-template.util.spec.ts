@@ -7,7 +7,7 @@ import {
   renderUrl,
   TemplateScope,
 } from './http-template.util';
-import { redactSecret } from './secret-redaction.util';
+import { redactSecret } from '../secrets/secret-redaction.util';
 import { httpToolConfigIssues } from './http-tool-config.util';
 
 const scope: TemplateScope = {

@@ -1,4 +1,4 @@
-import type { HttpToolConfig } from '@app/asset-registry';
+import type { HttpToolConfig, ToolConfigIssue } from '@app/asset-registry';
 import { SECRET_REFERENCE } from '@app/platform';
 import { placeholderIssue, placeholdersOf, templateStrings } from './http-template.util';
 
@@ -11,11 +11,6 @@ export const HTTP_TOOL_DEFAULT_MAX_RESPONSE_BYTES = 1024 * 1024;
 export const HTTP_TOOL_MAX_RESPONSE_BYTES = 20 * 1024 * 1024;
 const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 const FORBIDDEN_HEADERS = new Set(['host', 'content-length', 'transfer-encoding', 'connection']);
-
-export interface ConfigIssue {
-  path: string;
-  message: string;
-}
 
 function isStringMap(value: unknown): value is Record<string, string> {
   return (
@@ -30,7 +25,7 @@ function checkPlaceholders(
   path: string,
   templates: string[],
   hasSecret: boolean,
-  issues: ConfigIssue[],
+  issues: ToolConfigIssue[],
 ): void {
   for (const template of templates) {
     for (const expression of placeholdersOf(template)) {
@@ -43,7 +38,7 @@ function checkPlaceholders(
   }
 }
 
-function checkLimit(name: string, value: unknown, max: number, issues: ConfigIssue[]): void {
+function checkLimit(name: string, value: unknown, max: number, issues: ToolConfigIssue[]): void {
   if (value === undefined || value === null) return;
   if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > max) {
     issues.push({ path: `/${name}`, message: `must be an integer from 1 to ${max}` });
@@ -55,8 +50,8 @@ function checkLimit(name: string, value: unknown, max: number, issues: ConfigIss
  * published tool fails only for reasons outside the config. Input may not steer the scheme, host or
  * port: placeholders are refused before the path of the URL.
  */
-export function httpToolConfigIssues(config: unknown): ConfigIssue[] {
-  const issues: ConfigIssue[] = [];
+export function httpToolConfigIssues(config: unknown): ToolConfigIssue[] {
+  const issues: ToolConfigIssue[] = [];
   if (typeof config !== 'object' || config === null || Array.isArray(config)) {
     return [{ path: '/', message: 'tool_config must be an object' }];
   }

@@ -3,15 +3,15 @@ import type { HttpToolConfig, ToolAssetSpec } from '@app/asset-registry';
 import { TenantSecretsService } from '@app/platform';
 import { SchemaValidator } from '../core/schema-validator';
 import type { Tool } from '../core/tool.types';
-import { DynamicToolFactory, DynamicToolMeta } from './dynamic-tool.factory';
+import { DynamicToolFactory, DynamicToolMeta } from '../kinds/dynamic-tool.factory';
 import {
   HTTP_TOOL_DEFAULT_TIMEOUT_MS,
   HTTP_TOOL_MAX_TIMEOUT_MS,
   httpToolConfigIssues,
 } from './http-tool-config.util';
-import { DynamicToolException } from './http-tool.exception';
+import { DynamicToolException } from '../kinds/dynamic-tool.exception';
 import { HttpTool } from './http.tool';
-import { OutboundHttpClient } from './outbound-http.client';
+import { OutboundHttpClient } from '../outbound/outbound-http.client';
 
 const TOOL_NAME = /^[a-zA-Z][a-zA-Z0-9_-]{0,63}$/;
 /** Headroom over the HTTP timeout for building the request and mapping the response. */
@@ -29,13 +29,13 @@ export class HttpToolFactory implements DynamicToolFactory {
 
   create(spec: ToolAssetSpec, meta: DynamicToolMeta = {}): Tool {
     const issues =
-      spec.tool_type === 'http'
+      spec.kind === 'http'
         ? httpToolConfigIssues(spec.tool_config).map((i) => ({
             ...i,
             path: `/tool_config${i.path === '/' ? '' : i.path}`,
           }))
         : [];
-    if (spec.tool_type !== 'http') issues.push({ path: '/tool_type', message: 'must be http' });
+    if (spec.kind !== 'http') issues.push({ path: '/tool_type', message: 'must be http' });
     if (!TOOL_NAME.test(spec.name ?? '') || spec.name.includes('__')) {
       issues.push({
         path: '/name',
@@ -62,7 +62,7 @@ export class HttpToolFactory implements DynamicToolFactory {
       {
         name: spec.name,
         description: spec.description,
-        tool_type: 'http',
+        kind: 'http',
         input_schema: spec.tool_input_schema,
         output_schema: spec.tool_output_schema ?? null,
         has_side_effects: spec.has_side_effects ?? config.method !== 'GET',

@@ -2,8 +2,9 @@ import { Module, OnModuleInit } from '@nestjs/common';
 import { AppConfig, EgressPolicy } from '@app/platform';
 import { ToolKindRegistry } from '../kinds/tool-kind.registry';
 import { ToolKindsModule } from '../kinds/tool-kinds.module';
+import { HTTP_TOOL_CONFIG_SCHEMA } from './http-tool-config.schema';
 import { HttpToolFactory } from './http-tool.factory';
-import { OutboundHttpClient } from './outbound-http.client';
+import { OutboundHttpClient } from '../outbound/outbound-http.client';
 
 /** The `http` tool kind: the egress-checked outbound client and the factory, registered on init. */
 @Module({
@@ -26,6 +27,6 @@ export class HttpToolsModule implements OnModuleInit {
   ) {}
 
   onModuleInit(): void {
-    this.kinds.register('http', this.factory);
+    this.kinds.register('http', this.factory, { configSchema: HTTP_TOOL_CONFIG_SCHEMA });
   }
 }

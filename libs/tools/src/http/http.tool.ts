@@ -11,8 +11,8 @@ import {
   renderUrl,
   TemplateScope,
 } from './http-template.util';
-import { OutboundHttpClient, OutboundResponse } from './outbound-http.client';
-import { redactSecret } from './secret-redaction.util';
+import { OutboundHttpClient, OutboundResponse } from '../outbound/outbound-http.client';
+import { redactSecret } from '../secrets/secret-redaction.util';
 
 /** Resolves a tool's `secret_ref` in the calling tenant's namespace (TenantSecretsService). */
 export type SecretResolver = (tenantId: string, ref: string) => Promise<string>;

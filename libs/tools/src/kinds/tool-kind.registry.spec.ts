@@ -1,4 +1,4 @@
-import type { DynamicToolFactory } from '../http/dynamic-tool.factory';
+import type { DynamicToolFactory } from './dynamic-tool.factory';
 import { ToolKindRegistry } from './tool-kind.registry';
 
 const factory = (): DynamicToolFactory => ({

@@ -50,7 +50,7 @@ export class McpRemoteTool implements Tool {
     this.definition = {
       name: `${link.server}${MCP_TOOL_SEPARATOR}${remote.name}`,
       description: remote.description ?? remote.title ?? remote.name,
-      tool_type: 'mcp',
+      kind: 'mcp',
       input_schema: sanitizeSchema(remote.inputSchema) ?? { type: 'object' },
       output_schema: sanitizeSchema(remote.outputSchema),
       has_side_effects: remote.annotations?.readOnlyHint !== true,

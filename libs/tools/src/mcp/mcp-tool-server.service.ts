@@ -59,7 +59,7 @@ export function toMcpTool(listing: ToolListing): McpTool {
     inputSchema: objectSchema(listing.input_schema),
     ...(hasObjectOutput(listing) ? { outputSchema: listing.output_schema as McpTool['outputSchema'] } : {}),
     annotations: { readOnlyHint: !listing.has_side_effects },
-    _meta: { tool_type: listing.tool_type, source: listing.source, version: listing.version ?? null },
+    _meta: { tool_type: listing.kind, source: listing.source, version: listing.version ?? null },
   };
 }
 

@@ -5,37 +5,38 @@ import { StageException } from './stage.exception';
 /** One part of the seed 004 plan: the tool (`tool_type`, else the part's default) and its fields. */
 export type SeedPlanSpec = Record<string, unknown> & { tool_type?: string };
 
-/** The plan shape of the seeds' LLM planner (seed 004, section 6.3). */
-export interface SeedPlan {
-  intent?: string;
-  mode?: string;
-  primary?: SeedPlanSpec | null;
-  metric?: SeedPlanSpec | null;
-  graph?: SeedPlanSpec | null;
-}
+/** The plan shape of the seeds' LLM planner (seed 004, section 6.3): an intent and one spec per part. */
+export type SeedPlan = Record<string, unknown> & { intent?: string; mode?: string };
 
-const PARTS = [
-  { part: 'primary', tool: 'ci_lookup', output: 'primary_results' },
-  { part: 'metric', tool: 'metric_query', output: 'metric_results' },
-  { part: 'graph', tool: 'graph_analysis', output: 'graph_results' },
-] as const;
+/**
+ * One part of the seed plan shape: the plan's key (`primary`), the tool that runs it when the part names
+ * none, and the key of its result in `execute_output` (`primary_results`). The lib that owns the tools
+ * registers the parts with `SeedPlanShape`.
+ */
+export interface SeedPlanPart {
+  part: string;
+  tool: string;
+  output: string;
+}
 
 /** Fields of a part that describe the plan, not tool input (the seed's `mode: "metric"`). */
 const PLAN_FIELDS = new Set(['tool_type', 'mode']);
 
 /**
- * Turns a seed 004 plan into one stage: a step per part present (ids `primary`, `metric`, `graph`,
- * run in parallel as the seed's `asyncio.gather`), each part's fields passed as the input of its
- * tool where the tool's input schema declares them (others are reported, not sent: the tool would
- * refuse them), and an output mapping that gives the seed's `ExecuteOutput { primary_results,
- * metric_results, graph_results }` (each the part's ToolResult, or null when the plan has no such part).
+ * Turns a seed 004 plan into one stage: a step per part present (ids the part names, run in parallel as
+ * the seed's `asyncio.gather`), each part's fields passed as the input of its tool where the tool's input
+ * schema declares them (others are reported, not sent: the tool would refuse them), and an output mapping
+ * that gives the seed's `ExecuteOutput` (each part's ToolResult under its output key, or null when the
+ * plan has no such part).
  */
 export function seedPlanToStage(
   plan: SeedPlan,
+  parts: readonly SeedPlanPart[],
   definitionOf: (tool: string) => ToolDefinition | undefined,
 ): { stage: StageDefinition; absent: string[]; warnings: string[] } {
+  const names = parts.map((p) => p.part).join(', ');
   if (typeof plan !== 'object' || plan === null || Array.isArray(plan))
-    throw invalid('plan must be an object with primary, metric and/or graph');
+    throw invalid(`plan must be an object with one or more of ${names}`);
   const warnings: string[] = [];
   const absent: string[] = [];
   const stage: StageDefinition = {
@@ -43,8 +44,8 @@ export function seedPlanToStage(
     tools: [],
     output_mapping: {},
   };
-  for (const { part, tool: defaultTool, output } of PARTS) {
-    const spec = plan[part];
+  for (const { part, tool: defaultTool, output } of parts) {
+    const spec = plan[part] as SeedPlanSpec | null | undefined;
     if (spec === undefined || spec === null) {
       absent.push(output);
       continue;
@@ -63,7 +64,7 @@ export function seedPlanToStage(
     stage.tools.push({ id: part, tool_name: tool, input });
     stage.output_mapping![output] = { $ref: part };
   }
-  if (!stage.tools.length) throw invalid('plan has none of primary, metric, graph');
+  if (!stage.tools.length) throw invalid(`plan has none of ${names}`);
   return { stage, absent, warnings };
 }
 

@@ -9,7 +9,7 @@ interface StageAssetContent {
   stages?: StageDefinition[];
 }
 
-export const STAGE_TOOL_TYPE = 'stage';
+export const STAGE_TOOL_KIND = 'stage';
 /** The rule tool assets' names follow (LLM function calling): a stage is a tool only under such a name. */
 export const STAGE_TOOL_NAME = /^[A-Za-z][A-Za-z0-9_-]{0,63}$/;
 
@@ -42,7 +42,7 @@ export class StageAssetTool implements Tool {
       description:
         asset.snapshot.description ??
         `Runs the published stage ${asset.name} (steps: ${steps.join(', ')}); returns the stored run.`,
-      tool_type: STAGE_TOOL_TYPE,
+      kind: STAGE_TOOL_KIND,
       input_schema: { type: 'object', ...(content.params_schema ?? {}) },
       output_schema: null,
       has_side_effects: hasSideEffects,

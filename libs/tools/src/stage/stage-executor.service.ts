@@ -14,6 +14,7 @@ import {
   StageStepRequest,
   StepReferenceError,
 } from './stage-plan.util';
+import { SeedPlanShape } from './seed-plan-shape';
 import { SeedPlan, seedPlanToStage } from './seed-plan.util';
 import { StageException, StageProblem } from './stage.exception';
 import { StageRunEntity, StageRunStatus } from './stage-run.entity';
@@ -189,6 +190,7 @@ export class StageExecutorService {
     private readonly runs: StageRunRepository,
     private readonly config: AppConfig,
     @Optional() private readonly published?: PublishedAssetReader,
+    @Optional() private readonly seedPlan?: SeedPlanShape,
   ) {}
 
   /**
@@ -242,7 +244,16 @@ export class StageExecutorService {
       case 'stage':
         return this.executePublished(caller, request.stage!, request.params ?? {}, signal, common);
       case 'plan': {
-        const { stage, absent, warnings } = seedPlanToStage(request.plan as SeedPlan, (tool) =>
+        const parts = this.seedPlan?.parts();
+        if (!parts)
+          throw StageException.invalid([
+            {
+              step: 'plan',
+              problem: 'invalid_request',
+              message: 'No plan shape is registered in this service.',
+            },
+          ]);
+        const { stage, absent, warnings } = seedPlanToStage(request.plan as SeedPlan, parts, (tool) =>
           this.registry.definition(caller.tenantId, tool),
         );
         const view = await this.execute(caller, { ...stage, ...common }, signal);

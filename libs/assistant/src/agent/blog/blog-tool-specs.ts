@@ -60,13 +60,12 @@ export const POST_ARTICLE_HINTS = {
   },
 };
 
-/** The tool spec of an asset, as the tool factory takes it. */
+/** The tool spec of an asset, as the tool factory takes it (the asset's `tool_type` is the spec's kind). */
 export function toToolAssetSpec(asset: CreateAssetInput): ToolAssetSpec {
-  return {
-    ...(asset.spec as Omit<ToolAssetSpec, 'name' | 'description'>),
-    name: asset.name,
-    description: asset.description ?? '',
+  const { tool_type, ...spec } = asset.spec as Omit<ToolAssetSpec, 'name' | 'description' | 'kind'> & {
+    tool_type: ToolAssetSpec['kind'];
   };
+  return { ...spec, kind: tool_type, name: asset.name, description: asset.description ?? '' };
 }
 
 /**

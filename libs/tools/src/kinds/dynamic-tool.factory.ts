@@ -8,7 +8,7 @@ export interface DynamicToolMeta {
 }
 
 /**
- * Builds a runnable tool from a tool asset spec of one `tool_type`; throws a coded 4xx when the spec
+ * Builds a runnable tool from a tool asset spec of one kind; throws a coded 4xx when the spec
  * is unusable. Each kind's module registers its factory with `ToolKindRegistry`.
  */
 export interface DynamicToolFactory {

@@ -4,7 +4,7 @@ import { ToolAssetDryRunner, ToolAssetSpec, ToolConfigIssue, ToolDryRunOutcome }
 import { AppException } from '@app/platform';
 import { SchemaValidator } from '../core/schema-validator';
 import { Tool, ToolError } from '../core/tool.types';
-import { ToolKindRegistry } from '../kinds/tool-kind.registry';
+import { ToolKindRegistry } from './tool-kind.registry';
 import { DynamicToolFactory } from './dynamic-tool.factory';
 
 /** A dry run never waits longer than this, whatever the tool's own timeout. */
@@ -55,7 +55,7 @@ export class ToolAssetDryRunService extends ToolAssetDryRunner {
     if (!factory) {
       return {
         status: 'skipped',
-        error: `No ${spec.tool_type} tool factory is registered.`,
+        error: `No ${spec.kind} tool factory is registered.`,
         execution_time_ms: 0,
       };
     }
@@ -118,6 +118,6 @@ export class ToolAssetDryRunService extends ToolAssetDryRunner {
   }
 
   private factoryFor(spec: ToolAssetSpec): DynamicToolFactory | undefined {
-    return this.kinds.factoryFor(spec.tool_type);
+    return this.kinds.factoryFor(spec.kind);
   }
 }

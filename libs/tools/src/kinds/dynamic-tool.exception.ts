@@ -1,5 +1,5 @@
+import type { ToolConfigIssue } from '@app/asset-registry';
 import { AppException, ErrorKind } from '@app/platform';
-import type { ConfigIssue } from './http-tool-config.util';
 
 export enum DynamicToolExceptionCode {
   TOOL_CONFIG_INVALID = 'TOOL_CONFIG_INVALID',
@@ -11,7 +11,7 @@ export class DynamicToolException extends AppException {
     super(code, kind, message, details);
   }
 
-  static invalidConfig(tool: string, issues: ConfigIssue[]): DynamicToolException {
+  static invalidConfig(tool: string, issues: ToolConfigIssue[]): DynamicToolException {
     return new DynamicToolException(
       DynamicToolExceptionCode.TOOL_CONFIG_INVALID,
       ErrorKind.INVALID_INPUT,
