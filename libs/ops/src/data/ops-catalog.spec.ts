@@ -1,6 +1,6 @@
 import { OPS_CATALOG, OPS_KEYWORD_MAPPINGS } from './ops-catalog';
+import { AGGREGATIONS } from '@app/tools';
 import {
-  AGGREGATIONS,
   CI_ENVIRONMENTS,
   CI_STATUSES,
   CI_TYPES,

@@ -17,7 +17,7 @@ const query = (config: Record<string, unknown>): ToolAssetSpec =>
   ({
     name: 'slow_services',
     description: 'services slower than a threshold',
-    tool_type: 'query',
+    kind: 'query',
     tool_config: { query_sql: null, query_cypher: null, query_http: null, query_metadata: {}, ...config },
     tool_input_schema: { type: 'object', properties: { ms: { type: 'number' } } },
   }) as unknown as ToolAssetSpec;

@@ -17,7 +17,7 @@ function spec(config: Record<string, unknown>, extra: Record<string, unknown> = 
   return {
     name: 'prod_items',
     description: 'items of an environment',
-    tool_type: 'sql',
+    kind: 'sql',
     tool_config: { query: QUERY, ...config },
     tool_input_schema: {
       type: 'object',

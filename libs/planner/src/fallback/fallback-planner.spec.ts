@@ -289,7 +289,7 @@ describe('FallbackPlanner', () => {
     const tool = (name: string, description: string) => ({
       name,
       description,
-      tool_type: 'http',
+      kind: 'http',
       input_schema: { type: 'object', properties: { plate_no: { type: 'string' } } },
       output_schema: null,
       has_side_effects: false,
