@@ -4,7 +4,7 @@ import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/se
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { randomUUID } from 'node:crypto';
 import { AppConfig, ClusterLimits, type Principal } from '@app/platform';
-import { mcpServerHttp, mcpTypes } from './mcp-sdk';
+import { mcpServer, mcpServerHttp, mcpTypes } from './mcp-sdk';
 import { McpSessionRecords, type McpSessionRecord } from './mcp-session-records';
 import { McpToolServer } from './mcp-tool-server.service';
 
@@ -108,6 +108,10 @@ export class McpHttpSessions implements OnModuleDestroy {
       );
       return;
     }
+    // The SDK's server modules load with the first session (mcp-sdk.ts): before its slots are taken, so
+    // that the load does not run down the session's idle lease.
+    mcpServer();
+    mcpServerHttp();
     // The id is chosen before the session exists, so its slots are held while it opens.
     const id = randomUUID();
     const owner: SlotOwner = { tenantId: principal.tenantId, keyId: principal.keyId };
