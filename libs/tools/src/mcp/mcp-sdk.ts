@@ -32,3 +32,14 @@ export const mcpClientHttp = (): typeof ClientHttpModule =>
   (clientHttp ??= require('@modelcontextprotocol/sdk/client/streamableHttp.js') as typeof ClientHttpModule);
 export const mcpClientStdio = (): typeof ClientStdioModule =>
   (clientStdio ??= require('@modelcontextprotocol/sdk/client/stdio.js') as typeof ClientStdioModule);
+
+/**
+ * Loads the server side of the SDK now. The server's main() calls it a moment after it is ready, so that
+ * the first MCP session does not block the event loop for the load (long enough on a busy machine for
+ * Redis commands in flight to time out).
+ */
+export function preloadMcpServerSdk(): void {
+  mcpTypes();
+  mcpServer();
+  mcpServerHttp();
+}
