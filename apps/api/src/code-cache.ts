@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import Module from 'node:module';
 import path from 'node:path';
@@ -131,10 +131,12 @@ export class CodeCache {
       // Node's own way: an ES module required from CommonJS, and a module with a dynamic import(), which
       // a script compiled by node:vm can only make through an experimental loader option that Node 20
       // also drops for a script compiled from cached data.
-      if (format === 'module' || DYNAMIC_IMPORT.test(content))
-        return compile.call(this, content, filename, format);
-      const key = `${filename}\0${createHash('sha1').update(content).digest('base64')}`;
+      if (format === 'module') return compile.call(this, content, filename, format);
+      // One-shot hash (no Hash object per module); a module the cache holds was compiled here before, so
+      // it has no dynamic import() and the scan of its text is skipped.
+      const key = `${filename}\0${hash('sha1', content, 'base64')}`;
       const cachedData = cache.entries.get(key);
+      if (!cachedData && DYNAMIC_IMPORT.test(content)) return compile.call(this, content, filename, format);
       let script: vm.Script;
       try {
         script = new vm.Script(loader.wrap(content), { filename, cachedData });

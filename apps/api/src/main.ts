@@ -4,6 +4,8 @@ import { CodeCache } from './code-cache';
 const codeCache = CodeCache.enable('server');
 /** After the start-up's own work (the first requests, the demo load's start) has had the CPU. */
 const CODE_CACHE_SAVE_DELAY_MS = 5_000;
+/** Modules left out of the start (the MCP SDK) load this long after ready, before the code cache is written. */
+const PRELOAD_DELAY_MS = 1_000;
 
 async function main(): Promise<void> {
   await import('reflect-metadata');
@@ -30,6 +32,14 @@ async function main(): Promise<void> {
   ]);
   const app = await createApp({ env });
   await app.listen(env.PORT, env.HOST);
+  // Not needed for readiness, but loaded soon after it rather than by the first MCP session (a load blocks
+  // the event loop); a worker serves no MCP.
+  if (env.APP_ROLE !== 'worker')
+    setTimeout(() => {
+      import('@app/tools')
+        .then(({ preloadMcpServerSdk }) => preloadMcpServerSdk())
+        .catch((error: Error) => new Logger('Startup').warn({ msg: 'preload failed', error: error.message }));
+    }, PRELOAD_DELAY_MS).unref();
   // Once ready, and only when this start compiled modules the cache did not hold (a first start, a new
   // build): the next start skips compiling them.
   setTimeout(() => {

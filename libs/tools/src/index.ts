@@ -47,6 +47,7 @@ export {
   type McpRequestHandler,
 } from './mcp/mcp-tool-server.service';
 export { McpClientService } from './mcp/mcp-client.service';
+export { preloadMcpServerSdk } from './mcp/mcp-sdk';
 export { type McpConnectionStatus } from './mcp/mcp-server-connection';
 export { DynamicToolLoader } from './dynamic/dynamic-tool-loader.service';
 export {

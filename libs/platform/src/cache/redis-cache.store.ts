@@ -1,5 +1,6 @@
 import { Logger } from '@nestjs/common';
-import Redis from 'ioredis';
+import type Redis from 'ioredis';
+import { ioredis } from './ioredis-module';
 import {
   CacheHealth,
   CacheStore,
@@ -120,7 +121,7 @@ export class RedisCacheStore extends CacheStore {
     super();
     this.keyPrefix = options.keyPrefix;
     this.circuit = options.circuit ?? new RedisCircuitBreaker(2000);
-    this.client = new Redis(options.url, {
+    this.client = new (ioredis().default)(options.url, {
       lazyConnect: true,
       keyPrefix: options.keyPrefix,
       enableOfflineQueue: false,

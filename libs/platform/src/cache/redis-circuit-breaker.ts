@@ -1,4 +1,4 @@
-import { ReplyError } from 'ioredis';
+import { ioredis } from './ioredis-module';
 
 export type RedisCircuitState = 'closed' | 'open';
 
@@ -51,7 +51,7 @@ export class RedisCircuitBreaker {
     try {
       return { sent: true, reply: await command() };
     } catch (error) {
-      if (error instanceof ReplyError) throw error;
+      if (error instanceof ioredis().ReplyError) throw error;
       this.failedCommands++;
       this.open(error as Error);
       return { sent: false };
@@ -76,7 +76,7 @@ export class RedisCircuitBreaker {
     probe()
       .then(
         () => this.close(),
-        (error: Error) => (error instanceof ReplyError ? this.close() : this.open(error)),
+        (error: Error) => (error instanceof ioredis().ReplyError ? this.close() : this.open(error)),
       )
       .finally(() => (this.probing = false));
   }

@@ -1,5 +1,6 @@
 import { Logger } from '@nestjs/common';
-import Redis from 'ioredis';
+import type Redis from 'ioredis';
+import { ioredis } from '../cache/ioredis-module';
 import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
 import type { AppEventMap } from './app-events';
@@ -109,8 +110,8 @@ export class RedisChangeBus extends ChangeBus {
       connectTimeout: Math.max(1000, commandTimeoutMs * 4),
       retryStrategy: (attempt: number) => Math.min(200 * attempt, 2000),
     };
-    this.publisher = new Redis(url, { ...options, commandTimeout: commandTimeoutMs });
-    this.subscriber = new Redis(url, options);
+    this.publisher = new (ioredis().default)(url, { ...options, commandTimeout: commandTimeoutMs });
+    this.subscriber = new (ioredis().default)(url, options);
     for (const client of [this.publisher, this.subscriber])
       client.on('error', (error: Error) => this.reportOutage(error));
   }

@@ -1,5 +1,6 @@
 import { Test } from '@nestjs/testing';
 import { DiscoveryModule } from '@nestjs/core';
+import { SchemaValidator } from './schema-validator';
 import { BuiltinTool } from './tool.decorator';
 import { ToolRegistry } from './tool-registry';
 import { Tool, ToolContext, ToolDefinition, ToolError, ToolOutput } from './tool.types';
@@ -210,5 +211,32 @@ describe('ToolRegistry', () => {
     expect((await registry.execute(context(), 'srv__echo', { n: 1 })).error_details).toMatchObject({
       code: 'UNAVAILABLE',
     });
+  });
+  it('compiles the schemas of start-up registrations on first use, and a single registration at once', async () => {
+    const compile = jest.spyOn(SchemaValidator.prototype, 'compile');
+    try {
+      compile.mockClear();
+      const broken = (name: string) =>
+        new FakeTool(definition(name, { input_schema: { type: 'no-such-type' } }), () =>
+          Promise.resolve({ data: {} }),
+        );
+      registry.replaceDynamicTools('t1', [
+        new FakeTool(definition('loaded'), () => Promise.resolve({ data: { doubled: 2 } })),
+        broken('loaded_broken'),
+      ]);
+      expect(compile).not.toHaveBeenCalled();
+      expect((await registry.execute(context(), 'loaded', { n: 1 })).success).toBe(true);
+      expect(compile).toHaveBeenCalledTimes(2); // input and output, once each
+      await registry.execute(context(), 'loaded', { n: 2 });
+      expect(compile).toHaveBeenCalledTimes(2);
+      expect(() => registry.validateInput('t1', 'loaded_broken', {})).toThrow(
+        'tool loaded_broken has an invalid schema',
+      );
+      expect(() => registry.setDynamicTool('t1', broken('set_broken'))).toThrow(
+        'tool set_broken has an invalid schema',
+      );
+    } finally {
+      compile.mockRestore();
+    }
   });
 });

@@ -9,6 +9,7 @@ import { BUILTIN_TOOL } from './tool.decorator';
 import { failedToolResult } from './tool-result';
 import { ToolsException, ToolsExceptionCode } from './tool-exceptions';
 import {
+  JsonSchema,
   Tool,
   ToolContext,
   ToolDefinition,
@@ -38,6 +39,16 @@ function isTool(value: unknown): value is Tool {
     'definition' in value &&
     typeof (value as Tool).execute === 'function'
   );
+}
+
+/**
+ * A schema compiled on its first check. The start-up registrations (built-ins, every tenant's published
+ * tools) compile nothing: Ajv's code generation for every tool was ~0.15 s of CPU before readiness, and
+ * most tools are not called soon after a start.
+ */
+function compiledOnFirstUse(compile: () => CompiledSchema): CompiledSchema {
+  let compiled: CompiledSchema | undefined;
+  return { check: (value) => (compiled ??= compile()).check(value) };
 }
 
 function elapsedSince(started: number): number {
@@ -77,7 +88,7 @@ export class ToolRegistry implements OnModuleInit {
   registerBuiltin(tool: Tool): void {
     if (this.builtins.has(tool.definition.name))
       throw new Error(`duplicate built-in tool ${tool.definition.name}`);
-    this.builtins.set(tool.definition.name, this.prepare(tool));
+    this.builtins.set(tool.definition.name, this.prepare(tool, { lazy: true }));
     this.notify(null, [tool.definition.name]);
   }
 
@@ -120,7 +131,7 @@ export class ToolRegistry implements OnModuleInit {
         });
         continue;
       }
-      next.set(tool.definition.name, this.prepare(tool));
+      next.set(tool.definition.name, this.prepare(tool, { lazy: true }));
     }
     this.swapTenant(tenantId, next);
     this.notify(tenantId, [...next.keys()]);
@@ -321,18 +332,27 @@ export class ToolRegistry implements OnModuleInit {
     }
   }
 
-  private prepare(tool: Tool): RegisteredTool {
+  /**
+   * `lazy`: the schemas compile on the tool's first validation (start-up loads, whose schemas were
+   * checked when they were written or published); otherwise now, so that a single registration with an
+   * invalid schema is refused to its caller.
+   */
+  private prepare(tool: Tool, { lazy = false } = {}): RegisteredTool {
     const { input_schema, output_schema, name } = tool.definition;
-    try {
-      return {
-        tool,
-        input: this.validator.compile(input_schema),
-        output: output_schema ? this.validator.compile(output_schema) : null,
-        available: true,
-      };
-    } catch (error) {
-      throw new Error(`tool ${name} has an invalid schema: ${(error as Error).message}`);
-    }
+    const compile = (schema: JsonSchema) => {
+      try {
+        return this.validator.compile(schema);
+      } catch (error) {
+        throw new Error(`tool ${name} has an invalid schema: ${(error as Error).message}`);
+      }
+    };
+    const schema = (value: JsonSchema) => (lazy ? compiledOnFirstUse(() => compile(value)) : compile(value));
+    return {
+      tool,
+      input: schema(input_schema),
+      output: output_schema ? schema(output_schema) : null,
+      available: true,
+    };
   }
 
   private swapTenant(tenantId: string, tools: ReadonlyMap<string, RegisteredTool>): void {

@@ -1,15 +1,14 @@
 import { Injectable } from '@nestjs/common';
-import {
-  ErrorCode,
+import type {
   GetPromptResult,
   ListPromptsResult,
   ListResourcesResult,
-  McpError,
   Prompt,
   ReadResourceResult,
 } from '@modelcontextprotocol/sdk/types.js';
 import { PublishedAssetReader, type AssetSnapshot, type PromptContent } from '@app/asset-registry';
 import { DocumentIngestionService, DocumentsException } from '@app/documents';
+import { mcpTypes } from './mcp-sdk';
 
 /** Documents per resources/list page (the cursor is the next offset). */
 export const MCP_RESOURCE_PAGE_SIZE = 50;
@@ -19,6 +18,11 @@ export const DOCUMENT_URI_PREFIX = 'ops://documents/';
 
 const PLACEHOLDER = /\{\{\s*(?:input\.)?([A-Za-z_][A-Za-z0-9_]*)\s*\}\}/g;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+const invalidParams = (message: string): Error => {
+  const { ErrorCode, McpError } = mcpTypes();
+  return new McpError(ErrorCode.InvalidParams, message);
+};
 
 type PromptText = Pick<PromptContent, 'template' | 'input_schema'>;
 
@@ -69,7 +73,7 @@ export class McpContentService {
   async listResources(tenantId: string, cursor: string | undefined): Promise<ListResourcesResult> {
     const offset = cursor === undefined ? 0 : Number(cursor);
     if (!Number.isSafeInteger(offset) || offset < 0)
-      throw new McpError(ErrorCode.InvalidParams, `Invalid cursor ${JSON.stringify(cursor)}`);
+      throw invalidParams(`Invalid cursor ${JSON.stringify(cursor)}`);
     const page = await this.documents.list(tenantId, { limit: MCP_RESOURCE_PAGE_SIZE, offset });
     const next = offset + page.items.length;
     return {
@@ -90,12 +94,11 @@ export class McpContentService {
 
   async readResource(tenantId: string, uri: string): Promise<ReadResourceResult> {
     const id = uri.startsWith(DOCUMENT_URI_PREFIX) ? uri.slice(DOCUMENT_URI_PREFIX.length) : '';
-    if (!UUID.test(id)) throw new McpError(ErrorCode.InvalidParams, `Resource ${uri} not found`);
+    if (!UUID.test(id)) throw invalidParams(`Resource ${uri} not found`);
     try {
       const document = await this.documents.get(tenantId, id);
       // A user's code is visible only to that user's code tools, as in the document list.
-      if (document.doc_metadata?.source === 'code')
-        throw new McpError(ErrorCode.InvalidParams, `Resource ${uri} not found`);
+      if (document.doc_metadata?.source === 'code') throw invalidParams(`Resource ${uri} not found`);
       const { items, total } = await this.documents.chunksOf(tenantId, id, MCP_RESOURCE_MAX_CHUNKS, 0);
       return {
         contents: [
@@ -113,8 +116,7 @@ export class McpContentService {
         ],
       };
     } catch (error) {
-      if (error instanceof DocumentsException)
-        throw new McpError(ErrorCode.InvalidParams, `Resource ${uri} not found`);
+      if (error instanceof DocumentsException) throw invalidParams(`Resource ${uri} not found`);
       throw error;
     }
   }
@@ -137,17 +139,13 @@ export class McpContentService {
     args: Record<string, string> | undefined,
   ): Promise<GetPromptResult> {
     const asset = await this.assets.getPublished(tenantId, 'prompt', name);
-    if (!asset) throw new McpError(ErrorCode.InvalidParams, `Prompt ${name} not found`);
+    if (!asset) throw invalidParams(`Prompt ${name} not found`);
     const content = promptOf(asset.snapshot);
     const given = args ?? {};
     const missing = promptArguments(content)
       .filter((argument) => argument.required && given[argument.name] === undefined)
       .map((argument) => argument.name);
-    if (missing.length)
-      throw new McpError(
-        ErrorCode.InvalidParams,
-        `Prompt ${name} needs the argument(s) ${missing.join(', ')}`,
-      );
+    if (missing.length) throw invalidParams(`Prompt ${name} needs the argument(s) ${missing.join(', ')}`);
     return {
       ...(asset.snapshot.description ? { description: asset.snapshot.description } : {}),
       messages: [{ role: 'user', content: { type: 'text', text: renderPrompt(content.template, given) } }],

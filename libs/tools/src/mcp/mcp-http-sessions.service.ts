@@ -1,10 +1,10 @@
 import { Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { randomUUID } from 'node:crypto';
 import { AppConfig, ClusterLimits, type Principal } from '@app/platform';
+import { mcpServer, mcpServerHttp, mcpTypes } from './mcp-sdk';
 import { McpSessionRecords, type McpSessionRecord } from './mcp-session-records';
 import { McpToolServer } from './mcp-tool-server.service';
 
@@ -99,7 +99,7 @@ export class McpHttpSessions implements OnModuleDestroy {
       await session.transport.handleRequest(req, res, req.body);
       return;
     }
-    if (req.method !== 'POST' || !isInitializeRequest(req.body)) {
+    if (req.method !== 'POST' || !mcpTypes().isInitializeRequest(req.body)) {
       jsonRpcError(
         res,
         400,
@@ -108,6 +108,10 @@ export class McpHttpSessions implements OnModuleDestroy {
       );
       return;
     }
+    // The SDK's server modules load with the first session (mcp-sdk.ts): before its slots are taken, so
+    // that the load does not run down the session's idle lease.
+    mcpServer();
+    mcpServerHttp();
     // The id is chosen before the session exists, so its slots are held while it opens.
     const id = randomUUID();
     const owner: SlotOwner = { tenantId: principal.tenantId, keyId: principal.keyId };
@@ -279,7 +283,7 @@ export class McpHttpSessions implements OnModuleDestroy {
     onOpened?: (id: string) => Promise<void>,
   ): { server: Server; transport: StreamableHTTPServerTransport } {
     const server = this.mcpServer.createServer(principal);
-    const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+    const transport: StreamableHTTPServerTransport = new (mcpServerHttp().StreamableHTTPServerTransport)({
       sessionIdGenerator,
       onsessioninitialized: async (id) => {
         const session: Session = {

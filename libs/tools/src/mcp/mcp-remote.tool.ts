@@ -1,6 +1,7 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { McpError, Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
+import type { Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
 import { JsonSchema, Tool, ToolContext, ToolDefinition, ToolError, ToolOutput } from '../core/tool.types';
+import { mcpTypes } from './mcp-sdk';
 
 export const MCP_TOOL_SEPARATOR = '__';
 
@@ -71,7 +72,7 @@ export class McpRemoteTool implements Tool {
       });
     } catch (error) {
       if (context.signal.aborted) throw error;
-      if (!(error instanceof McpError)) this.link.reportTransportFailure(error as Error);
+      if (!(error instanceof mcpTypes().McpError)) this.link.reportTransportFailure(error as Error);
       throw new ToolError(
         McpToolErrorCode.MCP_SERVER_ERROR,
         `MCP server ${this.link.server}: ${(error as Error).message}`,

@@ -1,13 +1,12 @@
 import { Logger } from '@nestjs/common';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { Tool as McpTool, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import type { Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
 import type { Readable } from 'node:stream';
 import type { ToolRegistry } from '../core/tool-registry';
 import { MCP_SERVER_NAME, MCP_SERVER_VERSION } from './mcp-tool-server.service';
 import { MCP_TOOL_SEPARATOR, McpRemoteTool } from './mcp-remote.tool';
+import { mcpClient, mcpClientHttp, mcpClientStdio, mcpTypes } from './mcp-sdk';
 import { MCP_DEFAULT_TIMEOUT_MS, McpServerConfig } from './mcp-servers.config';
 
 export type McpConnectionState = 'connecting' | 'connected' | 'disconnected' | 'stopped';
@@ -100,7 +99,10 @@ export class McpServerConnection {
     const generation = ++this.generation;
     this.state = 'connecting';
     this.attempts++;
-    const client = new Client({ name: MCP_SERVER_NAME, version: MCP_SERVER_VERSION }, { capabilities: {} });
+    const client = new (mcpClient().Client)(
+      { name: MCP_SERVER_NAME, version: MCP_SERVER_VERSION },
+      { capabilities: {} },
+    );
     const transport = this.createTransport();
     this.handshaking = client;
     try {
@@ -112,7 +114,7 @@ export class McpServerConnection {
       }
       client.onclose = () => this.lost(generation, 'the connection closed');
       client.onerror = (error) => this.logger.debug({ msg: 'MCP transport error', error: error.message });
-      client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+      client.setNotificationHandler(mcpTypes().ToolListChangedNotificationSchema, () => {
         void this.refreshTools(client, generation).catch((error: Error) =>
           this.lost(generation, error.message),
         );
@@ -197,10 +199,11 @@ export class McpServerConnection {
 
   private createTransport(): Transport {
     if (this.config.url) {
-      return new StreamableHTTPClientTransport(new URL(this.config.url), {
+      return new (mcpClientHttp().StreamableHTTPClientTransport)(new URL(this.config.url), {
         requestInit: { headers: this.config.headers ?? {} },
       });
     }
+    const { getDefaultEnvironment, StdioClientTransport } = mcpClientStdio();
     const transport = new StdioClientTransport({
       command: this.config.command as string,
       args: this.config.args ?? [],

@@ -1,17 +1,9 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
-import {
-  CallToolRequestSchema,
+import type {
   CallToolResult,
-  ErrorCode,
-  GetPromptRequestSchema,
   JSONRPCRequest,
-  ListPromptsRequestSchema,
-  ListResourcesRequestSchema,
-  ListToolsRequestSchema,
-  McpError,
-  ReadResourceRequestSchema,
   ServerNotification,
   ServerRequest,
   ServerResult,
@@ -24,6 +16,7 @@ import { ToolsException } from '../core/tool-exceptions';
 import { failedToolResult } from '../core/tool-result';
 import { JsonSchema, ToolErrorCode, ToolResult } from '../core/tool.types';
 import { McpContentService } from './mcp-content.service';
+import { mcpServer, mcpTypes } from './mcp-sdk';
 
 export const MCP_SERVER_NAME = 'ops-copilot';
 export const MCP_SERVER_VERSION = '0.1.0';
@@ -109,7 +102,10 @@ export class McpToolServer {
   ) {}
 
   createServer(principal: Principal): Server {
-    const server = new Server({ name: MCP_SERVER_NAME, version: MCP_SERVER_VERSION }, MCP_SERVER_OPTIONS);
+    const server = new (mcpServer().Server)(
+      { name: MCP_SERVER_NAME, version: MCP_SERVER_VERSION },
+      MCP_SERVER_OPTIONS,
+    );
     this.serve(server, principal);
     return server;
   }
@@ -120,6 +116,16 @@ export class McpToolServer {
    * answered at once). Returns the handlers by method, for requests that server took before this call.
    */
   serve(server: Server, principal: Principal): Map<string, McpRequestHandler> {
+    const {
+      CallToolRequestSchema,
+      ErrorCode,
+      GetPromptRequestSchema,
+      ListPromptsRequestSchema,
+      ListResourcesRequestSchema,
+      ListToolsRequestSchema,
+      McpError,
+      ReadResourceRequestSchema,
+    } = mcpTypes();
     const handlers = new Map<string, McpRequestHandler>();
     const on = <T extends { parse(data: unknown): unknown; shape: { method: { value: string } } }>(
       schema: T,

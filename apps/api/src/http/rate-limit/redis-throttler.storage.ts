@@ -1,8 +1,8 @@
 import { Injectable, Logger, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import { ThrottlerStorage, ThrottlerStorageService } from '@nestjs/throttler';
 import type { ThrottlerStorageRecord } from '@nestjs/throttler/dist/throttler-storage-record.interface';
-import Redis from 'ioredis';
-import { AppConfig, RedisCircuitBreaker } from '@app/platform';
+import type Redis from 'ioredis';
+import { AppConfig, ioredis, RedisCircuitBreaker } from '@app/platform';
 
 // A fixed window per key: the first hit starts it; the count and the window's remaining time come
 // back in one round trip.
@@ -38,7 +38,7 @@ export class RateLimitStorage implements ThrottlerStorage, OnModuleInit, OnAppli
     const url = config.redisUrl;
     if (!url) return;
     const timeout = config.get('REDIS_COMMAND_TIMEOUT_MS');
-    this.redis = new Redis(url, {
+    this.redis = new (ioredis().default)(url, {
       lazyConnect: true,
       keyPrefix: `${config.get('CACHE_KEY_PREFIX')}ratelimit:`,
       enableOfflineQueue: false,
