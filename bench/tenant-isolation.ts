@@ -10,10 +10,13 @@
  *
  *   npm run bench:isolation -- [--backend both|native|embedded] [--sections 1500] [--files 800] [--idle 60]
  *                              [--docx-sections 0]
+ * (`--files 0` skips the diff phase; `--docx-sections 15500` makes a docx of ~15,600 chunks, the size of issue 27's.)
  */
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { DataSource } from 'typeorm';
 import { DiffApplicationService } from '@app/code';
 import { DocumentIngestionService, DocumentSearchService } from '@app/documents';
-import { AuthService, DatabaseInfo, HealthRegistry, runAsSystem, runAsTenant } from '@app/platform';
+import { AuthService, HealthRegistry, runAsSystem, runAsTenant, schedulerOf } from '@app/platform';
 import { Backend, flag, loadAverage, startBenchApp } from './support/bench-app';
 import { makeLargeDocx } from './support/large-docx';
 import { sentencePool, syntheticChunks } from './support/synthetic-corpus';
@@ -26,6 +29,10 @@ interface Phase {
   max: number;
   ready: string;
   ms: number;
+  /** Event-loop delay (the process's main thread) during the phase: p99 / max, ms. */
+  loop: string;
+  /** Embedded: a request statement's wait for the connection, p95 / max, and background leases' hold p95 / max, ms. */
+  leases: string;
 }
 
 const percentile = (sorted: number[], p: number) =>
@@ -57,7 +64,7 @@ async function run(
     const search = app.get(DocumentSearchService);
     const diffs = app.get(DiffApplicationService);
     const health = app.get(HealthRegistry);
-    const database = app.get(DatabaseInfo);
+    const scheduler = schedulerOf(app.get(DataSource));
     const { sentences, queries } = sentencePool();
 
     // Tenant B: 20 documents of 10 sections, ingested before any measurement.
@@ -85,6 +92,9 @@ async function run(
       const started = performance.now();
       const latencies: number[] = [];
       const ready = new Map<number, number>();
+      const loop = monitorEventLoopDelay({ resolution: 5 });
+      loop.enable();
+      scheduler?.clearRecent();
       let done = false;
       const finished = typeof until === 'number' ? Promise.resolve() : until.finally(() => (done = true));
       const probe = setInterval(() => {
@@ -99,7 +109,9 @@ async function run(
         await finished;
       } finally {
         clearInterval(probe);
+        loop.disable();
       }
+      const stats = scheduler?.stats;
       const sorted = [...latencies].sort((x, y) => x - y);
       return {
         phase,
@@ -109,6 +121,10 @@ async function run(
         max: round(sorted[sorted.length - 1] ?? NaN),
         ready: [...ready].map(([status, n]) => `${n}x${status}`).join(' ') || '-',
         ms: Math.round(performance.now() - started),
+        loop: `${round(loop.percentile(99) / 1e6)} / ${round(loop.max / 1e6)}`,
+        leases: stats
+          ? `${stats.recentForegroundWaitMs.p95} / ${stats.recentForegroundWaitMs.max}, ${stats.recentBackgroundHoldMs.p95} / ${stats.recentBackgroundHoldMs.max}`
+          : '-',
       };
     };
 
@@ -118,8 +134,7 @@ async function run(
       // Each phase as it ends, so a long run that is stopped still reports what it measured.
       process.stderr.write(`${backend}: ${JSON.stringify(phase)}\n`);
       // Embedded: how the one connection was shared so far (EmbeddedScheduler), where the build has it.
-      const stats = (database as { schedulerStats?: () => unknown }).schedulerStats?.();
-      if (stats) process.stderr.write(`${backend}: scheduler ${JSON.stringify(stats)}\n`);
+      if (scheduler) process.stderr.write(`${backend}: scheduler ${JSON.stringify(scheduler.stats)}\n`);
     };
     record(await measure('idle', opts.idle));
 
@@ -134,18 +149,20 @@ async function run(
       ),
     );
 
-    const files = Array.from({ length: opts.files }, (_, i) => ({
-      path: `src/module${i}.ts`,
-      status: 'added' as const,
-      after: codeFile(i),
-    }));
-    await runAsTenant(a, () => diffs.apply(a, { userId: 'bench', files }));
-    record(
-      await measure(
-        `during A's diff (${opts.files} files)`,
-        runAsSystem('bench: index the diff', () => diffs.processQueue()),
-      ),
-    );
+    if (opts.files > 0) {
+      const files = Array.from({ length: opts.files }, (_, i) => ({
+        path: `src/module${i}.ts`,
+        status: 'added' as const,
+        after: codeFile(i),
+      }));
+      await runAsTenant(a, () => diffs.apply(a, { userId: 'bench', files }));
+      record(
+        await measure(
+          `during A's diff (${opts.files} files)`,
+          runAsSystem('bench: index the diff', () => diffs.processQueue()),
+        ),
+      );
+    }
 
     if (opts.docxSections > 0) {
       const docx = await makeLargeDocx(sentences, opts.docxSections, 4);
@@ -200,13 +217,13 @@ async function main() {
     `tenant isolation bench, ${started}, load average ${loadAverage()}, options ${JSON.stringify(opts)}`,
   );
   console.log(
-    '| backend | tenant B searches | n | p50 ms | p95 ms | max ms | p95 / idle | /health/ready | phase s |',
+    '| backend | tenant B searches | n | p50 ms | p95 ms | max ms | p95 / idle | /health/ready | phase s | event loop delay p99 / max ms | request lease wait p95 / max, background lease p95 / max ms |',
   );
-  console.log('|---|---|---|---|---|---|---|---|---|');
+  console.log('|---|---|---|---|---|---|---|---|---|---|---|');
   for (const row of rows) {
     const idle = rows.find((r) => r.backend === row.backend && r.phase === 'idle')!;
     console.log(
-      `| ${row.backend} | ${row.phase} | ${row.searches} | ${row.p50} | ${row.p95} | ${row.max} | ${(row.p95 / idle.p95).toFixed(1)}x | ${row.ready} | ${(row.ms / 1000).toFixed(1)} |`,
+      `| ${row.backend} | ${row.phase} | ${row.searches} | ${row.p50} | ${row.p95} | ${row.max} | ${(row.p95 / idle.p95).toFixed(1)}x | ${row.ready} | ${(row.ms / 1000).toFixed(1)} | ${row.loop} | ${row.leases} |`,
     );
   }
 }

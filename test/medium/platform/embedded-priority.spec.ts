@@ -108,6 +108,46 @@ describe(`the embedded connection serves requests before background work (${test
     },
   );
 
+  (embedded ? it : it.skip)(
+    "ingestion writes in single statements: a request runs between a batch's chunk insert and its vector insert",
+    async () => {
+      const doc = await ingestion.create(tenantId, {
+        filename: 'statements.md',
+        content: sections(BATCH * 8, 'statements'),
+      });
+      let ingesting = true;
+      let observed = 0;
+      const ingest = runInBackground(() => ingestion.processQueue()).finally(() => (ingesting = false));
+      // A request's view, over and over while the job runs: chunks of the version being written that
+      // have no vector yet. In one transaction per batch (chunks and vectors together) a request never
+      // sees any; written as single statements, a request queued while the chunk insert runs goes
+      // before the vector insert.
+      while (ingesting) {
+        const [row]: Array<{ n: number }> = await db.query(
+          `SELECT count(*)::int AS n FROM document_chunks c JOIN documents d ON d.id = c.document_id
+           WHERE c.document_id = $1 AND c.chunk_version > d.active_version
+             AND NOT EXISTS (SELECT 1 FROM chunk_embeddings e WHERE e.chunk_id = c.id)`,
+          [doc.id],
+        );
+        if (row.n > 0) observed++;
+      }
+      await ingest;
+      expect(observed).toBeGreaterThan(0);
+      const view = await ingestion.get(tenantId, doc.id);
+      expect({ status: view.status, chunks: view.total_chunks }).toEqual({
+        status: 'done',
+        chunks: BATCH * 8,
+      });
+      const [missing]: Array<{ n: number }> = await db.query(
+        `SELECT count(*)::int AS n FROM document_chunks c
+         WHERE c.document_id = $1 AND NOT EXISTS (SELECT 1 FROM chunk_embeddings e WHERE e.chunk_id = c.id)`,
+        [doc.id],
+      );
+      expect(missing.n).toBe(0);
+    },
+    120_000,
+  );
+
   (embedded ? it.skip : it)('native: no scheduler, the pool serves connections side by side', () => {
     expect(info.schedulerStats()).toBeNull();
   });

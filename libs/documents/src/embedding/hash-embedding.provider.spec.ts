@@ -32,4 +32,24 @@ describe('HashEmbeddingProvider', () => {
     expect(HashEmbeddingProvider.fromModel('hash-v1-99999')).toBeUndefined();
     expect(HashEmbeddingProvider.fromModel('text-embedding-3-small')).toBeUndefined();
   });
+
+  it('gives the event loop back during a large batch, with the same vectors as one at a time', async () => {
+    const provider = new HashEmbeddingProvider(256);
+    // Long enough texts that the batch cannot finish within one slice on any machine.
+    const texts = Array.from({ length: 400 }, (_, i) =>
+      `Section ${i}: restart the payment gateway after draining traffic from node ${i}. `.repeat(20),
+    );
+    let turns = 0;
+    let counting = true;
+    const count = () => {
+      turns++;
+      if (counting) setImmediate(count);
+    };
+    setImmediate(count);
+    const vectors = await provider.embed(texts);
+    counting = false;
+    // Other work ran while the batch was embedded (a blocking batch lets none in before it resolves).
+    expect(turns).toBeGreaterThan(1);
+    expect(vectors).toEqual(texts.map((text) => hashEmbed(text, 256)));
+  });
 });

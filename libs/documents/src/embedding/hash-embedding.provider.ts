@@ -18,6 +18,9 @@ const CHAR_GRAM_MAX = 5;
 
 export const HASH_MODEL_PREFIX = 'hash-v1-';
 
+/** The longest the embedder computes before it lets the event loop run other work (ms). */
+const EMBED_SLICE_MS = 4;
+
 function fnv1a32(text: string): number {
   let hash = 0x811c9dc5;
   for (let i = 0; i < text.length; i++) {
@@ -100,7 +103,21 @@ export class HashEmbeddingProvider extends EmbeddingProvider {
     return Promise.resolve(this.dim);
   }
 
-  embed(texts: string[]): Promise<number[][]> {
-    return Promise.resolve(texts.map((text) => hashEmbed(text, this.dim)));
+  /**
+   * Runs on the event loop of the process that asked (the API's, for an embedded deployment's
+   * ingestion): a batch gives the loop back every EMBED_SLICE_MS, so a request whose database answer
+   * arrives meanwhile is not held behind the whole batch.
+   */
+  async embed(texts: string[]): Promise<number[][]> {
+    const vectors: number[][] = [];
+    let sliceStarted = performance.now();
+    for (const text of texts) {
+      vectors.push(hashEmbed(text, this.dim));
+      if (performance.now() - sliceStarted >= EMBED_SLICE_MS) {
+        await new Promise((resolve) => setImmediate(resolve));
+        sliceStarted = performance.now();
+      }
+    }
+    return vectors;
   }
 }

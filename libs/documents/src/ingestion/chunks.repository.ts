@@ -165,8 +165,58 @@ export class ChunksRepository {
     drafts: ChunkDraft[],
   ): Promise<string[]> {
     if (drafts.length === 0) return [];
-    const rows: Array<{ id: string; chunk_index: number }> = await em.query(
-      `INSERT INTO document_chunks (tenant_id, document_id, chunk_version, chunk_index, text, chunk_type,
+    return (await this.insert(em, tenantId, documentId, version, drafts, null))!;
+  }
+
+  /**
+   * `insertChunks` as one statement of its own (embedded, outside a transaction): it also records the
+   * job's progress (when the document is still at `revision`), and writes nothing when the document
+   * is deleted. Returns the new chunk ids in order, or null when the document is no longer live.
+   */
+  async insertChunksIfLive(
+    em: EntityManager,
+    tenantId: string,
+    documentId: string,
+    version: number,
+    drafts: ChunkDraft[],
+    live: { revision: number; progress: number },
+  ): Promise<string[] | null> {
+    return this.insert(em, tenantId, documentId, version, drafts, live);
+  }
+
+  private async insert(
+    em: EntityManager,
+    tenantId: string,
+    documentId: string,
+    version: number,
+    drafts: ChunkDraft[],
+    live: { revision: number; progress: number } | null,
+  ): Promise<string[] | null> {
+    const params: unknown[] = [
+      tenantId,
+      documentId,
+      version,
+      drafts.map((d) => d.chunkIndex),
+      drafts.map((d) => d.text),
+      drafts.map((d) => d.chunkType),
+      drafts.map((d) => d.pageNumber),
+      drafts.map((d) => d.slideNumber),
+      drafts.map((d) => d.positionInDoc),
+      drafts.map((d) => (d.tableData ? JSON.stringify(d.tableData) : null)),
+      drafts.map((d) => d.sourceHash),
+      drafts.map((d) => toIndexText(d.text)),
+    ];
+    // The live check is the statement's own (the returned `live` row), so no request that runs between
+    // two of a job's statements (a delete) can come between the check and the write.
+    const guard = live
+      ? `WITH live AS (
+           UPDATE documents SET processing_progress = CASE WHEN revision = $14 THEN $13 ELSE processing_progress END
+           WHERE id = $2 AND deleted_at IS NULL RETURNING id),
+         inserted AS (`
+      : '';
+    if (live) params.push(live.progress, live.revision);
+    const rows: Array<{ id: string | null; chunk_index: number | null }> = await em.query(
+      `${guard}INSERT INTO document_chunks (tenant_id, document_id, chunk_version, chunk_index, text, chunk_type,
          page_number, slide_number, position_in_doc, table_data, source_hash, search_vector, search_length)
        SELECT $1, $2, $3, d.chunk_index, d.text, d.chunk_type, d.page_number, d.slide_number, d.position_in_doc,
               d.table_data::jsonb, d.source_hash, v.tsv,
@@ -175,23 +225,19 @@ export class ChunksRepository {
                    $12::text[]) AS d(chunk_index, text, chunk_type, page_number, slide_number, position_in_doc,
                                      table_data, source_hash, index_text)
        CROSS JOIN LATERAL (SELECT to_tsvector('english', d.index_text) AS tsv) v
-       RETURNING id, chunk_index`,
-      [
-        tenantId,
-        documentId,
-        version,
-        drafts.map((d) => d.chunkIndex),
-        drafts.map((d) => d.text),
-        drafts.map((d) => d.chunkType),
-        drafts.map((d) => d.pageNumber),
-        drafts.map((d) => d.slideNumber),
-        drafts.map((d) => d.positionInDoc),
-        drafts.map((d) => (d.tableData ? JSON.stringify(d.tableData) : null)),
-        drafts.map((d) => d.sourceHash),
-        drafts.map((d) => toIndexText(d.text)),
-      ],
+       ${live ? 'WHERE EXISTS (SELECT 1 FROM live)' : ''}
+       RETURNING id, chunk_index${
+         live
+           ? `)
+       SELECT i.id, i.chunk_index FROM inserted i
+       UNION ALL SELECT NULL, NULL FROM live`
+           : ''
+       }`,
+      params,
     );
-    const idByIndex = new Map(rows.map((r) => [r.chunk_index, r.id]));
+    // With the guard, one row without an id says the document was live.
+    if (live && !rows.some((r) => r.id === null)) return null;
+    const idByIndex = new Map(rows.filter((r) => r.id !== null).map((r) => [r.chunk_index, r.id!]));
     return drafts.map((d) => idByIndex.get(d.chunkIndex)!);
   }
 
@@ -203,9 +249,12 @@ export class ChunksRepository {
       params.push(v.chunkId, toVectorBinary(v.vector));
       return `($${params.length - 1}::uuid, $${params.length}::vector)`;
     });
+    // Joined to the chunks: a vector whose chunk a delete removed meanwhile (embedded, where a job's
+    // statements are not one transaction) is skipped instead of failing on the foreign key.
     await em.query(
       `INSERT INTO chunk_embeddings (chunk_id, tenant_id, model, embedding)
        SELECT v.chunk_id, $1, $2, v.embedding FROM (VALUES ${rows.join(', ')}) AS v(chunk_id, embedding)
+       WHERE EXISTS (SELECT 1 FROM document_chunks c WHERE c.id = v.chunk_id)
        ON CONFLICT (chunk_id, model) DO NOTHING`,
       params,
     );
@@ -230,6 +279,7 @@ export class ChunksRepository {
          SELECT e.embedding FROM document_chunks o
          JOIN chunk_embeddings e ON e.chunk_id = o.id AND e.model = $2
          WHERE o.tenant_id = $1 AND o.source_hash = t.source_hash LIMIT 1) src
+       WHERE EXISTS (SELECT 1 FROM document_chunks target WHERE target.id = t.chunk_id)
        ON CONFLICT (chunk_id, model) DO NOTHING
        RETURNING chunk_id`,
       [tenantId, model, copies.map((c) => c.chunkId), copies.map((c) => c.sourceHash)],

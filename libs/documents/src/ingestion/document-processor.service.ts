@@ -44,12 +44,38 @@ export class JobCancelledError extends Error {
 }
 
 /**
- * Chunks one write transaction inserts on the embedded database (with their vectors and HNSW
- * updates): short enough that another tenant's statement waits a fraction of a second behind it.
+ * Embedded: items per write statement at the start of a job, and the bounds each job then adapts
+ * them in so that one statement takes about BACKGROUND_STATEMENT_TARGET_MS. Chunk inserts (with their
+ * tsvectors and GIN entries) and vector inserts (each vector an HNSW insertion, the costliest row by
+ * far: 16 of them held the connection 0.6-0.7 s on a loaded machine) are sized apart.
  */
-const EMBEDDED_WRITE_CHUNKS = 16;
+const EMBEDDED_STATEMENT_ROWS = {
+  chunks: { initial: 16, min: 2, max: 64 },
+  vectors: { initial: 2, min: 1, max: 64 },
+} as const;
 /** Chunks per statement that reads a version's terms before the switch (embedded; adapted by BatchSizer). */
 const TERM_SLICE_CHUNKS = 64;
+
+type WriteStatementKind = keyof typeof EMBEDDED_STATEMENT_ROWS;
+
+/** How a batch's rows reach the database (see `writeBatch`). */
+interface BatchWriter {
+  /** The most rows of `kind` one statement writes (Infinity: all of the batch's in one). */
+  rows(kind: WriteStatementKind): number;
+  /** Runs one statement writing `rows` rows of `kind`. */
+  statement<T>(kind: WriteStatementKind, rows: number, work: (em: EntityManager) => Promise<T>): Promise<T>;
+  /**
+   * Set when the statements are not one transaction (embedded): each chunk insert then also checks
+   * that the document is live, and records the job's progress.
+   */
+  live?: { jobId: string; revision: number; progress: number };
+}
+
+/** Every row in one statement per kind, inside the transaction `em` belongs to. */
+const inTransaction = (em: EntityManager): BatchWriter => ({
+  rows: () => Number.POSITIVE_INFINITY,
+  statement: (_kind, _rows, work) => work(em),
+});
 
 /** What every batch of one ingestion job needs to know. */
 interface IngestPlan {
@@ -189,25 +215,38 @@ export class DocumentProcessor {
     // Pipelined: the next batch is embedded while the current one is written. The last batch is
     // written inside the version-switch transaction (on the native server).
     let next = batches.length > 0 ? this.embedBatch(plan, batches[0]) : undefined;
-    // Short transactions: on the embedded database a transaction holds every other tenant's
-    // statements, so a batch is written in slices. The job runs as background work, so requests
-    // queued meanwhile get the connection before its next slice (EmbeddedScheduler).
+    const embedded = this.database.backend === 'embedded' && plan.segment === null;
+    const sizers = {
+      chunks: this.statementSizer('chunks'),
+      vectors: this.statementSizer('vectors'),
+    };
     const write = async (batch: EmbeddedBatch) => {
-      for (const slice of this.writeSlices(batch)) {
-        completed += slice.drafts.length;
-        const progress = Math.min(99, Math.floor((completed / drafts.length) * 100));
-        const writeSlice = () =>
-          this.transaction(async (em) => {
-            if (!(await this.documents.lockLive(em, document.id))) throw new JobCancelledError(job.id);
-            await this.writeBatch(em, plan, slice);
-            await this.documents.setProgress(em, document.id, document.revision, progress);
-          });
-        // COPY FROM is refused on a table with row-level security: the bulk path writes on the
-        // system pool, every row with the job's tenant.
-        await (plan.segment === null
-          ? writeSlice()
-          : runAsSystem('bulk ingestion: COPY vectors', writeSlice, { quiet: true }));
+      completed += batch.drafts.length;
+      const progress = Math.min(99, Math.floor((completed / drafts.length) * 100));
+      if (embedded) {
+        // On the embedded database a transaction holds the one connection from BEGIN to COMMIT,
+        // every other tenant's statements waiting behind it, however long this process takes between
+        // its statements. So a batch is written as single statements, each its own transaction and
+        // each sized to a few tens of ms: a request queued meanwhile gets the connection before the
+        // job's next statement (EmbeddedScheduler), not after a whole slice of the batch.
+        await this.writeBatch(
+          this.statementWriter(sizers, { jobId: job.id, revision: document.revision, progress }),
+          plan,
+          batch,
+        );
+        return;
       }
+      const writeBatch = () =>
+        this.transaction(async (em) => {
+          if (!(await this.documents.lockLive(em, document.id))) throw new JobCancelledError(job.id);
+          await this.writeBatch(inTransaction(em), plan, batch);
+          await this.documents.setProgress(em, document.id, document.revision, progress);
+        });
+      // COPY FROM is refused on a table with row-level security: the bulk path writes on the
+      // system pool, every row with the job's tenant.
+      await (plan.segment === null
+        ? writeBatch()
+        : runAsSystem('bulk ingestion: COPY vectors', writeBatch, { quiet: true }));
     };
     for (let i = 0; i < batches.length - 1; i++) {
       lease.assertHeld();
@@ -263,7 +302,7 @@ export class DocumentProcessor {
       }
       if (!(await this.jobs.finish(em, job.id, lease.workerId, 'done'))) throw new LeaseLostError(job.id);
       this.clock.add('version switch', performance.now() - switchStarted);
-      if (last) await this.writeBatch(em, plan, last);
+      if (last) await this.writeBatch(inTransaction(em), plan, last);
       await this.clock.time('term stats', () =>
         // The delta read before holds while the active version is the one it was read against.
         delta && delta.from === current.active_version
@@ -338,16 +377,41 @@ export class DocumentProcessor {
     );
   }
 
-  /** A batch as written: whole on the native server, in slices of EMBEDDED_WRITE_CHUNKS on the embedded one. */
-  private writeSlices(batch: EmbeddedBatch): EmbeddedBatch[] {
-    if (this.database.backend !== 'embedded' || batch.drafts.length <= EMBEDDED_WRITE_CHUNKS) return [batch];
-    const slices: EmbeddedBatch[] = [];
-    for (let start = 0; start < batch.drafts.length; start += EMBEDDED_WRITE_CHUNKS)
-      slices.push({
-        drafts: batch.drafts.slice(start, start + EMBEDDED_WRITE_CHUNKS),
-        vectors: batch.vectors,
-      });
-    return slices;
+  /** Embedded: sizes one job's write statements of `kind` (see EMBEDDED_STATEMENT_ROWS). */
+  private statementSizer(kind: WriteStatementKind): BatchSizer {
+    const { initial, min, max } = EMBEDDED_STATEMENT_ROWS[kind];
+    return new BatchSizer(initial, { targetMs: BACKGROUND_STATEMENT_TARGET_MS, min, max });
+  }
+
+  /**
+   * Embedded: a batch written as single statements, each its own transaction on a connection of its
+   * own (so each its own lease of the scheduler), sized by `sizers` on the time the statement held the
+   * connection (not the time it waited for it). Each chunk insert checks in the same statement that
+   * the document is live, since a request (a delete) may run between two of the job's statements; the
+   * vector inserts skip chunks a delete removed. A crash between two statements leaves chunks without
+   * vectors at the version not yet switched to, which the job's next attempt keeps and completes.
+   */
+  private statementWriter(
+    sizers: Record<WriteStatementKind, BatchSizer>,
+    live: NonNullable<BatchWriter['live']>,
+  ): BatchWriter {
+    return {
+      live,
+      rows: (kind) => sizers[kind].next,
+      statement: async (kind, rows, work) => {
+        const runner = this.dataSource.createQueryRunner('master');
+        try {
+          // The connection, and with it the scheduler's lease, is held from here.
+          await runner.connect();
+          const started = performance.now();
+          const result = await work(runner.manager);
+          sizers[kind].record(rows, performance.now() - started);
+          return result;
+        } finally {
+          await runner.release();
+        }
+      },
+    };
   }
 
   private parseBudget(): ParseBudget {
@@ -394,14 +458,39 @@ export class DocumentProcessor {
     return { drafts, vectors };
   }
 
-  /** Inserts a batch's new chunks (one statement) and their vectors (one statement per model). */
-  private async writeBatch(em: EntityManager, plan: IngestPlan, batch: EmbeddedBatch): Promise<void> {
+  /**
+   * Inserts a batch's new chunks and their vectors (per model), in statements of at most
+   * `writer.rows(kind)` rows each: one statement per kind in a transaction, several on embedded.
+   */
+  private async writeBatch(writer: BatchWriter, plan: IngestPlan, batch: EmbeddedBatch): Promise<void> {
     const fresh = batch.drafts.filter((d) => !plan.kept.has(d.chunkIndex));
-    const ids = await this.clock.time('insert chunks', () =>
-      this.chunks.insertChunks(em, plan.tenantId, plan.documentId, plan.target, fresh),
-    );
-    const idByIndex = new Map(fresh.map((d, i) => [d.chunkIndex, ids[i]]));
+    const idByIndex = new Map<number, string>();
+    const { live } = writer;
+    // At least one statement: with `live` it is the check that the document is still live.
+    for (let start = 0; start === 0 || start < fresh.length;) {
+      const part = fresh.slice(start, start + writer.rows('chunks'));
+      start += Math.max(1, part.length);
+      const ids = await this.clock.time('insert chunks', () =>
+        writer.statement('chunks', part.length, (em) =>
+          live
+            ? this.chunks.insertChunksIfLive(em, plan.tenantId, plan.documentId, plan.target, part, live)
+            : this.chunks.insertChunks(em, plan.tenantId, plan.documentId, plan.target, part),
+        ),
+      );
+      if (!ids) throw new JobCancelledError(live!.jobId);
+      part.forEach((d, i) => idByIndex.set(d.chunkIndex, ids[i]));
+    }
     const chunkId = (d: ChunkDraft) => plan.kept.get(d.chunkIndex)?.id ?? idByIndex.get(d.chunkIndex)!;
+    /** Runs `work` over `items` in statements of at most `writer.rows('vectors')` items. */
+    const inStatements = async <T, R>(items: T[], work: (em: EntityManager, part: T[]) => Promise<R[]>) => {
+      const results: R[] = [];
+      for (let start = 0; start < items.length;) {
+        const part = items.slice(start, start + writer.rows('vectors'));
+        start += part.length;
+        results.push(...(await writer.statement('vectors', part.length, (em) => work(em, part))));
+      }
+      return results;
+    };
     for (const provider of plan.models) {
       const needing = batch.drafts.filter(
         (d) => !plan.kept.get(d.chunkIndex)?.models.includes(provider.model),
@@ -409,13 +498,11 @@ export class DocumentProcessor {
       const embedded = batch.vectors.get(provider.model)!;
       const textById = new Map(needing.map((d) => [chunkId(d), d.text]));
       await this.clock.time('insert vectors', async () => {
-        const lost = await this.chunks.copyVectorsByHash(
-          em,
-          plan.tenantId,
-          provider.model,
-          needing
-            .filter((d) => !embedded.has(d.text))
-            .map((d) => ({ chunkId: chunkId(d), sourceHash: d.sourceHash })),
+        const copies = needing
+          .filter((d) => !embedded.has(d.text))
+          .map((d) => ({ chunkId: chunkId(d), sourceHash: d.sourceHash }));
+        const lost = await inStatements(copies, (em, part) =>
+          this.chunks.copyVectorsByHash(em, plan.tenantId, provider.model, part),
         );
         const vectors = needing
           .filter((d) => embedded.has(d.text))
@@ -426,9 +513,11 @@ export class DocumentProcessor {
           const fallback = await this.clock.time('embed', () => provider.embed(texts));
           lost.forEach((c, i) => vectors.push({ chunkId: c.chunkId, vector: fallback[i] }));
         }
-        if (plan.segment === null)
-          await this.chunks.insertVectors(em, plan.tenantId, provider.model, vectors);
-        else await this.bulkSegments.copyVectors(em, plan.tenantId, provider.model, plan.segment, vectors);
+        await inStatements(vectors, async (em, part) => {
+          if (plan.segment === null) await this.chunks.insertVectors(em, plan.tenantId, provider.model, part);
+          else await this.bulkSegments.copyVectors(em, plan.tenantId, provider.model, plan.segment, part);
+          return [];
+        });
       });
     }
   }

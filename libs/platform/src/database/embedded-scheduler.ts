@@ -59,6 +59,46 @@ export interface EmbeddedSchedulerStats {
   longestBackgroundHoldMs: number;
   foregroundWaiting: number;
   backgroundWaiting: number;
+  /** Over the last RECENT_LEASES leases of each kind: how long a foreground lease waited for the connection. */
+  recentForegroundWaitMs: LeaseTimes;
+  /** Over the last RECENT_LEASES background leases: how long each held the connection. */
+  recentBackgroundHoldMs: LeaseTimes;
+}
+
+/** Percentiles of recent lease times, in ms (rounded to 0.1). */
+export interface LeaseTimes {
+  n: number;
+  p50: number;
+  p95: number;
+  max: number;
+}
+
+/** How many recent leases of each kind the percentiles in the stats cover. */
+const RECENT_LEASES = 1024;
+
+/** A fixed-size window of the latest samples. */
+class RecentTimes {
+  private readonly samples: number[] = [];
+  private next = 0;
+
+  add(ms: number): void {
+    if (this.samples.length < RECENT_LEASES) this.samples.push(ms);
+    else this.samples[this.next] = ms;
+    this.next = (this.next + 1) % RECENT_LEASES;
+  }
+
+  summary(): LeaseTimes {
+    const sorted = [...this.samples].sort((a, b) => a - b);
+    const at = (p: number) =>
+      sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.ceil(p * sorted.length) - 1)];
+    const round = (ms: number) => Math.round(ms * 10) / 10;
+    return { n: sorted.length, p50: round(at(0.5)), p95: round(at(0.95)), max: round(at(1)) };
+  }
+
+  clear(): void {
+    this.samples.length = 0;
+    this.next = 0;
+  }
 }
 
 /**
@@ -96,6 +136,8 @@ export class EmbeddedScheduler {
     yields: 0,
     longestBackgroundHoldMs: 0,
   };
+  private readonly foregroundWaits = new RecentTimes();
+  private readonly backgroundHolds = new RecentTimes();
 
   constructor(options: Partial<EmbeddedSchedulerOptions> = {}) {
     this.options = { ...DEFAULT_EMBEDDED_SCHEDULER_OPTIONS, ...options };
@@ -106,7 +148,15 @@ export class EmbeddedScheduler {
       ...this.counts,
       foregroundWaiting: this.foreground.length,
       backgroundWaiting: this.background.length,
+      recentForegroundWaitMs: this.foregroundWaits.summary(),
+      recentBackgroundHoldMs: this.backgroundHolds.summary(),
     };
+  }
+
+  /** Starts the recent-lease percentiles afresh (a bench, between its phases). */
+  clearRecent(): void {
+    this.foregroundWaits.clear();
+    this.backgroundHolds.clear();
   }
 
   /** Resolves with the release of the connection's lease, in priority order (see the class). */
@@ -196,10 +246,12 @@ export class EmbeddedScheduler {
       this.exclude(performance.now() - this.quietSince);
       this.quietSince = undefined;
     }
-    if (waiter.priority === 'foreground') this.counts.foregroundLeases++;
-    else this.counts.backgroundLeases++;
-    let released = false;
     const grantedAt = performance.now();
+    if (waiter.priority === 'foreground') {
+      this.counts.foregroundLeases++;
+      this.foregroundWaits.add(grantedAt - waiter.enqueuedAt);
+    } else this.counts.backgroundLeases++;
+    let released = false;
     waiter.grant(() => {
       if (released) return;
       released = true;
@@ -210,6 +262,7 @@ export class EmbeddedScheduler {
         this.exclude(now - grantedAt);
       } else {
         const held = now - grantedAt;
+        this.backgroundHolds.add(held);
         this.typicalBackgroundHoldMs = 0.8 * this.typicalBackgroundHoldMs + 0.2 * held;
         this.counts.longestBackgroundHoldMs = Math.max(this.counts.longestBackgroundHoldMs, Math.round(held));
       }
