@@ -14,9 +14,9 @@ import {
   CacheStore,
   runAsSystem,
   runAsTenant,
-  validateEnvironment,
 } from '@app/platform';
 import { createApp } from '../apps/api/src/bootstrap';
+import { validateEnvironment } from '../apps/api/src/config-schemas';
 import { Backend, flag, loadAverage, prepareBackend } from './support/bench-app';
 import { seedSyntheticChunks, sentencePool, syntheticChunks } from './support/synthetic-corpus';
 import { EvaluationDataMissing } from './retrieval/datasets';

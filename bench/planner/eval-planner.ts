@@ -13,7 +13,8 @@ import {
   StagePlanExecutor,
   UnconfiguredLlmClient,
 } from '@app/planner';
-import { AppConfig, validateEnvironment } from '@app/platform';
+import { AppConfig } from '@app/platform';
+import { validateEnvironment } from '../../apps/api/src/config-schemas';
 import {
   StageExecutorService,
   ToolRegistry,

@@ -10,6 +10,7 @@ import type { Request } from 'express';
 import { CodeModule } from '@app/code';
 import { ApiKeyGuard, AppConfig, PlatformModule, PlatformModuleOptions } from '@app/platform';
 import { ToolsModule } from '@app/tools';
+import { CONFIG_SCHEMAS } from './config-schemas';
 import { KeysController } from './admin/keys.controller';
 import { SecretsController } from './admin/secrets.controller';
 import { SessionController } from './admin/session.controller';
@@ -59,7 +60,7 @@ export class AppModule {
     return {
       module: AppModule,
       imports: [
-        PlatformModule.forRoot(options),
+        PlatformModule.forRoot({ configSchemas: CONFIG_SCHEMAS, ...options }),
         DocumentsModule,
         AssetRegistryModule,
         ToolsModule,

@@ -7,8 +7,13 @@ const CODE_CACHE_SAVE_DELAY_MS = 5_000;
 
 async function main(): Promise<void> {
   await import('reflect-metadata');
-  const [{ Logger }, { InvalidEnvironmentError, JsonLogger, startDatabaseEarly, validateEnvironment }] =
-    await Promise.all([import('@nestjs/common'), import('@app/platform/boot')]);
+  const [{ Logger }, { JsonLogger, startDatabaseEarly }, { InvalidEnvironmentError }, { validateEnvironment }] =
+    await Promise.all([
+      import('@nestjs/common'),
+      import('@app/platform/boot'),
+      import('@app/platform/config'),
+      import('./config-schemas'),
+    ]);
   let env;
   try {
     env = validateEnvironment(process.env);

@@ -1,17 +1,12 @@
 import path from 'node:path';
-import type { EnvironmentVariables } from './config/environment';
+import type { EnvironmentVariables } from './platform.config';
 import { EmbeddedPostgres, embeddedMaxConnections } from './database/embedded-postgres';
 
 /*
  * The platform's start-up entry (`@app/platform/boot`): what a server's main() uses before it loads the
- * application's modules. It stays light (the environment's validation, the logger, the embedded
- * database's early start) so that the database opens on its own thread while the rest loads.
+ * application's modules. It stays light (the logger, the embedded database's early start; the
+ * environment's validation is `@app/platform/config`) so that the database opens on its own thread while the rest loads.
  */
-export {
-  validateEnvironment,
-  InvalidEnvironmentError,
-  type EnvironmentVariables,
-} from './config/environment';
 export { JsonLogger } from './logging/json-logger';
 
 /**

@@ -11,6 +11,7 @@ import { TenantEntity } from './auth/tenant.entity';
 import { CacheModule } from './cache/cache.module';
 import { CacheStore } from './cache/cache-store';
 import { ConfigCoreModule } from './config/config-core.module';
+import type { ConfigSchema } from './config/config-schema';
 import { DatabaseInfo, DatabaseModule } from './database/database.module';
 import { ClusterLock } from './cluster/cluster-lock';
 import { ProcessRole } from './cluster/process-role';
@@ -93,6 +94,11 @@ export function createChangeBus(config: AppConfig, dataSource: DataSource): Chan
 export interface PlatformModuleOptions {
   /** Background schedulers (cron jobs); off for one-shot CLI commands. */
   schedulers?: boolean;
+  /**
+   * Every lib's config class, validated together with the platform's at boot (one error lists every bad
+   * key); a lib's module registers its own class (ConfigFeatureModule) whether listed here or not.
+   */
+  configSchemas?: readonly ConfigSchema[];
 }
 
 /**
@@ -106,7 +112,7 @@ export class PlatformModule {
     return {
       module: PlatformModule,
       imports: [
-        ConfigCoreModule.forRoot(),
+        ConfigCoreModule.forRoot(options.configSchemas),
         DatabaseModule,
         CacheModule,
         TypeOrmModule.forFeature([TenantEntity, ApiKeyEntity]),

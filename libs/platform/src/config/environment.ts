@@ -1,4 +1,4 @@
-import { plainToInstance, Transform } from 'class-transformer';
+import { Transform } from 'class-transformer';
 import {
   IsBoolean,
   IsIn,
@@ -11,29 +11,11 @@ import {
   Max,
   Min,
   MinLength,
-  validateSync,
-  ValidationError,
 } from 'class-validator';
-
-const toBoolean = ({ value }: { value: unknown }): unknown => {
-  if (typeof value !== 'string') return value;
-  const normalized = value.trim().toLowerCase();
-  if (['1', 'true', 'yes', 'on'].includes(normalized)) return true;
-  if (['0', 'false', 'no', 'off', ''].includes(normalized)) return false;
-  return value;
-};
-
-const toNumber = ({ value }: { value: unknown }): unknown =>
-  typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
-
-const emptyToUndefined = ({ value }: { value: unknown }): unknown =>
-  typeof value === 'string' && value.trim() === '' ? undefined : value;
+import { emptyToUndefined, optionalNumber, toBoolean, toNumber } from './config-schema';
 
 export const APP_ROLES = ['all', 'api', 'worker'] as const;
 export type AppRoleName = (typeof APP_ROLES)[number];
-
-const optionalNumber = ({ value }: { value: unknown }): unknown =>
-  toNumber({ value: emptyToUndefined({ value }) });
 
 export const LOG_LEVELS = ['debug', 'info', 'warn', 'error'] as const;
 export type LogLevelName = (typeof LOG_LEVELS)[number];
@@ -1013,26 +995,4 @@ export class EnvironmentVariables {
   @IsOptional()
   @Matches(/^[A-Za-z0-9_-]+__[A-Za-z0-9_.-]+$/, { message: 'must be an MCP tool name <server>__<tool>' })
   CHAT_WEB_SEARCH_MCP_TOOL?: string;
-}
-
-export class InvalidEnvironmentError extends Error {
-  constructor(readonly problems: string[]) {
-    super(`Invalid configuration, refusing to start:\n${problems.join('\n')}`);
-    this.name = 'InvalidEnvironmentError';
-  }
-}
-
-function describe(error: ValidationError, raw: Record<string, unknown>): string {
-  const value = raw[error.property];
-  const shown = typeof value === 'string' || typeof value === 'number' ? String(value) : '';
-  const reasons = Object.values(error.constraints ?? {}).join('; ');
-  return `- ${error.property}=${shown} (${reasons})`;
-}
-
-/** Validates the raw environment; throws one error listing every bad key. */
-export function validateEnvironment(raw: Record<string, unknown>): EnvironmentVariables {
-  const env = plainToInstance(EnvironmentVariables, raw, { exposeDefaultValues: true });
-  const errors = validateSync(env, { skipMissingProperties: false, forbidUnknownValues: false });
-  if (errors.length > 0) throw new InvalidEnvironmentError(errors.map((e) => describe(e, raw)));
-  return env;
 }

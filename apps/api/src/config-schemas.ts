@@ -1,0 +1,17 @@
+import { EnvironmentVariables, validateConfigs, type ConfigSchema } from '@app/platform/config';
+
+/*
+ * Every lib's config class, in the libs' order. The application validates them together at boot (one
+ * error lists every bad key of every lib), and docs/configuration.md's table is generated from them
+ * (`npm run docs:config`). Light on purpose: main() loads it before the application's modules.
+ */
+export const CONFIG_SECTIONS: readonly { lib: string; schema: ConfigSchema }[] = [
+  { lib: 'platform', schema: EnvironmentVariables },
+];
+
+export const CONFIG_SCHEMAS = CONFIG_SECTIONS.map((section) => section.schema);
+
+/** Validates the raw environment against every lib's config; returns the platform's keys. */
+export function validateEnvironment(raw: Record<string, unknown>): EnvironmentVariables {
+  return validateConfigs(CONFIG_SCHEMAS, raw).get(EnvironmentVariables) as EnvironmentVariables;
+}
