@@ -1,3 +1,4 @@
+import { DocumentsConfig } from '@app/documents/config';
 import { EnvironmentVariables, validateConfigs, type ConfigSchema } from '@app/platform/config';
 
 /*
@@ -7,6 +8,7 @@ import { EnvironmentVariables, validateConfigs, type ConfigSchema } from '@app/p
  */
 export const CONFIG_SECTIONS: readonly { lib: string; schema: ConfigSchema }[] = [
   { lib: 'platform', schema: EnvironmentVariables },
+  { lib: 'documents', schema: DocumentsConfig },
 ];
 
 export const CONFIG_SCHEMAS = CONFIG_SECTIONS.map((section) => section.schema);

@@ -2,13 +2,14 @@ import { Injectable, Logger, Optional } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { SchedulerRegistry } from '@nestjs/schedule';
 import { DataSource } from 'typeorm';
-import { AppConfig, LeasedJobRunner, ProcessRole, runAsSystem } from '@app/platform';
+import { LeasedJobRunner, ProcessRole, runAsSystem } from '@app/platform';
 import { EmbeddingRequestError } from '../embedding/openai-embedding.provider';
 import { DocumentBudgetError, DocumentProcessingError, DocumentsExceptionCode } from '../documents.exception';
 import type { DocumentErrorDetails } from '../documents.types';
 import { DocumentProcessor, JobCancelledError, LeaseLostError } from './document-processor.service';
 import { DocumentsRepository } from './documents.repository';
 import { ClaimedJob, JobsRepository } from './jobs.repository';
+import { DocumentsConfig } from '../documents.config';
 
 function describeFailure(error: unknown, attempts: number): DocumentErrorDetails {
   const retryable =
@@ -44,7 +45,7 @@ export class DocumentWorker extends LeasedJobRunner<ClaimedJob> {
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
-    private readonly config: AppConfig,
+    private readonly config: DocumentsConfig,
     private readonly jobs: JobsRepository,
     private readonly documents: DocumentsRepository,
     private readonly processor: DocumentProcessor,
@@ -55,11 +56,11 @@ export class DocumentWorker extends LeasedJobRunner<ClaimedJob> {
   }
 
   get concurrency(): number {
-    return this.config.get('DOCUMENTS_WORKER_CONCURRENCY');
+    return this.config.DOCUMENTS_WORKER_CONCURRENCY;
   }
 
   protected get leaseSeconds(): number {
-    return this.config.get('DOCUMENTS_JOB_LEASE_SECONDS');
+    return this.config.DOCUMENTS_JOB_LEASE_SECONDS;
   }
 
   /**
@@ -78,7 +79,7 @@ export class DocumentWorker extends LeasedJobRunner<ClaimedJob> {
     return this.jobs.claim(
       this.workerId,
       this.leaseSeconds,
-      this.config.get('DOCUMENTS_JOB_MAX_RUNNING_PER_TENANT'),
+      this.config.DOCUMENTS_JOB_MAX_RUNNING_PER_TENANT,
     );
   }
 
@@ -136,7 +137,7 @@ export class DocumentWorker extends LeasedJobRunner<ClaimedJob> {
         if (final) {
           await this.jobs.finish(em, job.id, this.workerId, 'failed', { ...details });
         } else {
-          const delay = this.config.get('DOCUMENTS_JOB_RETRY_BASE_SECONDS') * 2 ** (job.attempts - 1);
+          const delay = this.config.DOCUMENTS_JOB_RETRY_BASE_SECONDS * 2 ** (job.attempts - 1);
           await this.jobs.retryLater(em, job.id, this.workerId, delay, { ...details });
         }
         if (job.documentId && job.revision !== null) {
