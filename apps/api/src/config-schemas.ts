@@ -1,3 +1,4 @@
+import { AssetRegistryConfig } from '@app/asset-registry/config';
 import { DocumentsConfig } from '@app/documents/config';
 import { EnvironmentVariables, validateConfigs, type ConfigSchema } from '@app/platform/config';
 
@@ -9,6 +10,7 @@ import { EnvironmentVariables, validateConfigs, type ConfigSchema } from '@app/p
 export const CONFIG_SECTIONS: readonly { lib: string; schema: ConfigSchema }[] = [
   { lib: 'platform', schema: EnvironmentVariables },
   { lib: 'documents', schema: DocumentsConfig },
+  { lib: 'asset-registry', schema: AssetRegistryConfig },
 ];
 
 export const CONFIG_SCHEMAS = CONFIG_SECTIONS.map((section) => section.schema);

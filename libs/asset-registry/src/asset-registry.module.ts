@@ -1,5 +1,7 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { ConfigFeatureModule } from '@app/platform';
+import { AssetRegistryConfig } from './asset-registry.config';
 import { CatalogIntrospectionRepository } from './catalog/catalog-introspection.repository';
 import { CatalogSyncService } from './catalog/catalog-sync.service';
 import { SourceConnector } from './catalog/source-connector';
@@ -16,7 +18,10 @@ import { PublishedAssetReader } from './reading/published-asset.reader';
 import { AssetSpecValidator } from './validation/asset-spec.validator';
 
 @Module({
-  imports: [TypeOrmModule.forFeature([AssetEntity, AssetVersionEntity])],
+  imports: [
+    ConfigFeatureModule.register('asset-registry', AssetRegistryConfig),
+    TypeOrmModule.forFeature([AssetEntity, AssetVersionEntity]),
+  ],
   controllers: [AssetController],
   providers: [
     AssetRepository,

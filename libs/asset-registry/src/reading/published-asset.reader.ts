@@ -1,14 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { OnEvent } from '@nestjs/event-emitter';
-import {
-  AppConfig,
-  ASSET_TYPES,
-  type AssetLifecycleEvent,
-  type AssetType,
-  CacheStore,
-  runAsTenant,
-  type TenantResyncEvent,
-} from '@app/platform';
+import { ASSET_TYPES, type AssetLifecycleEvent, type AssetType, CacheStore, runAsTenant, type TenantResyncEvent } from '@app/platform';
 import type {
   CatalogContent,
   MappingContent,
@@ -27,6 +19,7 @@ import {
   toQueryToolSpec,
   toToolSpec,
 } from './asset-content.mapper';
+import { AssetRegistryConfig } from '../asset-registry.config';
 
 export function toPublishedAsset({ asset, version }: PublishedRow): PublishedAsset {
   return {
@@ -56,11 +49,11 @@ export class PublishedAssetReader {
   constructor(
     private readonly repository: AssetRepository,
     private readonly cache: CacheStore,
-    private readonly config: AppConfig,
+    private readonly config: AssetRegistryConfig,
   ) {}
 
   private get ttl(): number {
-    return this.config.get('ASSET_CACHE_TTL_SECONDS');
+    return this.config.ASSET_CACHE_TTL_SECONDS;
   }
 
   /** The serving snapshot and its version, or null when nothing of that name is published. */

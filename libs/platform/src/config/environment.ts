@@ -212,35 +212,6 @@ export class EnvironmentVariables {
   })
   HTTP_TOOL_ALLOWLIST = '';
 
-  // Catalog sync: hosts a `source` asset may reach even when they resolve to internal addresses
-  // (same syntax as HTTP_TOOL_ALLOWLIST; a Unix socket directory may be listed as a host).
-  @IsString()
-  @Matches(/^\s*((\*\.)?(\[[0-9a-fA-F:.]+\]|[^\s,:[\]]+)(:\d{1,5})?\s*(,\s*|$))*$/, {
-    message: 'must be a comma-separated list of host[:port]',
-  })
-  SOURCE_HOST_ALLOWLIST = '';
-
-  // sql tools and query_sql on a `source` database: one pool per tenant and source, with at most this
-  // many connections; a pool unused for SOURCE_POOL_IDLE_SECONDS is closed, and past SOURCE_POOL_MAX_POOLS
-  // pools per process the least recently used idle one is closed first.
-  @Transform(toNumber)
-  @IsInt()
-  @Min(1)
-  @Max(50)
-  SOURCE_POOL_MAX_CONNECTIONS = 2;
-
-  @Transform(toNumber)
-  @IsInt()
-  @Min(1)
-  @Max(86_400)
-  SOURCE_POOL_IDLE_SECONDS = 60;
-
-  @Transform(toNumber)
-  @IsInt()
-  @Min(1)
-  @Max(10_000)
-  SOURCE_POOL_MAX_POOLS = 100;
-
   // Tenant secrets: the server key sealing them (32 bytes as 64 hex digits or base64; unset: generated
   // into DATA_DIR/secrets-key on the embedded backend, secrets refused with DATABASE_URL), and the
   // environment variables each tenant's tools may reference (`tenant:OPS_SECRET_A,OPS_SECRET_B;other:...`,
@@ -262,12 +233,6 @@ export class EnvironmentVariables {
   @IsOptional()
   @IsJSON({ message: 'must be a JSON array of MCP servers' })
   MCP_SERVERS?: string;
-
-  // Asset registry: how long published lookups stay cached (publish/rollback/archive drop them anyway).
-  @Transform(toNumber)
-  @IsInt()
-  @Min(1)
-  ASSET_CACHE_TTL_SECONDS = 300;
 
   // OPS data, tools and stage executor
   /** auto: load the demo tenant's data on the first start of the embedded default (not under NODE_ENV=test). */
