@@ -18,6 +18,7 @@ import { validateEnvironment } from '../../apps/api/src/config-schemas';
 import {
   StageExecutorService,
   ToolRegistry,
+  ToolsConfig,
   type Tool,
   type ToolDefinition,
   type ToolOutput,
@@ -259,10 +260,10 @@ export async function evaluatePlanner(
   await planner.prepare('eval');
   // The real step engine; runs are not stored (the evaluation has no database).
   const unstoredRuns = { start: () => Promise.resolve(randomUUID()), finish: () => Promise.resolve() };
-  const stageConfig = {
-    get: (key: string) =>
-      ({ STAGE_TIMEOUT_MS: plannerOptions.executionTimeoutMs, STAGE_MAX_CONCURRENCY: 4 })[key],
-  } as unknown as AppConfig;
+  const stageConfig = Object.assign(new ToolsConfig(), {
+    STAGE_TIMEOUT_MS: plannerOptions.executionTimeoutMs,
+    STAGE_MAX_CONCURRENCY: 4,
+  });
   const executor = new StagePlanExecutor(
     new StageExecutorService(registry, unstoredRuns as never, stageConfig),
   );

@@ -1,5 +1,7 @@
 import { AssetRegistryConfig } from '@app/asset-registry/config';
 import { DocumentsConfig } from '@app/documents/config';
+import { ToolsConfig } from '@app/tools/config';
+import { OpsConfig } from '@app/ops/config';
 import { EnvironmentVariables, validateConfigs, type ConfigSchema } from '@app/platform/config';
 
 /*
@@ -11,6 +13,8 @@ export const CONFIG_SECTIONS: readonly { lib: string; schema: ConfigSchema }[] =
   { lib: 'platform', schema: EnvironmentVariables },
   { lib: 'documents', schema: DocumentsConfig },
   { lib: 'asset-registry', schema: AssetRegistryConfig },
+  { lib: 'tools', schema: ToolsConfig },
+  { lib: 'ops', schema: OpsConfig },
 ];
 
 export const CONFIG_SCHEMAS = CONFIG_SECTIONS.map((section) => section.schema);

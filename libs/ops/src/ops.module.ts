@@ -2,7 +2,9 @@ import { Module, OnModuleInit } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AssetRegistryModule } from '@app/asset-registry';
 import { DocumentsModule } from '@app/documents';
-import { ToolDataPresence, ToolKindRegistry, ToolKindsModule } from '@app/tools';
+import { ToolDataPresence, ToolKindRegistry, ToolKindsModule, ToolsConfig } from '@app/tools';
+import { ConfigFeatureModule } from '@app/platform';
+import { OpsConfig } from './ops.config';
 import { CiRelationEntity } from './data/ci-relation.entity';
 import { CiRelationRepository } from './data/ci-relation.repository';
 import { ConfigurationItemEntity } from './data/configuration-item.entity';
@@ -34,6 +36,9 @@ import { MetricQueryTool } from './tools/metric-query.tool';
  */
 @Module({
   imports: [
+    ConfigFeatureModule.register('ops', OpsConfig),
+    // The sql tools wait for tool slots as every tool does (TOOL_QUEUE_WAIT_MS, TOOL_SLOT_LEASE_SECONDS).
+    ConfigFeatureModule.register('tools', ToolsConfig),
     ToolKindsModule,
     AssetRegistryModule,
     DocumentsModule,

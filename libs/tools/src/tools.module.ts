@@ -3,6 +3,7 @@ import { DiscoveryModule } from '@nestjs/core';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AssetContentCheckPort, AssetRegistryModule } from '@app/asset-registry';
 import { DocumentsModule } from '@app/documents';
+import { ConfigFeatureModule } from '@app/platform';
 import { PendingActionController } from './actions/pending-action.controller';
 import { PendingActionEntity } from './actions/pending-action.entity';
 import { PendingActionRepository } from './actions/pending-action.repository';
@@ -25,9 +26,11 @@ import { McpToolServer } from './mcp/mcp-tool-server.service';
 import { StageExecutorService } from './stage/stage-executor.service';
 import { StageRunEntity } from './stage/stage-run.entity';
 import { StageRunRepository } from './stage/stage-run.repository';
+import { ToolsConfig } from './tools.config';
 
 @Module({
   imports: [
+    ConfigFeatureModule.register('tools', ToolsConfig),
     DiscoveryModule,
     ToolKindsModule,
     HttpToolsModule,

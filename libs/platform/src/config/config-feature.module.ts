@@ -11,14 +11,22 @@ import { ConfigSchema, readConfig } from './config-schema';
  */
 @Module({})
 export class ConfigFeatureModule {
+  private static readonly registered = new Map<ConfigSchema, DynamicModule>();
+
+  /** The same module for the same class, so two modules of one lib may both import it. */
   static register<T extends object>(namespace: string, schema: ConfigSchema<T>): DynamicModule {
-    const factory = registerAs(namespace, () => readConfig(schema, process.env));
-    return {
-      module: ConfigFeatureModule,
-      global: true,
-      imports: [ConfigModule.forFeature(factory)],
-      providers: [{ provide: schema, useExisting: factory.KEY }],
-      exports: [schema],
-    };
+    let module = this.registered.get(schema);
+    if (!module) {
+      const factory = registerAs(namespace, () => readConfig(schema, process.env));
+      module = {
+        module: ConfigFeatureModule,
+        global: true,
+        imports: [ConfigModule.forFeature(factory)],
+        providers: [{ provide: schema, useExisting: factory.KEY }],
+        exports: [schema],
+      };
+      this.registered.set(schema, module);
+    }
+    return module;
   }
 }

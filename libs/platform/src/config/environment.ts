@@ -4,7 +4,6 @@ import {
   IsIn,
   IsInt,
   IsNumber,
-  IsJSON,
   IsOptional,
   IsString,
   Matches,
@@ -204,14 +203,6 @@ export class EnvironmentVariables {
   @Min(100)
   PLANNER_EXECUTION_TIMEOUT_MS = 30_000;
 
-  // Tools (http tools and MCP): hosts http tools may reach even when they resolve to internal
-  // addresses (`host[:port],*.corp.example`), and external MCP servers to connect to (JSON array).
-  @IsString()
-  @Matches(/^\s*((\*\.)?(\[[0-9a-fA-F:.]+\]|[^\s,:[\]]+)(:\d{1,5})?\s*(,\s*|$))*$/, {
-    message: 'must be a comma-separated list of host[:port]',
-  })
-  HTTP_TOOL_ALLOWLIST = '';
-
   // Tenant secrets: the server key sealing them (32 bytes as 64 hex digits or base64; unset: generated
   // into DATA_DIR/secrets-key on the embedded backend, secrets refused with DATABASE_URL), and the
   // environment variables each tenant's tools may reference (`tenant:OPS_SECRET_A,OPS_SECRET_B;other:...`,
@@ -229,83 +220,6 @@ export class EnvironmentVariables {
   })
   SECRET_ENV_GRANTS = '';
 
-  @Transform(emptyToUndefined)
-  @IsOptional()
-  @IsJSON({ message: 'must be a JSON array of MCP servers' })
-  MCP_SERVERS?: string;
-
-  // OPS data, tools and stage executor
-  /** auto: load the demo tenant's data on the first start of the embedded default (not under NODE_ENV=test). */
-  @IsIn(['auto', 'off', 'on'])
-  DEMO_DATA: 'auto' | 'off' | 'on' = 'auto';
-
-  @IsIn(['full', 'small'])
-  DEMO_DATA_SCALE: 'full' | 'small' = 'full';
-
-  @Transform(toNumber)
-  @IsInt()
-  @Min(1)
-  @Max(64)
-  STAGE_MAX_CONCURRENCY = 4;
-
-  @Transform(toNumber)
-  @IsInt()
-  @Min(100)
-  @Max(600_000)
-  STAGE_TIMEOUT_MS = 60_000;
-
-  // MCP over streamable HTTP: one tenant may hold only its share of the sessions. Counted across every
-  // replica when REDIS_URL is set, per process otherwise.
-  @Transform(toNumber)
-  @IsInt()
-  @Min(1)
-  @Max(100_000)
-  MCP_MAX_SESSIONS = 1000;
-
-  @Transform(toNumber)
-  @IsInt()
-  @Min(1)
-  @Max(100_000)
-  MCP_MAX_SESSIONS_PER_TENANT = 20;
-
-  /** One API key's share of its tenant's sessions (at most MCP_MAX_SESSIONS_PER_TENANT), so one key cannot lock the others out. */
-  @Transform(toNumber)
-  @IsInt()
-  @Min(1)
-  @Max(100_000)
-  MCP_MAX_SESSIONS_PER_KEY = 5;
-
-  /** A session nobody used for this long is closed (its event stream too). */
-  @Transform(toNumber)
-  @IsInt()
-  @Min(1)
-  @Max(86_400)
-  MCP_SESSION_IDLE_SECONDS = 300;
-
-  /** Tool runs one tenant may have at once (HTTP, plans, agent, MCP together; all replicas with Redis). */
-  @Transform(toNumber)
-  @IsInt()
-  @Min(1)
-  @Max(1000)
-  TOOL_MAX_CONCURRENT_PER_TENANT = 4;
-
-  /** How long a tool run waits for its tenant's slot before it is refused (429 with Retry-After). */
-  @Transform(toNumber)
-  @IsInt()
-  @Min(0)
-  @Max(60_000)
-  TOOL_QUEUE_WAIT_MS = 2000;
-
-  /**
-   * A running tool's slot (tenant budget, tool_access max_concurrent) is a lease renewed every third of
-   * this while it runs: a replica that dies mid-run frees its slots after at most this long.
-   */
-  @Transform(toNumber)
-  @IsInt()
-  @Min(2)
-  @Max(3600)
-  TOOL_SLOT_LEASE_SECONDS = 30;
-
   /**
    * sql tool queries at once per process; absent: half of DATABASE_POOL_SIZE, so search keeps
    * connections (embedded: 1, the database runs one statement at a time).
@@ -316,76 +230,6 @@ export class EnvironmentVariables {
   @Min(1)
   @Max(200)
   SQL_TOOL_MAX_CONCURRENT?: number;
-
-  /**
-   * Embedded only: stopping a runaway sql tool query restarts the database thread, which stalls every
-   * tenant for that moment. A tenant whose sql tools forced this many restarts in the last hour gets
-   * its sql tools refused (429 TOOLS_BUSY) until the oldest is an hour old; 0 turns the limit off.
-   */
-  @Transform(toNumber)
-  @IsInt()
-  @Min(0)
-  @Max(1000)
-  EMBEDDED_SQL_INTERRUPTS_PER_HOUR = 3;
-
-  /**
-   * Rows an sql tool query may make at any level of its FROM/WHERE (each join's rows, each scan's rows,
-   * again in every rescan), counted by the executor while it runs; the next row fails the query.
-   * Absent: 1,000,000 native, 200,000 embedded (slower, and one statement at a time for every tenant).
-   */
-  @Transform(toNumber)
-  @IsOptional()
-  @IsInt()
-  @Min(1000)
-  @Max(1_000_000_000)
-  SQL_TOOL_MAX_ROWS_EXAMINED?: number;
-
-  /**
-   * Embedded only: seconds of database time a tenant's sql tools may use per hour, every query counted
-   * (the embedded database runs one statement at a time, so that time is every tenant's wait). Refills
-   * continuously; at most EMBEDDED_SQL_MAX_TIMEOUT_MS can be spent ahead. 0 turns the budget off.
-   */
-  @Transform(toNumber)
-  @IsInt()
-  @Min(0)
-  @Max(3600)
-  EMBEDDED_SQL_SECONDS_PER_HOUR = 30;
-
-  /**
-   * sql tool queries one tenant may run at once (across replicas with REDIS_URL, per process without).
-   * A query over the cap waits up to TOOL_QUEUE_WAIT_MS (never past its own timeout) for the tenant's
-   * running query, then is refused (429 RATE_LIMITED with retry_after_seconds).
-   */
-  @Transform(toNumber)
-  @IsInt()
-  @Min(1)
-  @Max(100)
-  SQL_TOOL_MAX_CONCURRENT_PER_TENANT = 1;
-
-  /**
-   * Native only: seconds of database time a tenant's sql tools may use per hour, every query's duration
-   * counted (per process). Refills continuously; at most one maximum timeout (60 s) can be spent ahead.
-   * 0 turns the budget off. Embedded has its own, EMBEDDED_SQL_SECONDS_PER_HOUR.
-   */
-  @Transform(toNumber)
-  @IsInt()
-  @Min(0)
-  @Max(3600)
-  SQL_TOOL_SECONDS_PER_HOUR = 600;
-
-  /** Embedded only: the longest timeout an sql tool query gets, whatever its tool_config says. */
-  @Transform(toNumber)
-  @IsInt()
-  @Min(100)
-  @Max(60_000)
-  EMBEDDED_SQL_MAX_TIMEOUT_MS = 2000;
-
-  /** How long a side-effect tool call waits for a person to confirm it before it expires. */
-  @Transform(toNumber)
-  @IsInt()
-  @Min(10)
-  @Max(7 * 24 * 3600)
-  TOOL_ACTION_TTL_SECONDS = 900;
 
   // Code intelligence (libs/code): diff application, the code graph and code search
   /** The largest file text a diff may leave (bytes); a bigger one is refused with 413. */

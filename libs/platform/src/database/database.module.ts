@@ -188,15 +188,19 @@ class EmbeddedPostgresModule {}
       provide: SqlToolDatabase,
       inject: [AppConfig, DataSource],
       useFactory: (config: AppConfig, dataSource: DataSource) =>
-        openSqlToolDatabase(dataSource, {
-          databaseUrl: config.databaseUrl
-            ? (config.get('DATABASE_SQL_TOOL_URL') ?? roleUrl(config.databaseUrl, SQL_TOOL_ROLE))
-            : undefined,
-          poolSize:
-            config.get('SQL_TOOL_MAX_CONCURRENT') ??
-            Math.max(1, Math.floor(config.get('DATABASE_POOL_SIZE') / 2)),
-          statementTimeoutMs: config.get('DATABASE_STATEMENT_TIMEOUT_MS'),
-        }),
+        openSqlToolDatabase(
+          dataSource,
+          {
+            databaseUrl: config.databaseUrl
+              ? (config.get('DATABASE_SQL_TOOL_URL') ?? roleUrl(config.databaseUrl, SQL_TOOL_ROLE))
+              : undefined,
+            poolSize:
+              config.get('SQL_TOOL_MAX_CONCURRENT') ??
+              Math.max(1, Math.floor(config.get('DATABASE_POOL_SIZE') / 2)),
+            statementTimeoutMs: config.get('DATABASE_STATEMENT_TIMEOUT_MS'),
+          },
+          config.get('SQL_TOOL_MAX_CONCURRENT') ?? 1,
+        ),
     },
     {
       provide: DatabaseInfo,
