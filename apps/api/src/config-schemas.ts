@@ -1,4 +1,5 @@
 import { AssetRegistryConfig } from '@app/asset-registry/config';
+import { CodeConfig } from '@app/code/config';
 import { DocumentsConfig } from '@app/documents/config';
 import { ToolsConfig } from '@app/tools/config';
 import { OpsConfig } from '@app/ops/config';
@@ -15,6 +16,7 @@ export const CONFIG_SECTIONS: readonly { lib: string; schema: ConfigSchema }[] =
   { lib: 'asset-registry', schema: AssetRegistryConfig },
   { lib: 'tools', schema: ToolsConfig },
   { lib: 'ops', schema: OpsConfig },
+  { lib: 'code', schema: CodeConfig },
 ];
 
 export const CONFIG_SCHEMAS = CONFIG_SECTIONS.map((section) => section.schema);

@@ -1,15 +1,9 @@
 import { Injectable, Logger, Optional } from '@nestjs/common';
 import { Cron, CronExpression, SchedulerRegistry } from '@nestjs/schedule';
-import {
-  AppConfig,
-  ClusterLock,
-  LeasedJobRunner,
-  ProcessRole,
-  runAsSystem,
-  runInBackground,
-} from '@app/platform';
+import { ClusterLock, LeasedJobRunner, ProcessRole, runAsSystem, runInBackground } from '@app/platform';
 import { CodeIndexerService, DiffLeaseLostError } from '../indexing/code-indexer.service';
 import { ClaimedDiff, CodeStoreRepository } from './code-store.repository';
+import { CodeConfig } from '../code.config';
 
 /**
  * Indexes queued diffs (the seed's WAL processing). Runs in the server process, where schedulers
@@ -27,7 +21,7 @@ export class CodeDiffWorker extends LeasedJobRunner<ClaimedDiff> {
   private recoveryTimer: NodeJS.Timeout | undefined;
 
   constructor(
-    private readonly config: AppConfig,
+    private readonly config: CodeConfig,
     private readonly store: CodeStoreRepository,
     private readonly indexer: CodeIndexerService,
     role: ProcessRole,
@@ -38,11 +32,11 @@ export class CodeDiffWorker extends LeasedJobRunner<ClaimedDiff> {
   }
 
   get concurrency(): number {
-    return this.config.get('CODE_WORKER_CONCURRENCY');
+    return this.config.CODE_WORKER_CONCURRENCY;
   }
 
   protected get leaseSeconds(): number {
-    return this.config.get('CODE_DIFF_LEASE_SECONDS');
+    return this.config.CODE_DIFF_LEASE_SECONDS;
   }
 
   override onApplicationBootstrap(): void {
@@ -56,7 +50,7 @@ export class CodeDiffWorker extends LeasedJobRunner<ClaimedDiff> {
           })
           .catch((error: Error) => this.logger.warn({ msg: 'code recovery failed', error: error.message }));
       },
-      this.config.get('CODE_DIFF_RETRY_SECONDS') * 1000,
+      this.config.CODE_DIFF_RETRY_SECONDS * 1000,
     );
     this.recoveryTimer.unref();
   }
@@ -75,7 +69,7 @@ export class CodeDiffWorker extends LeasedJobRunner<ClaimedDiff> {
     return this.store.claim(
       this.workerId,
       this.leaseSeconds,
-      this.config.get('CODE_DIFF_MAX_RUNNING_PER_TENANT'),
+      this.config.CODE_DIFF_MAX_RUNNING_PER_TENANT,
     );
   }
 
@@ -100,7 +94,7 @@ export class CodeDiffWorker extends LeasedJobRunner<ClaimedDiff> {
       this.logger.warn({ msg: 'diff indexing failed', diffId: diff.id, ...details });
       if (diff.attempts < diff.maxAttempts)
         await this.store
-          .retryLater(diff.id, this.workerId, this.config.get('CODE_DIFF_RETRY_SECONDS'), details)
+          .retryLater(diff.id, this.workerId, this.config.CODE_DIFF_RETRY_SECONDS, details)
           .catch(() => undefined);
       else await this.store.finish(diff.id, this.workerId, 'failed', null, details).catch(() => undefined);
     }
@@ -113,8 +107,8 @@ export class CodeDiffWorker extends LeasedJobRunner<ClaimedDiff> {
   recover(): Promise<number> {
     return runAsSystem('code diff worker: requeue unindexed files', () =>
       this.store.enqueueStaleFiles(
-        this.config.get('CODE_DIFF_RETRY_SECONDS'),
-        this.config.get('CODE_DIFF_MAX_ATTEMPTS'),
+        this.config.CODE_DIFF_RETRY_SECONDS,
+        this.config.CODE_DIFF_MAX_ATTEMPTS,
       ),
     );
   }
@@ -126,7 +120,7 @@ export class CodeDiffWorker extends LeasedJobRunner<ClaimedDiff> {
     await this.lock.runExclusive(
       'code-diffs-cleanup',
       async () => {
-        const cutoff = new Date(Date.now() - this.config.get('CODE_DIFF_RETENTION_DAYS') * 86_400_000);
+        const cutoff = new Date(Date.now() - this.config.CODE_DIFF_RETENTION_DAYS * 86_400_000);
         const deleted = await runAsSystem('code diffs: cleanup', () =>
           this.store.deleteFinishedBefore(cutoff),
         );

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
-import { AppConfig } from '@app/platform';
+
 import { CodeException, CodeExceptionCode } from '../code.exception';
 import type { DiffApplyRequest, DiffView } from '../code.types';
 import { languageOf } from '../parsing/code-parser';
@@ -15,6 +15,7 @@ import {
   resolveChanges,
   unifiedPaths,
 } from './diff-resolution.util';
+import { CodeConfig } from '../code.config';
 
 export const DEFAULT_REPOSITORY = 'default';
 const WAIT_POLL_MS = 100;
@@ -30,16 +31,16 @@ const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').diges
 @Injectable()
 export class DiffApplicationService {
   constructor(
-    private readonly config: AppConfig,
+    private readonly config: CodeConfig,
     private readonly store: CodeStoreRepository,
     private readonly worker: CodeDiffWorker,
   ) {}
 
   private get limits(): DiffLimits {
     return {
-      maxFileBytes: this.config.get('CODE_MAX_FILE_BYTES'),
-      maxRequestBytes: this.config.get('CODE_MAX_REQUEST_BYTES'),
-      maxFiles: this.config.get('CODE_MAX_FILES_PER_DIFF'),
+      maxFileBytes: this.config.CODE_MAX_FILE_BYTES,
+      maxRequestBytes: this.config.CODE_MAX_REQUEST_BYTES,
+      maxFiles: this.config.CODE_MAX_FILES_PER_DIFF,
     };
   }
 
@@ -79,7 +80,7 @@ export class DiffApplicationService {
         commit: request.commit ?? null,
         requestHash,
         paths: resolved.map((file) => file.path),
-        maxAttempts: this.config.get('CODE_DIFF_MAX_ATTEMPTS'),
+        maxAttempts: this.config.CODE_DIFF_MAX_ATTEMPTS,
         done: resolved.length === 0,
       });
     });
@@ -92,14 +93,14 @@ export class DiffApplicationService {
   /** Refuses (429) a diff that would take the tenant's queued work past its limits. */
   private async checkQueueRoom(em: EntityManager, tenantId: string, files: number): Promise<void> {
     const queued = await this.store.lockQueuedWork(em, tenantId);
-    const maxDiffs = this.config.get('CODE_MAX_QUEUED_DIFFS_PER_TENANT');
+    const maxDiffs = this.config.CODE_MAX_QUEUED_DIFFS_PER_TENANT;
     if (queued.diffs + 1 > maxDiffs)
       throw CodeException.queueFull({
         key: 'CODE_MAX_QUEUED_DIFFS_PER_TENANT',
         limit: maxDiffs,
         observed: queued.diffs + 1,
       });
-    const maxFiles = this.config.get('CODE_MAX_QUEUED_FILES_PER_TENANT');
+    const maxFiles = this.config.CODE_MAX_QUEUED_FILES_PER_TENANT;
     if (queued.files + files > maxFiles)
       throw CodeException.queueFull({
         key: 'CODE_MAX_QUEUED_FILES_PER_TENANT',
