@@ -8,12 +8,13 @@ import {
   InMemoryDocumentMatcher,
   InMemoryPlanningKnowledge,
   LlmClient,
+  PlannerConfig,
   PlannerService,
   runnableSteps,
   StagePlanExecutor,
   UnconfiguredLlmClient,
 } from '@app/planner';
-import { AppConfig } from '@app/platform';
+import { readConfig } from '@app/platform/config';
 import { validateEnvironment } from '../../apps/api/src/config-schemas';
 import {
   StageExecutorService,
@@ -376,10 +377,10 @@ async function main(): Promise<void> {
   const detail = process.argv.includes('--misses') && (set !== 'file' || process.argv.includes('--tuning'));
   let llm: LlmClient | null = null;
   if (process.argv.includes('--llm')) {
-    const env = validateEnvironment(process.env);
-    if (!env.LLM_BASE_URL)
+    validateEnvironment(process.env);
+    const config = readConfig(PlannerConfig, process.env);
+    if (!config.LLM_BASE_URL)
       throw new Error('--llm needs LLM_BASE_URL (and LLM_MODEL, LLM_API_KEY if the endpoint wants them)');
-    const config = { get: (key: keyof typeof env) => env[key] } as unknown as AppConfig;
     llm = createLlmClient(config);
   }
   const report = llm

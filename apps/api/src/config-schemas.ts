@@ -1,6 +1,7 @@
 import { AssetRegistryConfig } from '@app/asset-registry/config';
 import { CodeConfig } from '@app/code/config';
 import { DocumentsConfig } from '@app/documents/config';
+import { PlannerConfig } from '@app/planner/config';
 import { ToolsConfig } from '@app/tools/config';
 import { OpsConfig } from '@app/ops/config';
 import { EnvironmentVariables, validateConfigs, type ConfigSchema } from '@app/platform/config';
@@ -17,6 +18,7 @@ export const CONFIG_SECTIONS: readonly { lib: string; schema: ConfigSchema }[] =
   { lib: 'tools', schema: ToolsConfig },
   { lib: 'ops', schema: OpsConfig },
   { lib: 'code', schema: CodeConfig },
+  { lib: 'planner', schema: PlannerConfig },
 ];
 
 export const CONFIG_SCHEMAS = CONFIG_SECTIONS.map((section) => section.schema);
