@@ -1,4 +1,5 @@
 import { AssetRegistryConfig } from '@app/asset-registry/config';
+import { AssistantConfig } from '@app/assistant/config';
 import { CodeConfig } from '@app/code/config';
 import { DocumentsConfig } from '@app/documents/config';
 import { PlannerConfig } from '@app/planner/config';
@@ -19,6 +20,7 @@ export const CONFIG_SECTIONS: readonly { lib: string; schema: ConfigSchema }[] =
   { lib: 'ops', schema: OpsConfig },
   { lib: 'code', schema: CodeConfig },
   { lib: 'planner', schema: PlannerConfig },
+  { lib: 'assistant', schema: AssistantConfig },
 ];
 
 export const CONFIG_SCHEMAS = CONFIG_SECTIONS.map((section) => section.schema);

@@ -1,8 +1,9 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown, Optional } from '@nestjs/common';
 import { SchedulerRegistry } from '@nestjs/schedule';
-import { AppConfig, ProcessRole, runAsTenant, runInBackground } from '@app/platform';
+import { ProcessRole, runAsTenant, runInBackground } from '@app/platform';
 import { ToolCallingAgentService } from '../tool-calling-agent.service';
 import { AgentRunRepository } from './agent-run.repository';
+import { AssistantConfig } from '../../assistant.config';
 
 /**
  * Takes over agent runs stuck in `resuming`: the process that was continuing one (after the last
@@ -19,7 +20,7 @@ export class AgentRunJanitor implements OnApplicationBootstrap, OnApplicationShu
   private sweeping: Promise<number> | null = null;
 
   constructor(
-    private readonly config: AppConfig,
+    private readonly config: AssistantConfig,
     private readonly runs: AgentRunRepository,
     private readonly agent: ToolCallingAgentService,
     private readonly role: ProcessRole,
@@ -34,7 +35,7 @@ export class AgentRunJanitor implements OnApplicationBootstrap, OnApplicationShu
           this.logger.warn({ msg: 'agent run takeover failed', error: error.message }),
         );
       },
-      this.config.get('AGENT_RESUME_CHECK_SECONDS') * 1000,
+      this.config.AGENT_RESUME_CHECK_SECONDS * 1000,
     );
     this.timer.unref();
   }
@@ -51,8 +52,8 @@ export class AgentRunJanitor implements OnApplicationBootstrap, OnApplicationShu
   }
 
   private async takeOver(): Promise<number> {
-    const claimed = await this.runs.claimStuckResuming(this.config.get('AGENT_RESUME_LEASE_SECONDS'));
-    const maxAttempts = this.config.get('AGENT_RESUME_MAX_ATTEMPTS');
+    const claimed = await this.runs.claimStuckResuming(this.config.AGENT_RESUME_LEASE_SECONDS);
+    const maxAttempts = this.config.AGENT_RESUME_MAX_ATTEMPTS;
     for (const run of claimed) {
       const takeovers = Number((run.state as { takeovers?: number } | null)?.takeovers ?? 1);
       await runAsTenant(run.tenantId, async () => {

@@ -1,15 +1,7 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown, Optional } from '@nestjs/common';
 import { SchedulerRegistry } from '@nestjs/schedule';
 import { randomUUID } from 'node:crypto';
-import {
-  AppConfig,
-  PlatformException,
-  PlatformExceptionCode,
-  ProcessRole,
-  runAsTenant,
-  runInBackground,
-  TenantSecretsService,
-} from '@app/platform';
+import { PlatformException, PlatformExceptionCode, ProcessRole, runAsTenant, runInBackground, TenantSecretsService } from '@app/platform';
 import { OutboundErrorCode, OutboundHttpClient, ToolError } from '@app/tools';
 import { AgentRunException } from '../runs/agent-run.exception';
 import type { AgentRunDeliveryEntity, DeliveryAttempt, RunWebhookEvent } from './agent-run-delivery.entity';
@@ -20,6 +12,7 @@ import {
   WEBHOOK_SECRET_NAME,
   WEBHOOK_SECRET_REF,
 } from './webhook-signature.util';
+import { AssistantConfig } from '../../assistant.config';
 
 /** Longest wait between two attempts, whatever WEBHOOK_RETRY_BASE_SECONDS doubles to. */
 const MAX_BACKOFF_SECONDS = 3600;
@@ -69,7 +62,7 @@ export class RunWebhookService implements OnApplicationBootstrap, OnApplicationS
   private sweeping: Promise<number> | null = null;
 
   constructor(
-    private readonly config: AppConfig,
+    private readonly config: AssistantConfig,
     private readonly deliveries: AgentRunDeliveryRepository,
     private readonly client: OutboundHttpClient,
     private readonly secrets: TenantSecretsService,
@@ -86,7 +79,7 @@ export class RunWebhookService implements OnApplicationBootstrap, OnApplicationS
           this.logger.warn({ msg: 'webhook retry sweep failed', error: error.message }),
         );
       },
-      this.config.get('WEBHOOK_RETRY_CHECK_SECONDS') * 1000,
+      this.config.WEBHOOK_RETRY_CHECK_SECONDS * 1000,
     );
     this.timer.unref();
   }
@@ -188,7 +181,7 @@ export class RunWebhookService implements OnApplicationBootstrap, OnApplicationS
   }
 
   private async sendDue(): Promise<number> {
-    const leaseSeconds = Math.ceil(this.config.get('WEBHOOK_TIMEOUT_MS') / 1000) + 30;
+    const leaseSeconds = Math.ceil(this.config.WEBHOOK_TIMEOUT_MS / 1000) + 30;
     const claimed = await this.deliveries.claimDue(leaseSeconds);
     await Promise.all(claimed.map((delivery) => this.attempt(delivery)));
     return claimed.length;
@@ -223,7 +216,7 @@ export class RunWebhookService implements OnApplicationBootstrap, OnApplicationS
             [WEBHOOK_HEADERS.signature]: signatureHeader(secret, timestamp, delivery.body),
           },
           body: delivery.body,
-          timeoutMs: this.config.get('WEBHOOK_TIMEOUT_MS'),
+          timeoutMs: this.config.WEBHOOK_TIMEOUT_MS,
           maxResponseBytes: MAX_RESPONSE_BYTES,
           maxRedirects: 0,
           signal: this.shutdown.signal,
@@ -242,7 +235,7 @@ export class RunWebhookService implements OnApplicationBootstrap, OnApplicationS
         );
       }
       const delivered = error === null;
-      const retry = !delivered && retryable && number < this.config.get('WEBHOOK_MAX_ATTEMPTS');
+      const retry = !delivered && retryable && number < this.config.WEBHOOK_MAX_ATTEMPTS;
       const outcome: DeliveryOutcome = {
         status: delivered ? 'delivered' : retry ? 'pending' : 'failed',
         attempt: {
@@ -278,6 +271,6 @@ export class RunWebhookService implements OnApplicationBootstrap, OnApplicationS
 
   /** Wait after attempt `n` failed: base × 2^(n−1), at most an hour. */
   private backoffSeconds(attempt: number): number {
-    return Math.min(this.config.get('WEBHOOK_RETRY_BASE_SECONDS') * 2 ** (attempt - 1), MAX_BACKOFF_SECONDS);
+    return Math.min(this.config.WEBHOOK_RETRY_BASE_SECONDS * 2 ** (attempt - 1), MAX_BACKOFF_SECONDS);
   }
 }
