@@ -8,13 +8,7 @@ import {
   type DocumentSearchRequest,
   type DocumentSearchResult,
 } from '@app/documents';
-import {
-  AuthService,
-  type CacheBackend,
-  CacheStore,
-  runAsSystem,
-  runAsTenant,
-} from '@app/platform';
+import { AuthService, type CacheBackend, CacheStore, runAsSystem, runAsTenant } from '@app/platform';
 import { createApp } from '../apps/api/src/bootstrap';
 import { validateEnvironment } from '../apps/api/src/config-schemas';
 import { Backend, flag, loadAverage, prepareBackend } from './support/bench-app';

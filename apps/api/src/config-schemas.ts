@@ -5,7 +5,7 @@ import { DocumentsConfig } from '@app/documents/config';
 import { PlannerConfig } from '@app/planner/config';
 import { ToolsConfig } from '@app/tools/config';
 import { OpsConfig } from '@app/ops/config';
-import { EnvironmentVariables, validateConfigs, type ConfigSchema } from '@app/platform/config';
+import { PlatformConfig, validateConfigs, type ConfigSchema } from '@app/platform/config';
 
 /*
  * Every lib's config class, in the libs' order. The application validates them together at boot (one
@@ -13,7 +13,7 @@ import { EnvironmentVariables, validateConfigs, type ConfigSchema } from '@app/p
  * (`npm run docs:config`). Light on purpose: main() loads it before the application's modules.
  */
 export const CONFIG_SECTIONS: readonly { lib: string; schema: ConfigSchema }[] = [
-  { lib: 'platform', schema: EnvironmentVariables },
+  { lib: 'platform', schema: PlatformConfig },
   { lib: 'documents', schema: DocumentsConfig },
   { lib: 'asset-registry', schema: AssetRegistryConfig },
   { lib: 'tools', schema: ToolsConfig },
@@ -26,6 +26,6 @@ export const CONFIG_SECTIONS: readonly { lib: string; schema: ConfigSchema }[] =
 export const CONFIG_SCHEMAS = CONFIG_SECTIONS.map((section) => section.schema);
 
 /** Validates the raw environment against every lib's config; returns the platform's keys. */
-export function validateEnvironment(raw: Record<string, unknown>): EnvironmentVariables {
-  return validateConfigs(CONFIG_SCHEMAS, raw).get(EnvironmentVariables) as EnvironmentVariables;
+export function validateEnvironment(raw: Record<string, unknown>): PlatformConfig {
+  return validateConfigs(CONFIG_SCHEMAS, raw).get(PlatformConfig) as PlatformConfig;
 }

@@ -16,8 +16,7 @@ export async function demoBannerLines(app: INestApplication, url: string): Promi
     .getTenant(DEFAULT_TENANT_SLUG)
     .catch(() => null);
   const status = tenant ? await runAsTenant(tenant.id, () => demo.status(tenant.id)) : null;
-  const current =
-    status?.dataset_version === DEMO_DATASET_VERSION || app.get(OpsConfig).DEMO_DATA === 'auto';
+  const current = status?.dataset_version === DEMO_DATASET_VERSION || app.get(OpsConfig).DEMO_DATA === 'auto';
   if (status?.state === 'ready' && current) return [`  Demo data: loaded in tenant "default"`];
   return [
     `  Demo data: loading into tenant "default" in the background (a few minutes; the API answers meanwhile).`,

@@ -6,7 +6,10 @@ import { ConfigDoc, HOST_LIST_MESSAGE, HOST_LIST_PATTERN, toNumber } from '@app/
 export class AssetRegistryConfig {
   // Catalog sync: hosts a `source` asset may reach even when they resolve to internal addresses
   // (same syntax as HTTP_TOOL_ALLOWLIST; a Unix socket directory may be listed as a host).
-  @ConfigDoc('private hosts (`host`, `host:port`, `*.domain`, a Unix socket directory) `source` databases may reach; loopback, private and metadata addresses are refused otherwise', 'unset')
+  @ConfigDoc(
+    'private hosts (`host`, `host:port`, `*.domain`, a Unix socket directory) `source` databases may reach; loopback, private and metadata addresses are refused otherwise',
+    'unset',
+  )
   @IsString()
   @Matches(HOST_LIST_PATTERN, { message: HOST_LIST_MESSAGE })
   SOURCE_HOST_ALLOWLIST = '';

@@ -20,7 +20,9 @@ export class AssistantConfig {
    * A run left `resuming` this long (the process continuing it died) is taken over: continued by the
    * scheduler of another process (or failed after AGENT_RESUME_MAX_ATTEMPTS). Keep it above AGENT_TIMEOUT_MS.
    */
-  @ConfigDoc('an agent run left `resuming` (its process died) is continued by a scheduler after this long (keep it above `AGENT_TIMEOUT_MS`)')
+  @ConfigDoc(
+    'an agent run left `resuming` (its process died) is continued by a scheduler after this long (keep it above `AGENT_TIMEOUT_MS`)',
+  )
   @Transform(toNumber)
   @IsInt()
   @Min(1)
@@ -41,7 +43,7 @@ export class AssistantConfig {
   AGENT_RESUME_MAX_ATTEMPTS = 3;
 
   /** One attempt to deliver a run webhook (`callback_url`): connect, send, read the answer. */
-  @ConfigDoc('agent run webhooks (`callback_url`): one attempt\'s time limit (connect, send, read the answer)')
+  @ConfigDoc("agent run webhooks (`callback_url`): one attempt's time limit (connect, send, read the answer)")
   @Transform(toNumber)
   @IsInt()
   @Min(100)
@@ -57,28 +59,36 @@ export class AssistantConfig {
   WEBHOOK_MAX_ATTEMPTS = 8;
 
   /** Wait before the second attempt; it doubles each attempt (capped at an hour): 30 s, 1 min, 2 min ... */
-  @ConfigDoc('the wait before a webhook\'s second attempt, doubling each time (at most an hour)')
+  @ConfigDoc("the wait before a webhook's second attempt, doubling each time (at most an hour)")
   @Transform(toNumber)
   @IsInt()
   @Min(1)
   WEBHOOK_RETRY_BASE_SECONDS = 30;
 
   /** How often the scheduler looks for webhook deliveries due (a retry, or one a dead process left). */
-  @ConfigDoc('how often a scheduler sends the due webhook retries and takes over deliveries a dead process left')
+  @ConfigDoc(
+    'how often a scheduler sends the due webhook retries and takes over deliveries a dead process left',
+  )
   @Transform(toNumber)
   @IsInt()
   @Min(1)
   WEBHOOK_RETRY_CHECK_SECONDS = 5;
 
   /** Base URL of the blog backend the blog tool assets call (`npm run cli -- agents publish-blog-tools`). */
-  @ConfigDoc('the blog backend the blog tool assets call ([the blog tools](api-agents.md#the-blog-tools))', 'unset')
+  @ConfigDoc(
+    'the blog backend the blog tool assets call ([the blog tools](api-agents.md#the-blog-tools))',
+    'unset',
+  )
   @Transform(emptyToUndefined)
   @IsOptional()
   @Matches(/^https?:\/\/[^/?#\s]+(\/[^?#\s]*)?$/, { message: 'must be an http(s) base URL without query' })
   BLOG_API_BASE_URL?: string;
 
   /** SearxNG-compatible JSON search endpoint (`?q=...&format=json`); unset: the chat never searches the web. */
-  @ConfigDoc('a SearxNG-compatible JSON endpoint for the chat\'s `WEB_SEARCH` route; unset: the chat never searches the web', 'unset')
+  @ConfigDoc(
+    "a SearxNG-compatible JSON endpoint for the chat's `WEB_SEARCH` route; unset: the chat never searches the web",
+    'unset',
+  )
   @Transform(emptyToUndefined)
   @IsOptional()
   @Matches(/^https?:\/\//, { message: 'must be an http(s) URL' })
@@ -110,7 +120,9 @@ export class AssistantConfig {
    * not cited (dropped before the grader). Calibrated with `npm run eval:retrieval -- --calibrate-floor` (see
    * BENCHMARKS.md); 0 turns the floor off.
    */
-  @ConfigDoc('the chat does not cite a passage whose vector similarity is below this, unless its keyword score reaches `CHAT_MIN_KEYWORD_RELEVANCE` (calibrated in BENCHMARKS.md; `0` turns it off)')
+  @ConfigDoc(
+    'the chat does not cite a passage whose vector similarity is below this, unless its keyword score reaches `CHAT_MIN_KEYWORD_RELEVANCE` (calibrated in BENCHMARKS.md; `0` turns it off)',
+  )
   @Transform(toNumber)
   @IsNumber()
   @Min(0)
@@ -122,7 +134,9 @@ export class AssistantConfig {
    * question's best, terms missing from the corpus included) reaches this is cited whatever its vector similarity.
    * Calibrated with `npm run eval:retrieval -- --calibrate-floor` (BENCHMARKS.md); 0 turns keyword evidence off.
    */
-  @ConfigDoc('keyword evidence for the chat\'s floor: a passage whose keyword score (share of the question\'s BM25 it matches) reaches this is cited whatever its vector similarity (`0`: vector only)')
+  @ConfigDoc(
+    "keyword evidence for the chat's floor: a passage whose keyword score (share of the question's BM25 it matches) reaches this is cited whatever its vector similarity (`0`: vector only)",
+  )
   @Transform(toNumber)
   @IsNumber()
   @Min(0)
@@ -130,7 +144,7 @@ export class AssistantConfig {
   CHAT_MIN_KEYWORD_RELEVANCE = 0.15;
 
   /** First backoff delay of search retries in the chat; doubles per retry (1 s, 2 s). */
-  @ConfigDoc('first backoff delay of the chat\'s search retries; doubles per retry')
+  @ConfigDoc("first backoff delay of the chat's search retries; doubles per retry")
   @Transform(toNumber)
   @IsInt()
   @Min(0)
@@ -142,7 +156,7 @@ export class AssistantConfig {
    * search agent's, the answer's and the chitchat's model calls. Search retries back off from
    * CHAT_RETRY_BASE_DELAY_MS.
    */
-  @ConfigDoc('retries of the chat\'s router (the seeds\' matrix: 2)', '`LLM_MAX_RETRIES`')
+  @ConfigDoc("retries of the chat's router (the seeds' matrix: 2)", '`LLM_MAX_RETRIES`')
   @Transform(optionalNumber)
   @IsOptional()
   @IsInt()
@@ -150,7 +164,7 @@ export class AssistantConfig {
   @Max(10)
   CHAT_ROUTER_RETRIES?: number;
 
-  @ConfigDoc('retries of the chat\'s grader (the seeds\' matrix: 1)', '`LLM_MAX_RETRIES`')
+  @ConfigDoc("retries of the chat's grader (the seeds' matrix: 1)", '`LLM_MAX_RETRIES`')
   @Transform(optionalNumber)
   @IsOptional()
   @IsInt()
@@ -158,7 +172,7 @@ export class AssistantConfig {
   @Max(10)
   CHAT_GRADER_RETRIES?: number;
 
-  @ConfigDoc('retries of the chat\'s rewriter (the seeds\' matrix: 1)', '`LLM_MAX_RETRIES`')
+  @ConfigDoc("retries of the chat's rewriter (the seeds' matrix: 1)", '`LLM_MAX_RETRIES`')
   @Transform(optionalNumber)
   @IsOptional()
   @IsInt()
@@ -166,7 +180,10 @@ export class AssistantConfig {
   @Max(10)
   CHAT_REWRITER_RETRIES?: number;
 
-  @ConfigDoc('retries of the search agent\'s, the answer\'s and the chitchat\'s model calls', '`LLM_MAX_RETRIES`')
+  @ConfigDoc(
+    "retries of the search agent's, the answer's and the chitchat's model calls",
+    '`LLM_MAX_RETRIES`',
+  )
   @Transform(optionalNumber)
   @IsOptional()
   @IsInt()
@@ -174,7 +191,9 @@ export class AssistantConfig {
   @Max(10)
   CHAT_ANSWER_RETRIES?: number;
 
-  @ConfigDoc('retries of the chat\'s search (the seeds\' matrix: 1-2), backing off from `CHAT_RETRY_BASE_DELAY_MS`')
+  @ConfigDoc(
+    "retries of the chat's search (the seeds' matrix: 1-2), backing off from `CHAT_RETRY_BASE_DELAY_MS`",
+  )
   @Transform(toNumber)
   @IsInt()
   @Min(0)
@@ -186,7 +205,9 @@ export class AssistantConfig {
    * search (no model call); `answer_without_tools` (the seed's rule) lets the model answer without search
    * results, saying the search was unavailable (the report is still used when no model is configured).
    */
-  @ConfigDoc('`report`: say the search failed; `answer_without_tools`: the seeds\' rule, answer without search results and say so')
+  @ConfigDoc(
+    "`report`: say the search failed; `answer_without_tools`: the seeds' rule, answer without search results and say so",
+  )
   @IsIn(['report', 'answer_without_tools'])
   CHAT_ON_SEARCH_ERROR: 'report' | 'answer_without_tools' = 'report';
 
@@ -195,13 +216,19 @@ export class AssistantConfig {
    * `web-search` servers): the registry name `<server>__<tool>` of a read-only tool of a server in
    * MCP_SERVERS. Unset: the document search of this service, and WEB_SEARCH_URL.
    */
-  @ConfigDoc('run the chat\'s document search through an MCP tool of `MCP_SERVERS` (`<server>__<tool>`, e.g. the seeds\' `vector-search` server)', 'unset')
+  @ConfigDoc(
+    "run the chat's document search through an MCP tool of `MCP_SERVERS` (`<server>__<tool>`, e.g. the seeds' `vector-search` server)",
+    'unset',
+  )
   @Transform(emptyToUndefined)
   @IsOptional()
   @Matches(/^[A-Za-z0-9_-]+__[A-Za-z0-9_.-]+$/, { message: 'must be an MCP tool name <server>__<tool>' })
   CHAT_INTERNAL_SEARCH_MCP_TOOL?: string;
 
-  @ConfigDoc('run the chat\'s web search through an MCP tool of `MCP_SERVERS` (`<server>__<tool>`, e.g. the seeds\' `web-search` server)', 'unset')
+  @ConfigDoc(
+    "run the chat's web search through an MCP tool of `MCP_SERVERS` (`<server>__<tool>`, e.g. the seeds' `web-search` server)",
+    'unset',
+  )
   @Transform(emptyToUndefined)
   @IsOptional()
   @Matches(/^[A-Za-z0-9_-]+__[A-Za-z0-9_.-]+$/, { message: 'must be an MCP tool name <server>__<tool>' })

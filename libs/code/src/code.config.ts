@@ -5,21 +5,27 @@ import { ConfigDoc, toNumber } from '@app/platform/config';
 /** The code lib's keys: diff limits and the diff queue. */
 export class CodeConfig {
   /** The largest file text a diff may leave (bytes); a bigger one is refused with 413. */
-  @ConfigDoc('the largest file text a diff may leave (413 `DIFF_TOO_LARGE` with the limit)', '`1048576` (1 MiB)')
+  @ConfigDoc(
+    'the largest file text a diff may leave (413 `DIFF_TOO_LARGE` with the limit)',
+    '`1048576` (1 MiB)',
+  )
   @Transform(toNumber)
   @IsInt()
   @Min(1024)
   CODE_MAX_FILE_BYTES = 1024 * 1024;
 
   /** The most text one diff request may carry (befores, afters and unified text, bytes). */
-  @ConfigDoc('the most text one diff request may carry (befores, afters and unified text)', '`8388608` (8 MiB)')
+  @ConfigDoc(
+    'the most text one diff request may carry (befores, afters and unified text)',
+    '`8388608` (8 MiB)',
+  )
   @Transform(toNumber)
   @IsInt()
   @Min(1024)
   CODE_MAX_REQUEST_BYTES = 8 * 1024 * 1024;
 
   /** The most file changes one diff request may carry. */
-  @ConfigDoc('file changes one diff request may carry (`files` entries or a unified diff\'s file sections)')
+  @ConfigDoc("file changes one diff request may carry (`files` entries or a unified diff's file sections)")
   @Transform(toNumber)
   @IsInt()
   @Min(1)
@@ -30,7 +36,7 @@ export class CodeConfig {
    * Diff requests the server's worker indexes at once (0: none; one-shot contexts drain explicitly).
    * Two, so that with CODE_DIFF_MAX_RUNNING_PER_TENANT=1 one tenant's large diff leaves a slot to the others.
    */
-  @ConfigDoc('diffs this process\'s worker indexes at once (`0`: none)')
+  @ConfigDoc("diffs this process's worker indexes at once (`0`: none)")
   @Transform(toNumber)
   @IsInt()
   @Min(0)
@@ -38,27 +44,33 @@ export class CodeConfig {
   CODE_WORKER_CONCURRENCY = 2;
 
   /** Diffs one tenant may have indexing at once across the cluster (0: no cap). */
-  @ConfigDoc('diffs one tenant indexes at once across the cluster (`0`: no cap); with `CODE_WORKER_CONCURRENCY` 2, one tenant\'s large diff leaves a slot to the others, served round-robin')
+  @ConfigDoc(
+    "diffs one tenant indexes at once across the cluster (`0`: no cap); with `CODE_WORKER_CONCURRENCY` 2, one tenant's large diff leaves a slot to the others, served round-robin",
+  )
   @Transform(toNumber)
   @IsInt()
   @Min(0)
   CODE_DIFF_MAX_RUNNING_PER_TENANT = 1;
 
   /** Diffs one tenant may have queued or running; one more is refused with 429. */
-  @ConfigDoc('diffs one tenant may have queued or indexing; past it, 429 `DIFF_QUEUE_FULL` with `Retry-After`')
+  @ConfigDoc(
+    'diffs one tenant may have queued or indexing; past it, 429 `DIFF_QUEUE_FULL` with `Retry-After`',
+  )
   @Transform(toNumber)
   @IsInt()
   @Min(1)
   CODE_MAX_QUEUED_DIFFS_PER_TENANT = 50;
 
   /** Changed files one tenant may have queued or running (summed over its diffs); past it, 429. */
-  @ConfigDoc('changed files one tenant may have queued or indexing (summed over its diffs); past it, 429 `DIFF_QUEUE_FULL` with `Retry-After`')
+  @ConfigDoc(
+    'changed files one tenant may have queued or indexing (summed over its diffs); past it, 429 `DIFF_QUEUE_FULL` with `Retry-After`',
+  )
   @Transform(toNumber)
   @IsInt()
   @Min(1)
   CODE_MAX_QUEUED_FILES_PER_TENANT = 10_000;
 
-  @ConfigDoc('a claimed code diff\'s lease')
+  @ConfigDoc("a claimed code diff's lease")
   @Transform(toNumber)
   @IsInt()
   @Min(2)
@@ -71,7 +83,7 @@ export class CodeConfig {
   CODE_DIFF_MAX_ATTEMPTS = 5;
 
   /** Delay before a failed diff is retried (the seed's WAL recovery ran every 5 minutes). */
-  @ConfigDoc('delay before a failed diff is retried (the seeds\' 5 minutes)')
+  @ConfigDoc("delay before a failed diff is retried (the seeds' 5 minutes)")
   @Transform(toNumber)
   @IsInt()
   @Min(1)

@@ -79,7 +79,9 @@ export class DocumentsConfig {
    * on the native server: vectors by binary COPY outside the serving HNSW index, one index build after
    * the batch (0: only `ingest --bulk` uses it).
    */
-  @ConfigDoc('native: a tenant queue this deep (ingest jobs queued or running) takes the bulk path (COPY, one HNSW build after the batch; see [Bulk ingestion](api-documents.md#bulk-ingestion)); `0`: only `ingest --bulk`')
+  @ConfigDoc(
+    'native: a tenant queue this deep (ingest jobs queued or running) takes the bulk path (COPY, one HNSW build after the batch; see [Bulk ingestion](api-documents.md#bulk-ingestion)); `0`: only `ingest --bulk`',
+  )
   @Transform(toNumber)
   @IsInt()
   @Min(0)
@@ -102,27 +104,34 @@ export class DocumentsConfig {
    * Ingestion jobs one tenant may run at once across the cluster (0: no cap). With the default, a
    * tenant's burst of uploads takes one worker slot and leaves the others to other tenants.
    */
-  @ConfigDoc('ingestion jobs one tenant runs at once across the cluster (`0`: no cap): a tenant\'s burst leaves the other worker slots to other tenants, which are served round-robin')
+  @ConfigDoc(
+    "ingestion jobs one tenant runs at once across the cluster (`0`: no cap): a tenant's burst leaves the other worker slots to other tenants, which are served round-robin",
+  )
   @Transform(toNumber)
   @IsInt()
   @Min(0)
   DOCUMENTS_JOB_MAX_RUNNING_PER_TENANT = 1;
 
   /** Ingestion jobs one tenant may have queued or running; one more is refused with 429. */
-  @ConfigDoc('uploads one tenant may have queued or running; past it, 429 `DOCUMENTS_QUEUE_FULL` with `Retry-After`')
+  @ConfigDoc(
+    'uploads one tenant may have queued or running; past it, 429 `DOCUMENTS_QUEUE_FULL` with `Retry-After`',
+  )
   @Transform(toNumber)
   @IsInt()
   @Min(1)
   DOCUMENTS_MAX_QUEUED_JOBS_PER_TENANT = 100;
 
   /** Bytes of uploads one tenant may have queued or running; an upload past it is refused with 429. */
-  @ConfigDoc('bytes of uploads one tenant may have queued or running; past it, 429 `DOCUMENTS_QUEUE_FULL` with `Retry-After` (a code file\'s chunks are capped by the diff queue instead)', '`209715200` (200 MiB)')
+  @ConfigDoc(
+    "bytes of uploads one tenant may have queued or running; past it, 429 `DOCUMENTS_QUEUE_FULL` with `Retry-After` (a code file's chunks are capped by the diff queue instead)",
+    '`209715200` (200 MiB)',
+  )
   @Transform(toNumber)
   @IsInt()
   @Min(1024)
   DOCUMENTS_MAX_QUEUED_BYTES_PER_TENANT = 200 * 1024 * 1024;
 
-  @ConfigDoc('a claimed ingestion job\'s lease (renewed by a heartbeat)')
+  @ConfigDoc("a claimed ingestion job's lease (renewed by a heartbeat)")
   @Transform(toNumber)
   @IsInt()
   @Min(2)
@@ -178,13 +187,13 @@ export class DocumentsConfig {
   @Min(1)
   DOCUMENTS_SEARCH_RRF_K = 60;
 
-  @ConfigDoc('the keyword branch\'s weight when a search does not say (tuned: BENCHMARKS.md)')
+  @ConfigDoc("the keyword branch's weight when a search does not say (tuned: BENCHMARKS.md)")
   @Transform(toNumber)
   @IsNumber()
   @Min(0)
   DOCUMENTS_SEARCH_TEXT_WEIGHT = 1;
 
-  @ConfigDoc('the vector branch\'s weight when a search does not say (tuned: BENCHMARKS.md)')
+  @ConfigDoc("the vector branch's weight when a search does not say (tuned: BENCHMARKS.md)")
   @Transform(toNumber)
   @IsNumber()
   @Min(0)
@@ -209,7 +218,9 @@ export class DocumentsConfig {
   DOCUMENTS_QUERY_EMBEDDING_CACHE_TTL_SECONDS = 86_400;
 
   // Documents hybrid fusion method and keyword branch (BM25) parameters, tuned on SciFact train (BENCHMARKS.md).
-  @ConfigDoc('hybrid fusion when a search does not ask: `convex` or `rrf`; why convex stays the default: BENCHMARKS.md "Fusion: RRF and convex"')
+  @ConfigDoc(
+    'hybrid fusion when a search does not ask: `convex` or `rrf`; why convex stays the default: BENCHMARKS.md "Fusion: RRF and convex"',
+  )
   @IsIn(['rrf', 'convex'])
   DOCUMENTS_SEARCH_FUSION: 'rrf' | 'convex' = 'convex';
 
@@ -245,7 +256,9 @@ export class DocumentsConfig {
    * statement); false: one statement, branches one after the other. Embedded always uses one
    * statement (one connection). BENCHMARKS.md has the figures behind the default.
    */
-  @ConfigDoc('native PostgreSQL: a hybrid search runs its keyword and vector branches on two pooled connections at once and fuses them in the process (same results as one statement); `false`: one statement. Embedded always uses one statement. Figures: BENCHMARKS.md (issue 28)')
+  @ConfigDoc(
+    'native PostgreSQL: a hybrid search runs its keyword and vector branches on two pooled connections at once and fuses them in the process (same results as one statement); `false`: one statement. Embedded always uses one statement. Figures: BENCHMARKS.md (issue 28)',
+  )
   @Transform(toBoolean)
   @IsBoolean()
   DOCUMENTS_SEARCH_PARALLEL_BRANCHES = true;
@@ -255,7 +268,9 @@ export class DocumentsConfig {
    * nodes (pgvector's cap: 1,000). Higher finds more of the exact nearest neighbours for more
    * latency; BENCHMARKS.md "Vector branch: recall against exact search" has the sweep.
    */
-  @ConfigDoc('the vector branch\'s HNSW `ef_search` floor: a search explores max(this, candidates) graph nodes (at most 1,000); higher finds more of the exact nearest neighbours for more latency. Sweep: BENCHMARKS.md "Vector branch: recall against exact search"')
+  @ConfigDoc(
+    'the vector branch\'s HNSW `ef_search` floor: a search explores max(this, candidates) graph nodes (at most 1,000); higher finds more of the exact nearest neighbours for more latency. Sweep: BENCHMARKS.md "Vector branch: recall against exact search"',
+  )
   @Transform(toNumber)
   @IsInt()
   @Min(1)
@@ -263,26 +278,29 @@ export class DocumentsConfig {
   DOCUMENTS_SEARCH_HNSW_EF_SEARCH = 40;
 
   /** OpenAI-compatible `/v1/embeddings` server; unset uses the offline hashed embedder. */
-  @ConfigDoc('any OpenAI-compatible `/v1/embeddings` endpoint (OpenAI, Ollama, vLLM, TEI) ([embeddings](api-documents.md))', 'unset (offline `hash-v1-1024`)')
+  @ConfigDoc(
+    'any OpenAI-compatible `/v1/embeddings` endpoint (OpenAI, Ollama, vLLM, TEI) ([embeddings](api-documents.md))',
+    'unset (offline `hash-v1-1024`)',
+  )
   @Transform(emptyToUndefined)
   @IsOptional()
   @Matches(/^https?:\/\//, { message: 'must be an http(s) URL' })
   EMBEDDINGS_BASE_URL?: string;
 
-  @ConfigDoc('the embeddings endpoint\'s key', 'unset')
+  @ConfigDoc("the embeddings endpoint's key", 'unset')
   @Transform(emptyToUndefined)
   @IsOptional()
   @IsString()
   EMBEDDINGS_API_KEY?: string;
 
-  @ConfigDoc('the embeddings endpoint\'s model', 'unset')
+  @ConfigDoc("the embeddings endpoint's model", 'unset')
   @Transform(emptyToUndefined)
   @IsOptional()
   @IsString()
   EMBEDDINGS_MODEL?: string;
 
   /** The remote model's vector size; probed with one request when unset. */
-  @ConfigDoc('the remote model\'s vector size', 'unset (probed with one request)')
+  @ConfigDoc("the remote model's vector size", 'unset (probed with one request)')
   @Transform(toNumber)
   @IsOptional()
   @IsInt()

@@ -10,13 +10,13 @@ export class PlannerConfig {
   @Matches(/^https?:\/\//, { message: 'must be an http(s) URL' })
   LLM_BASE_URL?: string;
 
-  @ConfigDoc('the LLM endpoint\'s key', 'unset')
+  @ConfigDoc("the LLM endpoint's key", 'unset')
   @Transform(emptyToUndefined)
   @IsOptional()
   @IsString()
   LLM_API_KEY?: string;
 
-  @ConfigDoc('the LLM endpoint\'s model', 'unset')
+  @ConfigDoc("the LLM endpoint's model", 'unset')
   @Transform(emptyToUndefined)
   @IsOptional()
   @IsString()
@@ -54,7 +54,9 @@ export class PlannerConfig {
   @Min(0)
   LLM_RETRY_BASE_DELAY_MS = 1000;
 
-  @ConfigDoc('estimated tokens of tools, catalogs and mappings in the planning prompt; the least relevant are left out ([planner](api-ops.md#planner-api))')
+  @ConfigDoc(
+    'estimated tokens of tools, catalogs and mappings in the planning prompt; the least relevant are left out ([planner](api-ops.md#planner-api))',
+  )
   @Transform(toNumber)
   @IsInt()
   @Min(500)

@@ -41,7 +41,12 @@ export function createLlmClient(config: PlannerConfig): LlmClient {
 @Module({
   imports: [
     ConfigFeatureModule.register('planner', PlannerConfig),
-    ToolsModule, ToolKindsModule, OpsModule, AssetRegistryModule, DocumentsModule],
+    ToolsModule,
+    ToolKindsModule,
+    OpsModule,
+    AssetRegistryModule,
+    DocumentsModule,
+  ],
   controllers: [PlannerController],
   providers: [
     PlanningKnowledgeHealth,

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import type { EnvironmentVariables } from './platform.config';
+import type { PlatformConfig } from './platform.config';
 import { EmbeddedPostgres, embeddedMaxConnections } from './database/embedded-postgres';
 
 /*
@@ -13,7 +13,7 @@ export { JsonLogger } from './logging/json-logger';
  * Starts the embedded database now when the environment uses it (no DATABASE_URL); the DatabaseModule
  * takes it over when the application is created from the same environment.
  */
-export function startDatabaseEarly(env: EnvironmentVariables): void {
+export function startDatabaseEarly(env: PlatformConfig): void {
   if (env.DATABASE_URL) return;
   EmbeddedPostgres.startEarly(path.resolve(env.DATA_DIR), embeddedMaxConnections(env.DATABASE_POOL_SIZE));
 }

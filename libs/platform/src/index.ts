@@ -11,7 +11,6 @@ export {
   type ChangeMessage,
 } from './events/change-bus';
 export { ChangePropagation } from './events/change-propagation.service';
-export { AppConfig } from './config/app-config';
 export * from './platform.config';
 export { ConfigFeatureModule } from './config/config-feature.module';
 export {

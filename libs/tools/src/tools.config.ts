@@ -1,17 +1,29 @@
 import { Transform } from 'class-transformer';
 import { IsInt, IsJSON, IsOptional, IsString, Matches, Max, Min } from 'class-validator';
-import { ConfigDoc, emptyToUndefined, HOST_LIST_MESSAGE, HOST_LIST_PATTERN, toNumber } from '@app/platform/config';
+import {
+  ConfigDoc,
+  emptyToUndefined,
+  HOST_LIST_MESSAGE,
+  HOST_LIST_PATTERN,
+  toNumber,
+} from '@app/platform/config';
 
 /** The tools lib's keys: http tool egress, MCP (servers it connects to, sessions it serves), stages, tool slots and confirmations. */
 export class ToolsConfig {
   // Tools (http tools and MCP): hosts http tools may reach even when they resolve to internal
   // addresses (`host[:port],*.corp.example`), and external MCP servers to connect to (JSON array).
-  @ConfigDoc('private hosts (`host`, `host:port`, `*.domain`) http tools may reach; loopback, private and metadata addresses are refused otherwise', 'unset')
+  @ConfigDoc(
+    'private hosts (`host`, `host:port`, `*.domain`) http tools may reach; loopback, private and metadata addresses are refused otherwise',
+    'unset',
+  )
   @IsString()
   @Matches(HOST_LIST_PATTERN, { message: HOST_LIST_MESSAGE })
   HTTP_TOOL_ALLOWLIST = '';
 
-  @ConfigDoc('external MCP servers whose tools join the registry at startup, a JSON array ([MCP](api-tools-mcp.md))', 'unset')
+  @ConfigDoc(
+    'external MCP servers whose tools join the registry at startup, a JSON array ([MCP](api-tools-mcp.md))',
+    'unset',
+  )
   @Transform(emptyToUndefined)
   @IsOptional()
   @IsJSON({ message: 'must be a JSON array of MCP servers' })
@@ -24,7 +36,7 @@ export class ToolsConfig {
   @Max(64)
   STAGE_MAX_CONCURRENCY = 4;
 
-  @ConfigDoc('a stage\'s default deadline')
+  @ConfigDoc("a stage's default deadline")
   @Transform(toNumber)
   @IsInt()
   @Min(100)
@@ -48,7 +60,9 @@ export class ToolsConfig {
   MCP_MAX_SESSIONS_PER_TENANT = 20;
 
   /** One API key's share of its tenant's sessions (at most MCP_MAX_SESSIONS_PER_TENANT), so one key cannot lock the others out. */
-  @ConfigDoc('one API key\'s share of its tenant\'s MCP sessions (at most `MCP_MAX_SESSIONS_PER_TENANT`; 429 with `Retry-After` beyond), so one key cannot lock the tenant\'s other keys out')
+  @ConfigDoc(
+    "one API key's share of its tenant's MCP sessions (at most `MCP_MAX_SESSIONS_PER_TENANT`; 429 with `Retry-After` beyond), so one key cannot lock the tenant's other keys out",
+  )
   @Transform(toNumber)
   @IsInt()
   @Min(1)
@@ -64,7 +78,9 @@ export class ToolsConfig {
   MCP_SESSION_IDLE_SECONDS = 300;
 
   /** Tool runs one tenant may have at once (HTTP, plans, agent, MCP together; all replicas with Redis). */
-  @ConfigDoc('tool runs per tenant at once (HTTP, plans, agent, MCP together; across all replicas with `REDIS_URL`, per process without)')
+  @ConfigDoc(
+    'tool runs per tenant at once (HTTP, plans, agent, MCP together; across all replicas with `REDIS_URL`, per process without)',
+  )
   @Transform(toNumber)
   @IsInt()
   @Min(1)
@@ -72,7 +88,7 @@ export class ToolsConfig {
   TOOL_MAX_CONCURRENT_PER_TENANT = 4;
 
   /** How long a tool run waits for its tenant's slot before it is refused (429 with Retry-After). */
-  @ConfigDoc('how long a tool run waits for its tenant\'s slot, then 429 `TOOLS_BUSY`')
+  @ConfigDoc("how long a tool run waits for its tenant's slot, then 429 `TOOLS_BUSY`")
   @Transform(toNumber)
   @IsInt()
   @Min(0)
@@ -83,7 +99,9 @@ export class ToolsConfig {
    * A running tool's slot (tenant budget, tool_access max_concurrent) is a lease renewed every third of
    * this while it runs: a replica that dies mid-run frees its slots after at most this long.
    */
-  @ConfigDoc('a running tool\'s slot is a lease renewed while it runs; a replica that dies mid-run frees its slots after this long')
+  @ConfigDoc(
+    "a running tool's slot is a lease renewed while it runs; a replica that dies mid-run frees its slots after this long",
+  )
   @Transform(toNumber)
   @IsInt()
   @Min(2)

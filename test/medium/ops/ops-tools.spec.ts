@@ -3,7 +3,14 @@ import { DataSource } from 'typeorm';
 import type { ToolAssetSpec } from '@app/asset-registry';
 import { AuthService, ClusterLimits, DatabaseInfo, SqlToolDatabase } from '@app/platform';
 import { StageExecutorService, ToolContext, ToolRegistry, ToolsConfig, ToolsModule } from '@app/tools';
-import { checkSqlQuery, createSqlTool, DemoDataService, OpsConfig, OpsModule, SqlToolFactory } from '@app/ops';
+import {
+  checkSqlQuery,
+  createSqlTool,
+  DemoDataService,
+  OpsConfig,
+  OpsModule,
+  SqlToolFactory,
+} from '@app/ops';
 import {
   SQL_FUNCTION_ALLOWLIST,
   SqlRowCapExceededError,

@@ -1,6 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import { OnEvent } from '@nestjs/event-emitter';
-import { ASSET_TYPES, type AssetLifecycleEvent, type AssetType, CacheStore, runAsTenant, type TenantResyncEvent } from '@app/platform';
+import {
+  ASSET_TYPES,
+  type AssetLifecycleEvent,
+  type AssetType,
+  CacheStore,
+  runAsTenant,
+  type TenantResyncEvent,
+} from '@app/platform';
 import type {
   CatalogContent,
   MappingContent,

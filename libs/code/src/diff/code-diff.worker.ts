@@ -42,16 +42,13 @@ export class CodeDiffWorker extends LeasedJobRunner<ClaimedDiff> {
   override onApplicationBootstrap(): void {
     super.onApplicationBootstrap();
     if (!this.autoStarts) return;
-    this.recoveryTimer = setInterval(
-      () => {
-        runInBackground(() => this.recover())
-          .then((queued) => {
-            if (queued) this.wake();
-          })
-          .catch((error: Error) => this.logger.warn({ msg: 'code recovery failed', error: error.message }));
-      },
-      this.config.CODE_DIFF_RETRY_SECONDS * 1000,
-    );
+    this.recoveryTimer = setInterval(() => {
+      runInBackground(() => this.recover())
+        .then((queued) => {
+          if (queued) this.wake();
+        })
+        .catch((error: Error) => this.logger.warn({ msg: 'code recovery failed', error: error.message }));
+    }, this.config.CODE_DIFF_RETRY_SECONDS * 1000);
     this.recoveryTimer.unref();
   }
 
@@ -66,11 +63,7 @@ export class CodeDiffWorker extends LeasedJobRunner<ClaimedDiff> {
   }
 
   protected claimJob(): Promise<ClaimedDiff | null> {
-    return this.store.claim(
-      this.workerId,
-      this.leaseSeconds,
-      this.config.CODE_DIFF_MAX_RUNNING_PER_TENANT,
-    );
+    return this.store.claim(this.workerId, this.leaseSeconds, this.config.CODE_DIFF_MAX_RUNNING_PER_TENANT);
   }
 
   protected renewLease(diff: ClaimedDiff): Promise<boolean> {
@@ -106,10 +99,7 @@ export class CodeDiffWorker extends LeasedJobRunner<ClaimedDiff> {
    */
   recover(): Promise<number> {
     return runAsSystem('code diff worker: requeue unindexed files', () =>
-      this.store.enqueueStaleFiles(
-        this.config.CODE_DIFF_RETRY_SECONDS,
-        this.config.CODE_DIFF_MAX_ATTEMPTS,
-      ),
+      this.store.enqueueStaleFiles(this.config.CODE_DIFF_RETRY_SECONDS, this.config.CODE_DIFF_MAX_ATTEMPTS),
     );
   }
 

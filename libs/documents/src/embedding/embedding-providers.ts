@@ -1,4 +1,3 @@
-
 import { EmbeddingProvider, EmbeddingProviders } from './embedding-provider';
 import { HashEmbeddingProvider } from './hash-embedding.provider';
 import { OpenAiEmbeddingProvider } from './openai-embedding.provider';

@@ -72,8 +72,7 @@ export class DocumentMaintenanceService {
     const model = this.providers.configured.model;
     let queued = 0;
     for (const tenantId of await this.documents.tenantsNotOnModel(model)) {
-      if (await this.jobs.enqueueReembed(tenantId, model, this.config.DOCUMENTS_JOB_MAX_ATTEMPTS))
-        queued++;
+      if (await this.jobs.enqueueReembed(tenantId, model, this.config.DOCUMENTS_JOB_MAX_ATTEMPTS)) queued++;
     }
     return queued;
   }

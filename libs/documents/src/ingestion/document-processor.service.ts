@@ -1,7 +1,13 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
-import { BACKGROUND_STATEMENT_TARGET_MS, BatchSizer, DatabaseInfo, EventBus, runAsSystem } from '@app/platform';
+import {
+  BACKGROUND_STATEMENT_TARGET_MS,
+  BatchSizer,
+  DatabaseInfo,
+  EventBus,
+  runAsSystem,
+} from '@app/platform';
 import { ChunkDraft, chunkBlocks } from '../chunking/chunker.util';
 import { EmbeddingProvider, EmbeddingProviders } from '../embedding/embedding-provider';
 import { DocumentProcessingError, DocumentsExceptionCode } from '../documents.exception';

@@ -332,8 +332,7 @@ export class DocumentSearchService {
     }
     const plan: SearchPlan = { ...base, vector, model, dimensions, segmentBound };
     const rows = await this.repository.search(plan, terms, {
-      parallel:
-        this.config.DOCUMENTS_SEARCH_PARALLEL_BRANCHES && this.database.backend === 'native',
+      parallel: this.config.DOCUMENTS_SEARCH_PARALLEL_BRANCHES && this.database.backend === 'native',
     });
     // min_relevance is a floor on the returned relevance_score (the seed's filter after fusion). The rows come
     // ordered by the fused score, which relevance_score grows with, so filtering after the LIMIT drops only a tail.

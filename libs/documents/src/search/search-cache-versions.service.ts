@@ -1,7 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import { OnEvent } from '@nestjs/event-emitter';
 import { randomBytes } from 'node:crypto';
-import { APP_EVENTS, CacheStore, type DocumentsChangedEvent, type TenantResyncEvent, type VersionedRead } from '@app/platform';
+import {
+  APP_EVENTS,
+  CacheStore,
+  type DocumentsChangedEvent,
+  type TenantResyncEvent,
+  type VersionedRead,
+} from '@app/platform';
 import { DocumentsConfig } from '../documents.config';
 
 const versionKey = (tenantId: string) => `documents:search-version:${tenantId}`;

@@ -1,6 +1,6 @@
 import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import {
-  AppConfig,
+  PlatformConfig,
   AuthService,
   BACKGROUND_STATEMENT_TARGET_MS,
   BatchSizer,
@@ -107,7 +107,7 @@ export class DemoDataService implements OnModuleInit {
   constructor(
     private readonly repository: DemoDataRepository,
     private readonly config: OpsConfig,
-    private readonly platform: AppConfig,
+    private readonly platform: PlatformConfig,
     private readonly auth: AuthService,
     private readonly database: DatabaseInfo,
     private readonly health: HealthRegistry,
@@ -337,7 +337,7 @@ export class DemoDataService implements OnModuleInit {
   autoLoadWanted(): boolean {
     const mode = this.config.DEMO_DATA;
     if (mode === 'off') return false;
-    return mode === 'on' || (this.database.backend === 'embedded' && this.platform.get('NODE_ENV') !== 'test');
+    return mode === 'on' || (this.database.backend === 'embedded' && this.platform.NODE_ENV !== 'test');
   }
 
   private async healthCheck() {

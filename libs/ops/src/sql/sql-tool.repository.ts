@@ -167,9 +167,7 @@ export class SqlToolRepository {
     const embedded = database.backend === 'embedded';
     this.maxRowsExamined = config.SQL_TOOL_MAX_ROWS_EXAMINED ?? (embedded ? 200_000 : 1_000_000);
     this.maxTimeoutMs = embedded ? config.EMBEDDED_SQL_MAX_TIMEOUT_MS : Number.POSITIVE_INFINITY;
-    this.secondsPerHour = embedded
-      ? config.EMBEDDED_SQL_SECONDS_PER_HOUR
-      : config.SQL_TOOL_SECONDS_PER_HOUR;
+    this.secondsPerHour = embedded ? config.EMBEDDED_SQL_SECONDS_PER_HOUR : config.SQL_TOOL_SECONDS_PER_HOUR;
     // Embedded: one query's maximum may be spent ahead; native: one query of the longest timeout_ms.
     this.budget = new SqlToolTimeBudget(
       this.secondsPerHour * 1000,

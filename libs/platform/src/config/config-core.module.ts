@@ -1,8 +1,8 @@
 import { DynamicModule, Global, Module } from '@nestjs/common';
 import { ConfigModule } from '@nestjs/config';
-import { AppConfig } from './app-config';
+import { PlatformConfig } from '../platform.config';
+import { ConfigFeatureModule } from './config-feature.module';
 import { ConfigSchema, validateConfigs } from './config-schema';
-import { EnvironmentVariables } from './environment';
 
 @Global()
 @Module({})
@@ -10,10 +10,10 @@ export class ConfigCoreModule {
   /**
    * Reads and validates the environment when called, not when this file is loaded: the platform's keys
    * and those of every config class given (the application passes every lib's, so one bad value in any
-   * lib fails the boot with every bad key listed at once).
+   * lib fails the boot with every bad key listed at once). Each lib's module registers its own class.
    */
   static forRoot(schemas: readonly ConfigSchema[] = []): DynamicModule {
-    const all = [...new Set<ConfigSchema>([EnvironmentVariables, ...schemas])];
+    const all = [...new Set<ConfigSchema>([PlatformConfig, ...schemas])];
     return {
       module: ConfigCoreModule,
       imports: [
@@ -23,9 +23,8 @@ export class ConfigCoreModule {
           ignoreEnvFile: process.env.NODE_ENV === 'test',
           validate: (raw) => Object.assign({}, ...validateConfigs(all, raw).values()) as object,
         }),
+        ConfigFeatureModule.register('platform', PlatformConfig),
       ],
-      providers: [AppConfig],
-      exports: [AppConfig],
     };
   }
 }

@@ -1,7 +1,13 @@
 import { Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { OnEvent } from '@nestjs/event-emitter';
 import { PublishedAsset, PublishedAssetReader, PublishedContent, ToolAssetSpec } from '@app/asset-registry';
-import { APP_EVENTS, AssetLifecycleEvent, runAsSystem, runAsTenant, type TenantResyncEvent } from '@app/platform';
+import {
+  APP_EVENTS,
+  AssetLifecycleEvent,
+  runAsSystem,
+  runAsTenant,
+  type TenantResyncEvent,
+} from '@app/platform';
 import { ToolRegistry } from '../core/tool-registry';
 import { Tool } from '../core/tool.types';
 import { ToolKindRegistry } from '../kinds/tool-kind.registry';

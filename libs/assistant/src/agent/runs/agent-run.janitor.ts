@@ -29,14 +29,11 @@ export class AgentRunJanitor implements OnApplicationBootstrap, OnApplicationShu
 
   onApplicationBootstrap(): void {
     if (!this.scheduler || !this.role.runsSchedulers) return;
-    this.timer = setInterval(
-      () => {
-        runInBackground(() => this.sweep()).catch((error: Error) =>
-          this.logger.warn({ msg: 'agent run takeover failed', error: error.message }),
-        );
-      },
-      this.config.AGENT_RESUME_CHECK_SECONDS * 1000,
-    );
+    this.timer = setInterval(() => {
+      runInBackground(() => this.sweep()).catch((error: Error) =>
+        this.logger.warn({ msg: 'agent run takeover failed', error: error.message }),
+      );
+    }, this.config.AGENT_RESUME_CHECK_SECONDS * 1000);
     this.timer.unref();
   }
 

@@ -1,7 +1,14 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown, Optional } from '@nestjs/common';
 import { SchedulerRegistry } from '@nestjs/schedule';
 import { randomUUID } from 'node:crypto';
-import { PlatformException, PlatformExceptionCode, ProcessRole, runAsTenant, runInBackground, TenantSecretsService } from '@app/platform';
+import {
+  PlatformException,
+  PlatformExceptionCode,
+  ProcessRole,
+  runAsTenant,
+  runInBackground,
+  TenantSecretsService,
+} from '@app/platform';
 import { OutboundErrorCode, OutboundHttpClient, ToolError } from '@app/tools';
 import { AgentRunException } from '../runs/agent-run.exception';
 import type { AgentRunDeliveryEntity, DeliveryAttempt, RunWebhookEvent } from './agent-run-delivery.entity';
@@ -72,15 +79,12 @@ export class RunWebhookService implements OnApplicationBootstrap, OnApplicationS
 
   onApplicationBootstrap(): void {
     if (!this.scheduler || !this.role.runsSchedulers) return;
-    this.timer = setInterval(
-      () => {
-        // Retries are background work: on embedded, requests go first (EmbeddedScheduler).
-        runInBackground(() => this.sweep()).catch((error: Error) =>
-          this.logger.warn({ msg: 'webhook retry sweep failed', error: error.message }),
-        );
-      },
-      this.config.WEBHOOK_RETRY_CHECK_SECONDS * 1000,
-    );
+    this.timer = setInterval(() => {
+      // Retries are background work: on embedded, requests go first (EmbeddedScheduler).
+      runInBackground(() => this.sweep()).catch((error: Error) =>
+        this.logger.warn({ msg: 'webhook retry sweep failed', error: error.message }),
+      );
+    }, this.config.WEBHOOK_RETRY_CHECK_SECONDS * 1000);
     this.timer.unref();
   }
 
