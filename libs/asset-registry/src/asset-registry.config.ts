@@ -2,7 +2,10 @@ import { Transform } from 'class-transformer';
 import { IsInt, IsString, Matches, Max, Min } from 'class-validator';
 import { ConfigDoc, HOST_LIST_MESSAGE, HOST_LIST_PATTERN, toNumber } from '@app/platform/config';
 
-/** The asset registry's keys: published-asset caching and the `source` databases catalog sync and sql tools reach. */
+/**
+ * The asset registry's keys: published-asset caching and the `source` databases catalog sync and sql
+ * tools reach.
+ */
 export class AssetRegistryConfig {
   // Catalog sync: hosts a `source` asset may reach even when they resolve to internal addresses
   // (same syntax as HTTP_TOOL_ALLOWLIST; a Unix socket directory may be listed as a host).

@@ -28,21 +28,18 @@ export class AssistantConfig {
   @Min(1)
   AGENT_RESUME_LEASE_SECONDS = 600;
 
-  /** How often the scheduler looks for runs stuck in `resuming`. */
   @ConfigDoc('how often a scheduler looks for agent runs stuck in `resuming`')
   @Transform(toNumber)
   @IsInt()
   @Min(1)
   AGENT_RESUME_CHECK_SECONDS = 60;
 
-  /** Takeovers of one run before it is marked failed. */
   @ConfigDoc('takeovers of one agent run before it is marked failed')
   @Transform(toNumber)
   @IsInt()
   @Min(1)
   AGENT_RESUME_MAX_ATTEMPTS = 3;
 
-  /** One attempt to deliver a run webhook (`callback_url`): connect, send, read the answer. */
   @ConfigDoc("agent run webhooks (`callback_url`): one attempt's time limit (connect, send, read the answer)")
   @Transform(toNumber)
   @IsInt()
@@ -50,7 +47,6 @@ export class AssistantConfig {
   @Max(120_000)
   WEBHOOK_TIMEOUT_MS = 10_000;
 
-  /** Attempts of one webhook delivery (the first included) before it is marked failed. */
   @ConfigDoc('attempts of one webhook delivery (the first included) before it is marked failed')
   @Transform(toNumber)
   @IsInt()
@@ -58,14 +54,12 @@ export class AssistantConfig {
   @Max(50)
   WEBHOOK_MAX_ATTEMPTS = 8;
 
-  /** Wait before the second attempt; it doubles each attempt (capped at an hour): 30 s, 1 min, 2 min ... */
   @ConfigDoc("the wait before a webhook's second attempt, doubling each time (at most an hour)")
   @Transform(toNumber)
   @IsInt()
   @Min(1)
   WEBHOOK_RETRY_BASE_SECONDS = 30;
 
-  /** How often the scheduler looks for webhook deliveries due (a retry, or one a dead process left). */
   @ConfigDoc(
     'how often a scheduler sends the due webhook retries and takes over deliveries a dead process left',
   )
@@ -74,7 +68,6 @@ export class AssistantConfig {
   @Min(1)
   WEBHOOK_RETRY_CHECK_SECONDS = 5;
 
-  /** Base URL of the blog backend the blog tool assets call (`npm run cli -- agents publish-blog-tools`). */
   @ConfigDoc(
     'the blog backend the blog tool assets call ([the blog tools](api-agents.md#the-blog-tools))',
     'unset',
@@ -84,7 +77,6 @@ export class AssistantConfig {
   @Matches(/^https?:\/\/[^/?#\s]+(\/[^?#\s]*)?$/, { message: 'must be an http(s) base URL without query' })
   BLOG_API_BASE_URL?: string;
 
-  /** SearxNG-compatible JSON search endpoint (`?q=...&format=json`); unset: the chat never searches the web. */
   @ConfigDoc(
     "a SearxNG-compatible JSON endpoint for the chat's `WEB_SEARCH` route; unset: the chat never searches the web",
     'unset',
@@ -143,7 +135,6 @@ export class AssistantConfig {
   @Max(1)
   CHAT_MIN_KEYWORD_RELEVANCE = 0.15;
 
-  /** First backoff delay of search retries in the chat; doubles per retry (1 s, 2 s). */
   @ConfigDoc("first backoff delay of the chat's search retries; doubles per retry")
   @Transform(toNumber)
   @IsInt()

@@ -4,7 +4,6 @@ import { ConfigDoc, toNumber } from '@app/platform/config';
 
 /** The code lib's keys: diff limits and the diff queue. */
 export class CodeConfig {
-  /** The largest file text a diff may leave (bytes); a bigger one is refused with 413. */
   @ConfigDoc(
     'the largest file text a diff may leave (413 `DIFF_TOO_LARGE` with the limit)',
     '`1048576` (1 MiB)',
@@ -14,7 +13,6 @@ export class CodeConfig {
   @Min(1024)
   CODE_MAX_FILE_BYTES = 1024 * 1024;
 
-  /** The most text one diff request may carry (befores, afters and unified text, bytes). */
   @ConfigDoc(
     'the most text one diff request may carry (befores, afters and unified text)',
     '`8388608` (8 MiB)',
@@ -24,7 +22,6 @@ export class CodeConfig {
   @Min(1024)
   CODE_MAX_REQUEST_BYTES = 8 * 1024 * 1024;
 
-  /** The most file changes one diff request may carry. */
   @ConfigDoc("file changes one diff request may carry (`files` entries or a unified diff's file sections)")
   @Transform(toNumber)
   @IsInt()
@@ -43,7 +40,6 @@ export class CodeConfig {
   @Max(16)
   CODE_WORKER_CONCURRENCY = 2;
 
-  /** Diffs one tenant may have indexing at once across the cluster (0: no cap). */
   @ConfigDoc(
     "diffs one tenant indexes at once across the cluster (`0`: no cap); with `CODE_WORKER_CONCURRENCY` 2, one tenant's large diff leaves a slot to the others, served round-robin",
   )
@@ -52,7 +48,6 @@ export class CodeConfig {
   @Min(0)
   CODE_DIFF_MAX_RUNNING_PER_TENANT = 1;
 
-  /** Diffs one tenant may have queued or running; one more is refused with 429. */
   @ConfigDoc(
     'diffs one tenant may have queued or indexing; past it, 429 `DIFF_QUEUE_FULL` with `Retry-After`',
   )
@@ -61,7 +56,6 @@ export class CodeConfig {
   @Min(1)
   CODE_MAX_QUEUED_DIFFS_PER_TENANT = 50;
 
-  /** Changed files one tenant may have queued or running (summed over its diffs); past it, 429. */
   @ConfigDoc(
     'changed files one tenant may have queued or indexing (summed over its diffs); past it, 429 `DIFF_QUEUE_FULL` with `Retry-After`',
   )
@@ -82,14 +76,12 @@ export class CodeConfig {
   @Min(1)
   CODE_DIFF_MAX_ATTEMPTS = 5;
 
-  /** Delay before a failed diff is retried (the seed's WAL recovery ran every 5 minutes). */
   @ConfigDoc("delay before a failed diff is retried (the seeds' 5 minutes)")
   @Transform(toNumber)
   @IsInt()
   @Min(1)
   CODE_DIFF_RETRY_SECONDS = 300;
 
-  /** Finished diff requests are deleted after this many days (the seed's WAL cleanup). */
   @ConfigDoc('days finished diff requests are kept')
   @Transform(toNumber)
   @IsInt()

@@ -2,7 +2,9 @@ import { Transform } from 'class-transformer';
 import { IsBoolean, IsIn, IsInt, IsNumber, IsOptional, IsString, Matches, Max, Min } from 'class-validator';
 import { ConfigDoc, emptyToUndefined, toBoolean, toNumber } from '@app/platform/config';
 
-/** The documents lib's keys: uploads, parsing budgets, the ingestion queue, search and embeddings. */
+/**
+ * The documents lib's keys: uploads, parsing budgets, the ingestion queue, search and embeddings.
+ */
 export class DocumentsConfig {
   @ConfigDoc('largest upload (413 beyond)', '`20971520` (20 MiB)')
   @Transform(toNumber)
@@ -22,7 +24,6 @@ export class DocumentsConfig {
   @Min(0)
   DOCUMENTS_CHUNK_OVERLAP_CHARS = 150;
 
-  /** Chunks one document may produce; past it the document fails (DOCUMENT_BUDGET_EXCEEDED), unretried. */
   @ConfigDoc('chunks per document; more fails the document (`DOCUMENT_BUDGET_EXCEEDED`, not retried)')
   @Transform(toNumber)
   @IsInt()
@@ -66,7 +67,6 @@ export class DocumentsConfig {
   @Min(1000)
   DOCUMENTS_PARSE_MAX_TEXT_CHARS = 20_000_000;
 
-  /** Ingestion jobs processed at once by this process; 0 leaves the queue to other processes. */
   @ConfigDoc('ingestion jobs this process runs at once (`0`: leave the queue to other processes)')
   @Transform(toNumber)
   @IsInt()
@@ -87,12 +87,10 @@ export class DocumentsConfig {
   @Min(0)
   DOCUMENTS_BULK_MIN_QUEUED_JOBS = 50;
 
-  /** `maintenance_work_mem` of the HNSW build after a bulk load. */
   @ConfigDoc('`maintenance_work_mem` of the HNSW build after a bulk load')
   @Matches(/^[0-9]{1,6}(kB|MB|GB)$/, { message: 'must be a size such as 256MB' })
   DOCUMENTS_BULK_MAINTENANCE_WORK_MEM = '256MB';
 
-  /** Parallel workers of the HNSW build after a bulk load (`max_parallel_maintenance_workers`). */
   @ConfigDoc('parallel workers of the HNSW build after a bulk load')
   @Transform(toNumber)
   @IsInt()
@@ -112,7 +110,6 @@ export class DocumentsConfig {
   @Min(0)
   DOCUMENTS_JOB_MAX_RUNNING_PER_TENANT = 1;
 
-  /** Ingestion jobs one tenant may have queued or running; one more is refused with 429. */
   @ConfigDoc(
     'uploads one tenant may have queued or running; past it, 429 `DOCUMENTS_QUEUE_FULL` with `Retry-After`',
   )
@@ -121,7 +118,6 @@ export class DocumentsConfig {
   @Min(1)
   DOCUMENTS_MAX_QUEUED_JOBS_PER_TENANT = 100;
 
-  /** Bytes of uploads one tenant may have queued or running; an upload past it is refused with 429. */
   @ConfigDoc(
     "bytes of uploads one tenant may have queued or running; past it, 429 `DOCUMENTS_QUEUE_FULL` with `Retry-After` (a code file's chunks are capped by the diff queue instead)",
     '`209715200` (200 MiB)',
@@ -277,7 +273,6 @@ export class DocumentsConfig {
   @Max(1000)
   DOCUMENTS_SEARCH_HNSW_EF_SEARCH = 40;
 
-  /** OpenAI-compatible `/v1/embeddings` server; unset uses the offline hashed embedder. */
   @ConfigDoc(
     'any OpenAI-compatible `/v1/embeddings` endpoint (OpenAI, Ollama, vLLM, TEI) ([embeddings](api-documents.md))',
     'unset (offline `hash-v1-1024`)',
@@ -299,7 +294,6 @@ export class DocumentsConfig {
   @IsString()
   EMBEDDINGS_MODEL?: string;
 
-  /** The remote model's vector size; probed with one request when unset. */
   @ConfigDoc("the remote model's vector size", 'unset (probed with one request)')
   @Transform(toNumber)
   @IsOptional()

@@ -4,7 +4,6 @@ import { ConfigDoc, toNumber } from '@app/platform/config';
 
 /** The ops lib's keys: the demo dataset and the sql tools' limits. */
 export class OpsConfig {
-  /** auto: load the demo tenant's data on the first start of the embedded default (not under NODE_ENV=test). */
   @ConfigDoc(
     '`auto`: load the demo dataset into tenant `default` on the first start of the embedded default (not under `NODE_ENV=test`); `on`, `off`',
   )
@@ -87,7 +86,6 @@ export class OpsConfig {
   @Max(3600)
   SQL_TOOL_SECONDS_PER_HOUR = 600;
 
-  /** Embedded only: the longest timeout an sql tool query gets, whatever its tool_config says. */
   @ConfigDoc(
     'embedded only: the longest an sql tool query runs, whatever its `timeout_ms` (native: up to 60000)',
   )

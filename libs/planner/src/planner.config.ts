@@ -2,7 +2,9 @@ import { Transform } from 'class-transformer';
 import { IsInt, IsNumber, IsOptional, IsString, Matches, Max, Min } from 'class-validator';
 import { ConfigDoc, emptyToUndefined, toNumber } from '@app/platform/config';
 
-/** The planner's keys: the LLM client (shared by the agent and the chat) and the caps on plans. */
+/**
+ * The planner's keys: the LLM client (shared by the agent and the chat) and the caps on plans.
+ */
 export class PlannerConfig {
   @ConfigDoc('any OpenAI-compatible endpoint', 'unset (fallback planner)')
   @Transform(emptyToUndefined)

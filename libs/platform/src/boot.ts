@@ -5,7 +5,8 @@ import { EmbeddedPostgres, embeddedMaxConnections } from './database/embedded-po
 /*
  * The platform's start-up entry (`@app/platform/boot`): what a server's main() uses before it loads the
  * application's modules. It stays light (the logger, the embedded database's early start; the
- * environment's validation is `@app/platform/config`) so that the database opens on its own thread while the rest loads.
+ * environment's validation is `@app/platform/config`) so that the database opens on its own thread
+ * while the rest loads.
  */
 export { JsonLogger } from './logging/json-logger';
 

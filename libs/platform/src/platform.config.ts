@@ -184,7 +184,6 @@ export class PlatformConfig {
   @IsString()
   BODY_LIMIT = '10mb';
 
-  /** Comma-separated browser origins allowed to call the API (`*` for any); unset: no CORS headers. */
   @ConfigDoc('browser origins allowed to call the API, comma-separated (`*` for any)', 'unset (no CORS)')
   @Transform(emptyToUndefined)
   @IsOptional()
@@ -272,7 +271,6 @@ export class PlatformConfig {
   @Max(60_000)
   CHANGE_BUS_HEARTBEAT_MS = 2000;
 
-  /** Requests one API key may make per RATE_LIMIT_WINDOW_SECONDS, across every replica (0: no limit). */
   @ConfigDoc(
     'requests per API key per window, across all replicas with Redis (`0`: no limit); over it `429 RATE_LIMITED` with `Retry-After`',
   )
@@ -281,7 +279,6 @@ export class PlatformConfig {
   @Min(0)
   RATE_LIMIT_PER_KEY = 1200;
 
-  /** Requests all keys of one tenant together may make per RATE_LIMIT_WINDOW_SECONDS, across every replica (0: no limit). */
   @ConfigDoc(
     'requests of all keys of one tenant together per window, across all replicas with Redis (`0`: no limit); over it `429 RATE_LIMITED` with `Retry-After`',
   )
@@ -290,7 +287,6 @@ export class PlatformConfig {
   @Min(0)
   RATE_LIMIT_PER_TENANT = 6000;
 
-  /** Active (unrevoked, unexpired) API keys one tenant may hold; creating one more is refused (409). */
   @ConfigDoc(
     'active (unrevoked, unexpired) API keys per tenant; creating one more is `409 API_KEY_LIMIT_REACHED` (also for the system admin and the CLI)',
   )

@@ -8,7 +8,10 @@ import {
   toNumber,
 } from '@app/platform/config';
 
-/** The tools lib's keys: http tool egress, MCP (servers it connects to, sessions it serves), stages, tool slots and confirmations. */
+/**
+ * The tools lib's keys: http tool egress, MCP (servers it connects to, sessions it serves), stages,
+ * tool slots and confirmations.
+ */
 export class ToolsConfig {
   // Tools (http tools and MCP): hosts http tools may reach even when they resolve to internal
   // addresses (`host[:port],*.corp.example`), and external MCP servers to connect to (JSON array).
@@ -59,7 +62,6 @@ export class ToolsConfig {
   @Max(100_000)
   MCP_MAX_SESSIONS_PER_TENANT = 20;
 
-  /** One API key's share of its tenant's sessions (at most MCP_MAX_SESSIONS_PER_TENANT), so one key cannot lock the others out. */
   @ConfigDoc(
     "one API key's share of its tenant's MCP sessions (at most `MCP_MAX_SESSIONS_PER_TENANT`; 429 with `Retry-After` beyond), so one key cannot lock the tenant's other keys out",
   )
@@ -69,7 +71,6 @@ export class ToolsConfig {
   @Max(100_000)
   MCP_MAX_SESSIONS_PER_KEY = 5;
 
-  /** A session nobody used for this long is closed (its event stream too). */
   @ConfigDoc('an MCP session nobody used for this long is closed (its event stream too)')
   @Transform(toNumber)
   @IsInt()
@@ -77,7 +78,6 @@ export class ToolsConfig {
   @Max(86_400)
   MCP_SESSION_IDLE_SECONDS = 300;
 
-  /** Tool runs one tenant may have at once (HTTP, plans, agent, MCP together; all replicas with Redis). */
   @ConfigDoc(
     'tool runs per tenant at once (HTTP, plans, agent, MCP together; across all replicas with `REDIS_URL`, per process without)',
   )
@@ -87,7 +87,6 @@ export class ToolsConfig {
   @Max(1000)
   TOOL_MAX_CONCURRENT_PER_TENANT = 4;
 
-  /** How long a tool run waits for its tenant's slot before it is refused (429 with Retry-After). */
   @ConfigDoc("how long a tool run waits for its tenant's slot, then 429 `TOOLS_BUSY`")
   @Transform(toNumber)
   @IsInt()
@@ -108,7 +107,6 @@ export class ToolsConfig {
   @Max(3600)
   TOOL_SLOT_LEASE_SECONDS = 30;
 
-  /** How long a side-effect tool call waits for a person to confirm it before it expires. */
   @ConfigDoc('how long a side-effect tool call waits for a human confirmation')
   @Transform(toNumber)
   @IsInt()

@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { PlatformConfig } from '../platform.config';
-import type { AppRoleName } from '../platform.config';
+import { PlatformConfig, type AppRoleName } from '../platform.config';
 
 /**
  * What this process does in the cluster (APP_ROLE). One-shot contexts (CLI, stdio MCP) are built
