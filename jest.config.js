@@ -7,6 +7,7 @@ const moduleNameMapper = {
   '^@app/migrations$': '<rootDir>/migrations',
   '^@app/([a-z-]+)/testing$': '<rootDir>/libs/$1/src/testing',
   '^@app/platform/boot$': '<rootDir>/libs/platform/src/boot',
+  '^@app/([a-z-]+)/config$': '<rootDir>/libs/$1/src/$1.config',
   '^@app/(platform|documents|asset-registry|tools|ops|code|planner|assistant)$': '<rootDir>/libs/$1/src',
   '^@test/support$': '<rootDir>/test/support',
 };

@@ -7,10 +7,11 @@
 import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { DataSource } from 'typeorm';
-import { AuthService, runAsSystem, runAsTenant, validateEnvironment } from '@app/platform';
+import { AuthService, runAsSystem, runAsTenant } from '@app/platform';
 import { ToolRegistry } from '@app/tools';
 import { SqlToolFactory } from '@app/ops';
 import { createApp } from '../apps/api/src/bootstrap';
+import { validateEnvironment } from '../apps/api/src/config-schemas';
 import { flag, prepareBackend } from './support/bench-app';
 
 const BURN = `SELECT count(*) AS n FROM configuration_items a, configuration_items b, configuration_items c,

@@ -14,8 +14,9 @@ import { Client } from 'pg';
 import { DocumentSearchService, toIndexText } from '@app/documents';
 import { HashEmbeddingProvider } from '@app/documents/testing';
 import { HNSW_EF_CONSTRUCTION, HNSW_M } from '@app/migrations';
-import { runAsTenant, validateEnvironment } from '@app/platform';
+import { runAsTenant } from '@app/platform';
 import { createApp } from '../apps/api/src/bootstrap';
+import { validateEnvironment } from '../apps/api/src/config-schemas';
 import { flag, loadAverage, prepareBackend } from './support/bench-app';
 import { sentencePool } from './support/synthetic-corpus';
 

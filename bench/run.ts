@@ -8,15 +8,9 @@ import {
   type DocumentSearchRequest,
   type DocumentSearchResult,
 } from '@app/documents';
-import {
-  AuthService,
-  type CacheBackend,
-  CacheStore,
-  runAsSystem,
-  runAsTenant,
-  validateEnvironment,
-} from '@app/platform';
+import { AuthService, type CacheBackend, CacheStore, runAsSystem, runAsTenant } from '@app/platform';
 import { createApp } from '../apps/api/src/bootstrap';
+import { validateEnvironment } from '../apps/api/src/config-schemas';
 import { Backend, flag, loadAverage, prepareBackend } from './support/bench-app';
 import { seedSyntheticChunks, sentencePool, syntheticChunks } from './support/synthetic-corpus';
 import { EvaluationDataMissing } from './retrieval/datasets';

@@ -59,6 +59,10 @@ const layersRule = {
         if (deep === '/testing' && owner === null) return;
         // `@app/platform/boot`: the light start-up entry a server's main() loads before the application.
         if (target === 'platform' && deep === '/boot' && !isLib) return;
+        // `@app/<lib>/config`: a lib's config class alone (light), for the entry points that validate the
+        // whole environment before loading the application; libs read another lib's config through its
+        // public surface, and every lib builds its config class with `@app/platform/config`.
+        if (deep === '/config' && (!isLib || target === 'platform')) return;
         if (deep) return context.report({ node, messageId: 'deep', data: { lib: target } });
         if (isLib && target !== owner && !LAYERS[owner].includes(target))
           context.report({

@@ -8,15 +8,18 @@ import {
   InMemoryDocumentMatcher,
   InMemoryPlanningKnowledge,
   LlmClient,
+  PlannerConfig,
   PlannerService,
   runnableSteps,
   StagePlanExecutor,
   UnconfiguredLlmClient,
 } from '@app/planner';
-import { AppConfig, validateEnvironment } from '@app/platform';
+import { readConfig } from '@app/platform/config';
+import { validateEnvironment } from '../../apps/api/src/config-schemas';
 import {
   StageExecutorService,
   ToolRegistry,
+  ToolsConfig,
   type Tool,
   type ToolDefinition,
   type ToolOutput,
@@ -258,10 +261,10 @@ export async function evaluatePlanner(
   await planner.prepare('eval');
   // The real step engine; runs are not stored (the evaluation has no database).
   const unstoredRuns = { start: () => Promise.resolve(randomUUID()), finish: () => Promise.resolve() };
-  const stageConfig = {
-    get: (key: string) =>
-      ({ STAGE_TIMEOUT_MS: plannerOptions.executionTimeoutMs, STAGE_MAX_CONCURRENCY: 4 })[key],
-  } as unknown as AppConfig;
+  const stageConfig = Object.assign(new ToolsConfig(), {
+    STAGE_TIMEOUT_MS: plannerOptions.executionTimeoutMs,
+    STAGE_MAX_CONCURRENCY: 4,
+  });
   const executor = new StagePlanExecutor(
     new StageExecutorService(registry, unstoredRuns as never, stageConfig),
   );
@@ -374,10 +377,10 @@ async function main(): Promise<void> {
   const detail = process.argv.includes('--misses') && (set !== 'file' || process.argv.includes('--tuning'));
   let llm: LlmClient | null = null;
   if (process.argv.includes('--llm')) {
-    const env = validateEnvironment(process.env);
-    if (!env.LLM_BASE_URL)
+    validateEnvironment(process.env);
+    const config = readConfig(PlannerConfig, process.env);
+    if (!config.LLM_BASE_URL)
       throw new Error('--llm needs LLM_BASE_URL (and LLM_MODEL, LLM_API_KEY if the endpoint wants them)');
-    const config = { get: (key: keyof typeof env) => env[key] } as unknown as AppConfig;
     llm = createLlmClient(config);
   }
   const report = llm

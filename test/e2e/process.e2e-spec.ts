@@ -24,11 +24,15 @@ describe(`the server as a process (${testBackend()})`, () => {
   });
   afterEach(() => rmSync(dataDir, { recursive: true, force: true }));
 
-  it('refuses to boot on invalid configuration, listing every bad key', async () => {
+  it('refuses to boot on invalid configuration, listing every bad key of every lib at once', async () => {
     const proc = runNode(MAIN, {
       PORT: 'eighty',
       DATABASE_URL: 'mysql://db',
       REDIS_URL: 'localhost:6379',
+      DOCUMENTS_SEARCH_FUSION: 'sum',
+      MCP_MAX_SESSIONS: '0',
+      LLM_TEMPERATURE: '9',
+      CHAT_TOP_K: '0',
       DATA_DIR: dataDir,
     });
     expect(await proc.exited).toBe(1);
@@ -37,6 +41,12 @@ describe(`the server as a process (${testBackend()})`, () => {
     expect(output).toMatch(/- PORT=eighty/);
     expect(output).toMatch(/- DATABASE_URL=mysql:\/\/db/);
     expect(output).toMatch(/- REDIS_URL=localhost:6379/);
+    // Keys of the documents, tools, planner and assistant libs, in the same error.
+    expect(output).toMatch(/- DOCUMENTS_SEARCH_FUSION=sum/);
+    expect(output).toMatch(/- MCP_MAX_SESSIONS=0/);
+    expect(output).toMatch(/- LLM_TEMPERATURE=9/);
+    expect(output).toMatch(/- CHAT_TOP_K=0/);
+    expect(output.match(/^Invalid configuration/gm)).toHaveLength(1);
   });
 
   it('first start on embedded defaults: ready, writes the admin key only to a 0600 file (output shows its prefix and path); a second process on the same data directory is refused', async () => {

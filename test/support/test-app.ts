@@ -1,8 +1,8 @@
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { PassThrough } from 'node:stream';
 import { generateTestApiKey } from './test-keys';
-import { validateEnvironment } from '@app/platform';
 import { createApp, ensureBootstrapAdmin } from '../../apps/api/src/bootstrap';
+import { validateEnvironment } from '../../apps/api/src/config-schemas';
 import { createTestDatabase, TestDatabase } from './test-database';
 import { applyEnv, QUIET_TEST_ENV } from './test-env';
 import { scopedForTests } from './test-scope';

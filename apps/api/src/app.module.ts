@@ -8,8 +8,9 @@ import { OpsModule } from '@app/ops';
 import { getOptionsToken, getStorageToken, type ThrottlerModuleOptions } from '@nestjs/throttler';
 import type { Request } from 'express';
 import { CodeModule } from '@app/code';
-import { ApiKeyGuard, AppConfig, PlatformModule, PlatformModuleOptions } from '@app/platform';
+import { ApiKeyGuard, PlatformConfig, PlatformModule, PlatformModuleOptions } from '@app/platform';
 import { ToolsModule } from '@app/tools';
+import { CONFIG_SCHEMAS } from './config-schemas';
 import { KeysController } from './admin/keys.controller';
 import { SecretsController } from './admin/secrets.controller';
 import { SessionController } from './admin/session.controller';
@@ -29,10 +30,10 @@ import { createValidationPipe } from './http/validation.pipe';
  * RATE_LIMIT_PER_KEY requests per RATE_LIMIT_WINDOW_SECONDS per API key, and RATE_LIMIT_PER_TENANT for
  * all keys of a tenant together (requests without a key count per address only); health probes are exempt.
  */
-function rateLimitOptions(config: AppConfig): ThrottlerModuleOptions {
-  const perKey = config.get('RATE_LIMIT_PER_KEY');
-  const perTenant = config.get('RATE_LIMIT_PER_TENANT');
-  const ttl = config.get('RATE_LIMIT_WINDOW_SECONDS') * 1000;
+function rateLimitOptions(config: PlatformConfig): ThrottlerModuleOptions {
+  const perKey = config.RATE_LIMIT_PER_KEY;
+  const perTenant = config.RATE_LIMIT_PER_TENANT;
+  const ttl = config.RATE_LIMIT_WINDOW_SECONDS * 1000;
   const isHealth = (context: ExecutionContext) =>
     context.switchToHttp().getRequest<Request>().path.startsWith('/health');
   return {
@@ -59,7 +60,7 @@ export class AppModule {
     return {
       module: AppModule,
       imports: [
-        PlatformModule.forRoot(options),
+        PlatformModule.forRoot({ configSchemas: CONFIG_SCHEMAS, ...options }),
         DocumentsModule,
         AssetRegistryModule,
         ToolsModule,
@@ -80,7 +81,7 @@ export class AppModule {
         // After authentication, so requests are counted per API key.
         RateLimitStorage,
         { provide: getStorageToken(), useExisting: RateLimitStorage },
-        { provide: getOptionsToken(), inject: [AppConfig], useFactory: rateLimitOptions },
+        { provide: getOptionsToken(), inject: [PlatformConfig], useFactory: rateLimitOptions },
         { provide: APP_GUARD, useClass: ApiKeyThrottlerGuard },
         { provide: APP_FILTER, useClass: HttpExceptionFilter },
         { provide: APP_PIPE, useFactory: createValidationPipe },

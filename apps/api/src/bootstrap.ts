@@ -3,14 +3,7 @@ import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import {
-  AppConfig,
-  AuthService,
-  EnvironmentVariables,
-  JsonLogger,
-  maskedKey,
-  verifyJsonDepth,
-} from '@app/platform';
+import { AuthService, JsonLogger, maskedKey, PlatformConfig, verifyJsonDepth } from '@app/platform';
 import { AppModule } from './app.module';
 import { serveConsole } from './console/console-static';
 import { setupOpenApi } from './docs/openapi';
@@ -18,7 +11,7 @@ import { healthOnlyMiddleware } from './http/health-only.middleware';
 import { requestContextMiddleware } from './http/request-context.middleware';
 
 export interface CreateAppOptions {
-  env: EnvironmentVariables;
+  env: PlatformConfig;
   logStream?: NodeJS.WritableStream;
 }
 
@@ -68,8 +61,8 @@ export interface FirstRunResult {
  * Refuses (and creates nothing) when the key could reach no one: no ADMIN_API_KEY and no key file.
  */
 export async function ensureBootstrapAdmin(app: INestApplicationContext): Promise<FirstRunResult> {
-  const config = app.get(AppConfig);
-  const writeFile = config.get('WRITE_ADMIN_KEY_FILE');
+  const config = app.get(PlatformConfig);
+  const writeFile = config.WRITE_ADMIN_KEY_FILE;
   const keyFile = path.join(config.dataDir, 'admin-key');
   if (writeFile) mkdirSync(config.dataDir, { recursive: true });
   const { secret } = await app.get(AuthService).bootstrapFirstAdmin({ canHandOver: writeFile });

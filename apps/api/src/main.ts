@@ -9,8 +9,17 @@ const PRELOAD_DELAY_MS = 1_000;
 
 async function main(): Promise<void> {
   await import('reflect-metadata');
-  const [{ Logger }, { InvalidEnvironmentError, JsonLogger, startDatabaseEarly, validateEnvironment }] =
-    await Promise.all([import('@nestjs/common'), import('@app/platform/boot')]);
+  const [
+    { Logger },
+    { JsonLogger, startDatabaseEarly },
+    { InvalidEnvironmentError },
+    { validateEnvironment },
+  ] = await Promise.all([
+    import('@nestjs/common'),
+    import('@app/platform/boot'),
+    import('@app/platform/config'),
+    import('./config-schemas'),
+  ]);
   let env;
   try {
     env = validateEnvironment(process.env);
@@ -25,7 +34,7 @@ async function main(): Promise<void> {
   // two took seconds each, one after the other. Its log lines use the application's format already.
   Logger.overrideLogger(new JsonLogger({ level: env.LOG_LEVEL, format: env.LOG_FORMAT }));
   startDatabaseEarly(env);
-  const [{ createApp, ensureBootstrapAdmin }, { AppConfig }, { demoBannerLines }] = await Promise.all([
+  const [{ createApp, ensureBootstrapAdmin }, { PlatformConfig }, { demoBannerLines }] = await Promise.all([
     import('./bootstrap'),
     import('@app/platform'),
     import('./startup-banner'),
@@ -51,7 +60,7 @@ async function main(): Promise<void> {
         ms: Math.round(performance.now() - started),
       });
   }, CODE_CACHE_SAVE_DELAY_MS).unref();
-  const config = app.get(AppConfig);
+  const config = app.get(PlatformConfig);
   const shownHost = env.HOST === '0.0.0.0' || env.HOST === '::' ? 'localhost' : env.HOST;
   // The port actually bound: PORT=0 lets the system pick a free one.
   const address = app.getHttpServer().address() as { port?: number } | string | null;
@@ -69,8 +78,8 @@ async function main(): Promise<void> {
     `  OPS API listening on ${url}${env.APP_ROLE === 'api' ? ' (APP_ROLE=api: no jobs, no schedulers)' : ''}`,
     `  Console:   ${url}/ (sign in with an API key)`,
     `  API docs:  ${url}/docs`,
-    `  Database:  ${config.databaseUrl ? 'PostgreSQL (DATABASE_URL)' : `embedded PGlite in ${config.dataDir}`}`,
-    `  Cache:     ${config.redisUrl ? 'Redis (REDIS_URL)' : 'in-process'}`,
+    `  Database:  ${config.DATABASE_URL ? 'PostgreSQL (DATABASE_URL)' : `embedded PGlite in ${config.dataDir}`}`,
+    `  Cache:     ${config.REDIS_URL ? 'Redis (REDIS_URL)' : 'in-process'}`,
     ...(await demoBannerLines(app, url)),
   ];
   if (firstRun.keyFile) {

@@ -1,6 +1,6 @@
 import { INestApplication } from '@nestjs/common';
-import { AppConfig, AuthService, DEFAULT_TENANT_SLUG, runAsTenant } from '@app/platform';
-import { DEMO_DATASET_VERSION, DemoDataService } from '@app/ops';
+import { AuthService, DEFAULT_TENANT_SLUG, runAsTenant } from '@app/platform';
+import { DEMO_DATASET_VERSION, DemoDataService, OpsConfig } from '@app/ops';
 
 /**
  * The start-up banner's demo lines: loaded, or loading and how to follow it. The status is read as the
@@ -16,8 +16,7 @@ export async function demoBannerLines(app: INestApplication, url: string): Promi
     .getTenant(DEFAULT_TENANT_SLUG)
     .catch(() => null);
   const status = tenant ? await runAsTenant(tenant.id, () => demo.status(tenant.id)) : null;
-  const current =
-    status?.dataset_version === DEMO_DATASET_VERSION || app.get(AppConfig).get('DEMO_DATA') === 'auto';
+  const current = status?.dataset_version === DEMO_DATASET_VERSION || app.get(OpsConfig).DEMO_DATA === 'auto';
   if (status?.state === 'ready' && current) return [`  Demo data: loaded in tenant "default"`];
   return [
     `  Demo data: loading into tenant "default" in the background (a few minutes; the API answers meanwhile).`,

@@ -1,5 +1,7 @@
 import { Module, OnModuleInit } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { ConfigFeatureModule } from '@app/platform';
+import { AssetRegistryConfig } from './asset-registry.config';
 import { CatalogIntrospectionRepository } from './catalog/catalog-introspection.repository';
 import { CatalogSyncService } from './catalog/catalog-sync.service';
 import { SourceConnector } from './catalog/source-connector';
@@ -18,7 +20,10 @@ import { CATALOG_ASSET_TYPE, SOURCE_ASSET_TYPE } from './validation/asset-schema
 import { AssetSpecValidator } from './validation/asset-spec.validator';
 
 @Module({
-  imports: [TypeOrmModule.forFeature([AssetEntity, AssetVersionEntity])],
+  imports: [
+    ConfigFeatureModule.register('asset-registry', AssetRegistryConfig),
+    TypeOrmModule.forFeature([AssetEntity, AssetVersionEntity]),
+  ],
   controllers: [AssetController],
   providers: [
     AssetTypeRegistry,

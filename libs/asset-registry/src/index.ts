@@ -1,4 +1,5 @@
 export { AssetRegistryModule } from './asset-registry.module';
+export { AssetRegistryConfig } from './asset-registry.config';
 export * from './asset-contents';
 export {
   ASSET_STATUSES,

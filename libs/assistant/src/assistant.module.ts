@@ -1,6 +1,6 @@
 import { Module, OnModuleInit } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { AppConfig, HealthRegistry } from '@app/platform';
+import { ConfigFeatureModule, HealthRegistry } from '@app/platform';
 import { AssetRegistryModule } from '@app/asset-registry';
 import { DocumentsModule } from '@app/documents';
 import { PlannerModule } from '@app/planner';
@@ -33,6 +33,7 @@ import {
   SearxngWebSearchProvider,
   WebSearchProvider,
 } from './chat/search/web-search.provider';
+import { AssistantConfig } from './assistant.config';
 
 /**
  * The assistant products on top of the planner: the tool-calling agent (`POST /v1/llm/execute`,
@@ -41,6 +42,7 @@ import {
  */
 @Module({
   imports: [
+    ConfigFeatureModule.register('assistant', AssistantConfig),
     PlannerModule,
     ToolsModule,
     // The egress-checked outbound client of the http tools, which run webhooks are sent through.
@@ -58,11 +60,11 @@ import {
   providers: [
     {
       provide: AgentOptions,
-      useFactory: (config: AppConfig): AgentOptions => ({
-        timeoutMs: config.get('AGENT_TIMEOUT_MS'),
-        toolResultChars: config.get('AGENT_TOOL_RESULT_CHARS'),
+      useFactory: (config: AssistantConfig): AgentOptions => ({
+        timeoutMs: config.AGENT_TIMEOUT_MS,
+        toolResultChars: config.AGENT_TOOL_RESULT_CHARS,
       }),
-      inject: [AppConfig],
+      inject: [AssistantConfig],
     },
     AgentFallbackService,
     AgentRunRepository,
@@ -73,43 +75,43 @@ import {
     BlogToolsPublisher,
     {
       provide: ChatOptions,
-      useFactory: (config: AppConfig): ChatOptions => ({
-        historyTurns: config.get('CHAT_HISTORY_TURNS'),
-        maxToolCalls: config.get('CHAT_MAX_TOOL_CALLS'),
-        topK: config.get('CHAT_TOP_K'),
-        minRelevance: config.get('CHAT_MIN_RELEVANCE'),
-        minKeywordRelevance: config.get('CHAT_MIN_KEYWORD_RELEVANCE'),
-        retryBaseDelayMs: config.get('CHAT_RETRY_BASE_DELAY_MS'),
-        timeoutMs: config.get('AGENT_TIMEOUT_MS'),
+      useFactory: (config: AssistantConfig): ChatOptions => ({
+        historyTurns: config.CHAT_HISTORY_TURNS,
+        maxToolCalls: config.CHAT_MAX_TOOL_CALLS,
+        topK: config.CHAT_TOP_K,
+        minRelevance: config.CHAT_MIN_RELEVANCE,
+        minKeywordRelevance: config.CHAT_MIN_KEYWORD_RELEVANCE,
+        retryBaseDelayMs: config.CHAT_RETRY_BASE_DELAY_MS,
+        timeoutMs: config.AGENT_TIMEOUT_MS,
         retries: {
-          router: config.get('CHAT_ROUTER_RETRIES'),
-          grader: config.get('CHAT_GRADER_RETRIES'),
-          rewriter: config.get('CHAT_REWRITER_RETRIES'),
-          answer: config.get('CHAT_ANSWER_RETRIES'),
-          search: config.get('CHAT_SEARCH_RETRIES'),
+          router: config.CHAT_ROUTER_RETRIES,
+          grader: config.CHAT_GRADER_RETRIES,
+          rewriter: config.CHAT_REWRITER_RETRIES,
+          answer: config.CHAT_ANSWER_RETRIES,
+          search: config.CHAT_SEARCH_RETRIES,
         },
-        onSearchError: config.get('CHAT_ON_SEARCH_ERROR'),
+        onSearchError: config.CHAT_ON_SEARCH_ERROR,
       }),
-      inject: [AppConfig],
+      inject: [AssistantConfig],
     },
     {
       provide: WebSearchProvider,
-      useFactory: (config: AppConfig, registry: ToolRegistry): WebSearchProvider => {
-        const mcpTool = config.get('CHAT_WEB_SEARCH_MCP_TOOL');
+      useFactory: (config: AssistantConfig, registry: ToolRegistry): WebSearchProvider => {
+        const mcpTool = config.CHAT_WEB_SEARCH_MCP_TOOL;
         if (mcpTool) return new McpWebSearchProvider(registry, mcpTool);
-        const url = config.get('WEB_SEARCH_URL');
+        const url = config.WEB_SEARCH_URL;
         return url ? new SearxngWebSearchProvider(url, 10_000) : new DisabledWebSearchProvider();
       },
-      inject: [AppConfig, ToolRegistry],
+      inject: [AssistantConfig, ToolRegistry],
     },
     DocumentSearchRetriever,
     {
       provide: DocumentRetriever,
-      useFactory: (config: AppConfig, registry: ToolRegistry, local: DocumentSearchRetriever) => {
-        const mcpTool = config.get('CHAT_INTERNAL_SEARCH_MCP_TOOL');
+      useFactory: (config: AssistantConfig, registry: ToolRegistry, local: DocumentSearchRetriever) => {
+        const mcpTool = config.CHAT_INTERNAL_SEARCH_MCP_TOOL;
         return mcpTool ? new McpDocumentRetriever(registry, mcpTool) : local;
       },
-      inject: [AppConfig, ToolRegistry, DocumentSearchRetriever],
+      inject: [AssistantConfig, ToolRegistry, DocumentSearchRetriever],
     },
     ChatRepository,
     ChatRouterService,

@@ -1,4 +1,5 @@
 export { AssistantModule } from './assistant.module';
+export { AssistantConfig } from './assistant.config';
 export { ToolCallingAgentService, AGENT_SYSTEM_PROMPT } from './agent/tool-calling-agent.service';
 export { AgentOptions } from './agent/agent-options';
 export { AgentRunJanitor } from './agent/runs/agent-run.janitor';

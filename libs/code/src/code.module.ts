@@ -1,5 +1,7 @@
 import { Module } from '@nestjs/common';
 import { DocumentsModule } from '@app/documents';
+import { ConfigFeatureModule } from '@app/platform';
+import { CodeConfig } from './code.config';
 import { CodeDiffWorker } from './diff/code-diff.worker';
 import { CodeDiffsRepository } from './diff/code-diffs.repository';
 import { DiffApplicationService } from './diff/diff-application.service';
@@ -23,7 +25,7 @@ import { SearchVectorDbTool } from './tools/search-vector-db.tool';
  * (`search_vector_db`, `search_graph_db`, `code_graph`) and HTTP read them.
  */
 @Module({
-  imports: [DocumentsModule],
+  imports: [ConfigFeatureModule.register('code', CodeConfig), DocumentsModule],
   controllers: [DiffsController, CodeController],
   providers: [
     CodeDiffsRepository,

@@ -1,4 +1,5 @@
 export { CodeModule } from './code.module';
+export { CodeConfig } from './code.config';
 export { DiffApplicationService, DEFAULT_REPOSITORY } from './diff/diff-application.service';
 export { CodeQueryService, type CodeSearchHit, type GraphSearchHit } from './search/code-query.service';
 export { CodeGraphStore, type GraphEdgeView } from './graph/code-graph.store';

@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { AppConfig } from '@app/platform';
+import { ConfigFeatureModule } from '@app/platform';
+import { DocumentsConfig } from './documents.config';
 import { EmbeddingProviders } from './embedding/embedding-provider';
 import { ConfiguredEmbeddingProviders } from './embedding/embedding-providers';
 import { DocumentChunkEntity } from './entities/document-chunk.entity';
@@ -29,6 +30,7 @@ import { TermStatsRepository } from './search/term-stats.repository';
 
 @Module({
   imports: [
+    ConfigFeatureModule.register('documents', DocumentsConfig),
     TypeOrmModule.forFeature([
       DocumentEntity,
       DocumentChunkEntity,
@@ -41,8 +43,8 @@ import { TermStatsRepository } from './search/term-stats.repository';
   providers: [
     {
       provide: EmbeddingProviders,
-      inject: [AppConfig],
-      useFactory: (config: AppConfig) => new ConfiguredEmbeddingProviders(config),
+      inject: [DocumentsConfig],
+      useFactory: (config: DocumentsConfig) => new ConfiguredEmbeddingProviders(config),
     },
     DocumentsRepository,
     ChunksRepository,

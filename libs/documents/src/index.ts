@@ -1,4 +1,5 @@
 export { DocumentsModule } from './documents.module';
+export { DocumentsConfig } from './documents.config';
 export { DocumentIngestionService, type IngestResult } from './ingestion/document-ingestion.service';
 export {
   INGESTION_STAGES,

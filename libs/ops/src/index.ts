@@ -1,4 +1,5 @@
 export { OpsModule } from './ops.module';
+export { OpsConfig } from './ops.config';
 export { DemoDataService, type DemoStatus, type DemoLoadOptions } from './demo/demo-data.service';
 export { OPS_CATALOG, OPS_KEYWORD_MAPPINGS } from './data/ops-catalog';
 export { OPS_PLANNING_EXAMPLES } from './data/ops-planning-examples';

@@ -2,7 +2,9 @@ import { Module, OnModuleInit } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AssetRegistryModule, AssetTypeRegistry } from '@app/asset-registry';
 import { DocumentsModule } from '@app/documents';
-import { SeedPlanShape, ToolDataPresence, ToolKindRegistry, ToolKindsModule } from '@app/tools';
+import { SeedPlanShape, ToolDataPresence, ToolKindRegistry, ToolKindsModule, ToolsConfig } from '@app/tools';
+import { ConfigFeatureModule } from '@app/platform';
+import { OpsConfig } from './ops.config';
 import { CiRelationEntity } from './data/ci-relation.entity';
 import { CiRelationRepository } from './data/ci-relation.repository';
 import { ConfigurationItemEntity } from './data/configuration-item.entity';
@@ -37,6 +39,9 @@ import { OPS_SEED_PLAN_PARTS } from './tools/ops-seed-plan';
  */
 @Module({
   imports: [
+    ConfigFeatureModule.register('ops', OpsConfig),
+    // The sql tools wait for tool slots as every tool does (TOOL_QUEUE_WAIT_MS, TOOL_SLOT_LEASE_SECONDS).
+    ConfigFeatureModule.register('tools', ToolsConfig),
     ToolKindsModule,
     AssetRegistryModule,
     DocumentsModule,

@@ -1,4 +1,5 @@
 export { PlannerModule, createLlmClient, DEFAULT_LLM_MODEL } from './planner.module';
+export { PlannerConfig } from './planner.config';
 export { PlannerService, type PlanRequest } from './planner.service';
 export { KNOWLEDGE_INCOMPLETE_PREFIX } from './planner.service';
 export { analyseQuestion } from './fallback/question-analysis';

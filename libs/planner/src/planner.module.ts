@@ -1,5 +1,5 @@
 import { Module, OnModuleInit } from '@nestjs/common';
-import { AppConfig, HealthRegistry } from '@app/platform';
+import { ConfigFeatureModule, HealthRegistry } from '@app/platform';
 import { PlanningKnowledgeHealth } from './planning-knowledge-health';
 import { DocumentMatcher } from './fallback/document-signal';
 import { DocumentSearchMatcher } from './fallback/document-search.matcher';
@@ -18,44 +18,52 @@ import { MAPPING_ASSET_TYPE, PROMPT_ASSET_TYPE, RESOLVER_ASSET_TYPE } from './kn
 import { LlmClient } from './llm/llm-client';
 import { OpenAiLlmClient } from './llm/openai-llm.client';
 import { UnconfiguredLlmClient } from './llm/unconfigured-llm.client';
+import { PlannerConfig } from './planner.config';
 import { PlannerOptions } from './planner-options';
 import { PlannerService } from './planner.service';
 
 export const DEFAULT_LLM_MODEL = 'gpt-4o-mini';
 
-export function createLlmClient(config: AppConfig): LlmClient {
-  const baseUrl = config.get('LLM_BASE_URL');
+export function createLlmClient(config: PlannerConfig): LlmClient {
+  const baseUrl = config.LLM_BASE_URL;
   if (!baseUrl) return new UnconfiguredLlmClient();
   return new OpenAiLlmClient({
     baseUrl,
-    apiKey: config.get('LLM_API_KEY'),
-    model: config.get('LLM_MODEL') ?? DEFAULT_LLM_MODEL,
-    temperature: config.get('LLM_TEMPERATURE'),
-    maxTokens: config.get('LLM_MAX_TOKENS'),
-    timeoutMs: config.get('LLM_TIMEOUT_MS'),
-    maxRetries: config.get('LLM_MAX_RETRIES'),
-    retryBaseDelayMs: config.get('LLM_RETRY_BASE_DELAY_MS'),
+    apiKey: config.LLM_API_KEY,
+    model: config.LLM_MODEL ?? DEFAULT_LLM_MODEL,
+    temperature: config.LLM_TEMPERATURE,
+    maxTokens: config.LLM_MAX_TOKENS,
+    timeoutMs: config.LLM_TIMEOUT_MS,
+    maxRetries: config.LLM_MAX_RETRIES,
+    retryBaseDelayMs: config.LLM_RETRY_BASE_DELAY_MS,
   });
 }
 
 @Module({
-  imports: [ToolsModule, ToolKindsModule, OpsModule, AssetRegistryModule, DocumentsModule],
+  imports: [
+    ConfigFeatureModule.register('planner', PlannerConfig),
+    ToolsModule,
+    ToolKindsModule,
+    OpsModule,
+    AssetRegistryModule,
+    DocumentsModule,
+  ],
   controllers: [PlannerController],
   providers: [
     PlanningKnowledgeHealth,
-    { provide: LlmClient, useFactory: createLlmClient, inject: [AppConfig] },
+    { provide: LlmClient, useFactory: createLlmClient, inject: [PlannerConfig] },
     { provide: PlanningKnowledge, useClass: AssetPlanningKnowledge },
     { provide: DocumentMatcher, useClass: DocumentSearchMatcher },
     { provide: PlanExecutor, useClass: StagePlanExecutor },
     {
       provide: PlannerOptions,
-      useFactory: (config: AppConfig): PlannerOptions => ({
-        tokenBudget: config.get('PLANNER_TOKEN_BUDGET'),
-        maxLimit: config.get('PLANNER_MAX_LIMIT'),
-        maxSteps: config.get('PLANNER_MAX_STEPS'),
-        executionTimeoutMs: config.get('PLANNER_EXECUTION_TIMEOUT_MS'),
+      useFactory: (config: PlannerConfig): PlannerOptions => ({
+        tokenBudget: config.PLANNER_TOKEN_BUDGET,
+        maxLimit: config.PLANNER_MAX_LIMIT,
+        maxSteps: config.PLANNER_MAX_STEPS,
+        executionTimeoutMs: config.PLANNER_EXECUTION_TIMEOUT_MS,
       }),
-      inject: [AppConfig],
+      inject: [PlannerConfig],
     },
     PlannerService,
     AskService,

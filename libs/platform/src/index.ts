@@ -24,15 +24,8 @@ export {
   type ChangeMessage,
 } from './events/change-bus';
 export { ChangePropagation } from './events/change-propagation.service';
-export { AppConfig } from './config/app-config';
-export {
-  EnvironmentVariables,
-  InvalidEnvironmentError,
-  validateEnvironment,
-  APP_ROLES,
-  type AppRoleName,
-  type LogLevelName,
-} from './config/environment';
+export * from './platform.config';
+export { ConfigFeatureModule } from './config/config-feature.module';
 export {
   CacheStore,
   type CacheBackend,

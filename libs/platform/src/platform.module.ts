@@ -11,6 +11,7 @@ import { TenantEntity } from './auth/tenant.entity';
 import { CacheModule } from './cache/cache.module';
 import { CacheStore } from './cache/cache-store';
 import { ConfigCoreModule } from './config/config-core.module';
+import type { ConfigSchema } from './config/config-schema';
 import { DatabaseInfo, DatabaseModule } from './database/database.module';
 import { ClusterLock } from './cluster/cluster-lock';
 import { ProcessRole } from './cluster/process-role';
@@ -18,7 +19,7 @@ import { EventBus } from './events/app-events';
 import { ChangeBus, LocalChangeBus, PostgresChangeBus, RedisChangeBus } from './events/change-bus';
 import { ChangeGenerationsRepository } from './events/change-generations.repository';
 import { ChangePropagation } from './events/change-propagation.service';
-import { AppConfig } from './config/app-config';
+import { PlatformConfig } from './platform.config';
 import { HealthRegistry } from './health/health-registry';
 import { SecretsKeyring } from './secrets/secrets-keyring';
 import { TenantSecretsRepository } from './secrets/tenant-secrets.repository';
@@ -73,16 +74,16 @@ class PlatformHealthChecks implements OnModuleInit {
 }
 
 /** Redis pub/sub when Redis is configured, else LISTEN/NOTIFY on PostgreSQL, else none (embedded). */
-export function createChangeBus(config: AppConfig, dataSource: DataSource): ChangeBus {
-  const redisUrl = config.redisUrl;
+export function createChangeBus(config: PlatformConfig, dataSource: DataSource): ChangeBus {
+  const redisUrl = config.REDIS_URL;
   if (redisUrl)
     return new RedisChangeBus(
       redisUrl,
-      config.get('CACHE_KEY_PREFIX'),
-      config.get('REDIS_COMMAND_TIMEOUT_MS'),
-      config.get('CHANGE_BUS_HEARTBEAT_MS'),
+      config.CACHE_KEY_PREFIX,
+      config.REDIS_COMMAND_TIMEOUT_MS,
+      config.CHANGE_BUS_HEARTBEAT_MS,
     );
-  const databaseUrl = config.databaseUrl;
+  const databaseUrl = config.DATABASE_URL;
   if (databaseUrl)
     return new PostgresChangeBus(databaseUrl, async (channel, payload) => {
       await dataSource.query('SELECT pg_notify($1, $2)', [channel, payload]);
@@ -93,11 +94,16 @@ export function createChangeBus(config: AppConfig, dataSource: DataSource): Chan
 export interface PlatformModuleOptions {
   /** Background schedulers (cron jobs); off for one-shot CLI commands. */
   schedulers?: boolean;
+  /**
+   * Every lib's config class, validated together with the platform's at boot (one error lists every bad
+   * key); a lib's module registers its own class (ConfigFeatureModule) whether listed here or not.
+   */
+  configSchemas?: readonly ConfigSchema[];
 }
 
 /**
  * Config, database, cache, auth, request context, errors and health: the parts every other module
- * builds on. Global, so libraries inject AppConfig, DataSource, CacheStore and AuthService directly.
+ * builds on. Global, so libraries inject PlatformConfig, DataSource, CacheStore and AuthService directly.
  */
 @Global()
 @Module({})
@@ -106,7 +112,7 @@ export class PlatformModule {
     return {
       module: PlatformModule,
       imports: [
-        ConfigCoreModule.forRoot(),
+        ConfigCoreModule.forRoot(options.configSchemas),
         DatabaseModule,
         CacheModule,
         TypeOrmModule.forFeature([TenantEntity, ApiKeyEntity]),
@@ -120,7 +126,7 @@ export class PlatformModule {
         HealthRegistry,
         PlatformHealthChecks,
         EventBus,
-        { provide: ChangeBus, inject: [AppConfig, getDataSourceToken()], useFactory: createChangeBus },
+        { provide: ChangeBus, inject: [PlatformConfig, getDataSourceToken()], useFactory: createChangeBus },
         ChangeGenerationsRepository,
         ChangePropagation,
         ProcessRole,

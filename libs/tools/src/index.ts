@@ -1,4 +1,5 @@
 export { ToolsModule } from './tools.module';
+export { ToolsConfig } from './tools.config';
 export { ToolRegistry, type ToolListing, type ToolSetListener } from './core/tool-registry';
 export { BuiltinTool } from './core/tool.decorator';
 export { failedToolResult } from './core/tool-result';

@@ -4,6 +4,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { AssetContentCheckPort, AssetRegistryModule, AssetTypeRegistry } from '@app/asset-registry';
 import { POLICY_ASSET_TYPE, SCREEN_ASSET_TYPE, STAGE_ASSET_TYPE } from './assets/tool-asset-types';
 import { DocumentsModule } from '@app/documents';
+import { ConfigFeatureModule } from '@app/platform';
 import { PendingActionController } from './actions/pending-action.controller';
 import { PendingActionEntity } from './actions/pending-action.entity';
 import { PendingActionRepository } from './actions/pending-action.repository';
@@ -26,9 +27,11 @@ import { McpToolServer } from './mcp/mcp-tool-server.service';
 import { StageExecutorService } from './stage/stage-executor.service';
 import { StageRunEntity } from './stage/stage-run.entity';
 import { StageRunRepository } from './stage/stage-run.repository';
+import { ToolsConfig } from './tools.config';
 
 @Module({
   imports: [
+    ConfigFeatureModule.register('tools', ToolsConfig),
     DiscoveryModule,
     ToolKindsModule,
     HttpToolsModule,

@@ -2,9 +2,16 @@ import { randomUUID } from 'node:crypto';
 import { Module, OnModuleInit } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { AssetRegistryModule, AssetTypeRegistry, type ToolAssetSpec } from '@app/asset-registry';
-import { AppConfig, AuthService, ClusterLimits, DatabaseInfo, SqlToolDatabase } from '@app/platform';
-import { StageExecutorService, ToolContext, ToolRegistry, ToolsModule } from '@app/tools';
-import { checkSqlQuery, createSqlTool, DemoDataService, OpsModule, SqlToolFactory } from '@app/ops';
+import { AuthService, ClusterLimits, DatabaseInfo, SqlToolDatabase } from '@app/platform';
+import { StageExecutorService, ToolContext, ToolRegistry, ToolsConfig, ToolsModule } from '@app/tools';
+import {
+  checkSqlQuery,
+  createSqlTool,
+  DemoDataService,
+  OpsConfig,
+  OpsModule,
+  SqlToolFactory,
+} from '@app/ops';
 import {
   SQL_FUNCTION_ALLOWLIST,
   SqlRowCapExceededError,
@@ -241,17 +248,14 @@ describe(`OPS tools over the demo dataset (${testBackend()})`, () => {
      * A repository with some limits of its own, the rest from the test configuration; the cluster-wide
      * limits (Redis on native) are the application's, so two repositories act like two replicas.
      */
-    const repositoryWith = (overrides: Record<string, number>) => {
-      const config = ctx.get(AppConfig);
-      return new SqlToolRepository(
+    const repositoryWith = (overrides: Partial<OpsConfig & ToolsConfig>) =>
+      new SqlToolRepository(
         ctx.get(SqlToolDatabase),
         ctx.get(DatabaseInfo),
-        {
-          get: (key: string) => (key in overrides ? overrides[key] : config.get(key as never)),
-        } as AppConfig,
+        { ...ctx.get(OpsConfig), ...overrides },
+        { ...ctx.get(ToolsConfig), ...overrides },
         ctx.get(ClusterLimits),
       );
-    };
     const counted = (sql: string) => withRowCounter(checkSqlQuery(sql, 2).text);
 
     it('runs a parameterised SELECT over the caller tenant only, with numbers as numbers', async () => {
@@ -343,10 +347,12 @@ describe(`OPS tools over the demo dataset (${testBackend()})`, () => {
     });
 
     it('embedded: pauses the sql tools of a tenant whose runaways keep restarting the database, and only its', async () => {
-      const config = ctx.get(AppConfig);
-      const limited = new SqlToolRepository(ctx.get(SqlToolDatabase), ctx.get(DatabaseInfo), {
-        get: (key: string) => (key === 'EMBEDDED_SQL_INTERRUPTS_PER_HOUR' ? 1 : config.get(key as never)),
-      } as AppConfig);
+      const limited = new SqlToolRepository(
+        ctx.get(SqlToolDatabase),
+        ctx.get(DatabaseInfo),
+        { ...ctx.get(OpsConfig), EMBEDDED_SQL_INTERRUPTS_PER_HOUR: 1 },
+        ctx.get(ToolsConfig),
+      );
       const burn = `SELECT count(*) AS n FROM configuration_items a, configuration_items b, configuration_items c, configuration_items d
         WHERE length(a.name || b.name || c.name || d.name) > 0`;
       const first = await limited.run(tenantId, burn, [], 10, 300).catch((error: unknown) => error);

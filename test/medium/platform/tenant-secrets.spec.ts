@@ -1,7 +1,7 @@
 import { statSync } from 'node:fs';
 import path from 'node:path';
 import { DataSource } from 'typeorm';
-import { AppConfig, AuthService, SECRETS_KEY_FILE, TenantSecretsService } from '@app/platform';
+import { PlatformConfig, AuthService, SECRETS_KEY_FILE, TenantSecretsService } from '@app/platform';
 import { startTestContext, TestContext, testBackend } from '@test/support';
 
 describe(`tenant secret store (${testBackend()})`, () => {
@@ -33,7 +33,7 @@ describe(`tenant secret store (${testBackend()})`, () => {
   (testBackend() === 'embedded' ? describe : describe.skip)('embedded: a generated key file', () => {
     it('generates the key file once (0600), stores only ciphertext and resolves per tenant', async () => {
       await secrets.put(tenantA, 'BLOG_KEY', 'plain-value-123', 'admin');
-      const file = path.join(ctx.get(AppConfig).dataDir, SECRETS_KEY_FILE);
+      const file = path.join(ctx.get(PlatformConfig).dataDir, SECRETS_KEY_FILE);
       expect(statSync(file).mode & 0o777).toBe(0o600);
       const rows: Array<{ ciphertext: Buffer }> = await ctx
         .get(DataSource)

@@ -77,15 +77,17 @@ async function bootApplication(
   opened: (app: INestApplicationContext) => void,
 ): Promise<Map<string, McpRequestHandler>> {
   await import('reflect-metadata');
-  const [{ NestFactory }, platform, { McpToolServer }, { AppModule }] = await Promise.all([
-    import('@nestjs/core'),
-    import('@app/platform'),
-    import('@app/tools'),
-    import('../app.module'),
-  ]);
+  const [{ NestFactory }, platform, { McpToolServer }, { AppModule }, { validateEnvironment }] =
+    await Promise.all([
+      import('@nestjs/core'),
+      import('@app/platform'),
+      import('@app/tools'),
+      import('../app.module'),
+      import('../config-schemas'),
+    ]);
   let env;
   try {
-    env = platform.validateEnvironment(process.env);
+    env = validateEnvironment(process.env);
   } catch (error) {
     if (error instanceof platform.InvalidEnvironmentError) {
       process.stderr.write(`${error.message}\n`);

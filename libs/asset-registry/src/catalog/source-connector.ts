@@ -2,8 +2,9 @@ import { Injectable, Logger } from '@nestjs/common';
 import net from 'node:net';
 import { Client, type ClientConfig } from 'pg';
 import { parseIntoClientConfig } from 'pg-connection-string';
-import { AppConfig, EgressPolicy, vetHost } from '@app/platform';
+import { EgressPolicy, vetHost } from '@app/platform';
 import { AssetRegistryException, AssetRegistryExceptionCode as Code } from '../asset-registry.exception';
+import { AssetRegistryConfig } from '../asset-registry.config';
 
 /** One answer for every way a connection can fail, so the sync cannot be used to probe a network. */
 export const SOURCE_UNREACHABLE_MESSAGE = 'Could not connect to the source database.';
@@ -34,8 +35,8 @@ export class SourceConnector {
   private readonly logger = new Logger(SourceConnector.name);
   private readonly policy: EgressPolicy;
 
-  constructor(config: AppConfig) {
-    this.policy = EgressPolicy.fromAllowlist(config.get('SOURCE_HOST_ALLOWLIST'), 'SOURCE_HOST_ALLOWLIST');
+  constructor(config: AssetRegistryConfig) {
+    this.policy = EgressPolicy.fromAllowlist(config.SOURCE_HOST_ALLOWLIST, 'SOURCE_HOST_ALLOWLIST');
   }
 
   async connect(target: SourceTarget): Promise<Client> {

@@ -1,11 +1,12 @@
 import { createHash } from 'node:crypto';
 import { Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
 import { Pool, type PoolClient } from 'pg';
-import { AppConfig, AppException, TenantSecretsService } from '@app/platform';
+import { AppException, TenantSecretsService } from '@app/platform';
 import type { SourceContent } from '../asset-contents';
 import { AssetRegistryException, AssetRegistryExceptionCode as Code } from '../asset-registry.exception';
 import { PublishedAssetReader } from '../reading/published-asset.reader';
 import { describeTarget, SourceConnector, type SourceTarget } from './source-connector';
+import { AssetRegistryConfig } from '../asset-registry.config';
 
 /** One answer for every way reaching a source can fail, so a tool cannot be used to probe a network. */
 export const sourceUnreachableMessage = (source: string) =>
@@ -53,14 +54,14 @@ export class SourceDatabasePools implements OnModuleDestroy {
   private readonly sweeper: NodeJS.Timeout;
 
   constructor(
-    config: AppConfig,
+    config: AssetRegistryConfig,
     private readonly reader: PublishedAssetReader,
     private readonly secrets: TenantSecretsService,
     private readonly connector: SourceConnector,
   ) {
-    this.maxConnections = config.get('SOURCE_POOL_MAX_CONNECTIONS');
-    this.idleMs = config.get('SOURCE_POOL_IDLE_SECONDS') * 1000;
-    this.maxPools = config.get('SOURCE_POOL_MAX_POOLS');
+    this.maxConnections = config.SOURCE_POOL_MAX_CONNECTIONS;
+    this.idleMs = config.SOURCE_POOL_IDLE_SECONDS * 1000;
+    this.maxPools = config.SOURCE_POOL_MAX_POOLS;
     this.sweeper = setInterval(() => this.closeIdle(), Math.max(1000, Math.floor(this.idleMs / 2)));
     this.sweeper.unref();
   }

@@ -1,12 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { OnEvent } from '@nestjs/event-emitter';
-import {
-  AppConfig,
-  type AssetLifecycleEvent,
-  CacheStore,
-  runAsTenant,
-  type TenantResyncEvent,
-} from '@app/platform';
+import { type AssetLifecycleEvent, CacheStore, runAsTenant, type TenantResyncEvent } from '@app/platform';
 import { AssetTypeRegistry, type AssetType } from '../types/asset-type.registry';
 import type {
   CatalogContent,
@@ -26,6 +20,7 @@ import {
   toQueryToolSpec,
   toToolSpec,
 } from './asset-content.mapper';
+import { AssetRegistryConfig } from '../asset-registry.config';
 
 export function toPublishedAsset({ asset, version }: PublishedRow): PublishedAsset {
   return {
@@ -55,12 +50,12 @@ export class PublishedAssetReader {
   constructor(
     private readonly repository: AssetRepository,
     private readonly cache: CacheStore,
-    private readonly config: AppConfig,
+    private readonly config: AssetRegistryConfig,
     private readonly types: AssetTypeRegistry,
   ) {}
 
   private get ttl(): number {
-    return this.config.get('ASSET_CACHE_TTL_SECONDS');
+    return this.config.ASSET_CACHE_TTL_SECONDS;
   }
 
   /** The serving snapshot and its version, or null when nothing of that name is published. */

@@ -1,7 +1,6 @@
 import { Injectable, Logger, Optional } from '@nestjs/common';
 import { Cron, CronExpression, SchedulerRegistry } from '@nestjs/schedule';
 import {
-  AppConfig,
   ClusterLock,
   failedAttemptOutcome,
   LeasedJobRunner,
@@ -12,6 +11,7 @@ import {
 } from '@app/platform';
 import { CodeIndexerService, DiffLeaseLostError } from '../indexing/code-indexer.service';
 import { ClaimedDiff, CodeDiffsRepository } from './code-diffs.repository';
+import { CodeConfig } from '../code.config';
 
 /**
  * Indexes queued diffs (the seed's WAL processing). Runs in the server process, where schedulers
@@ -29,7 +29,7 @@ export class CodeDiffWorker extends LeasedJobRunner<ClaimedDiff> {
   private recoveryTimer: NodeJS.Timeout | undefined;
 
   constructor(
-    private readonly config: AppConfig,
+    private readonly config: CodeConfig,
     private readonly store: CodeDiffsRepository,
     private readonly indexer: CodeIndexerService,
     role: ProcessRole,
@@ -40,26 +40,23 @@ export class CodeDiffWorker extends LeasedJobRunner<ClaimedDiff> {
   }
 
   get concurrency(): number {
-    return this.config.get('CODE_WORKER_CONCURRENCY');
+    return this.config.CODE_WORKER_CONCURRENCY;
   }
 
   protected get leaseSeconds(): number {
-    return this.config.get('CODE_DIFF_LEASE_SECONDS');
+    return this.config.CODE_DIFF_LEASE_SECONDS;
   }
 
   override onApplicationBootstrap(): void {
     super.onApplicationBootstrap();
     if (!this.autoStarts) return;
-    this.recoveryTimer = setInterval(
-      () => {
-        runInBackground(() => this.recover())
-          .then((queued) => {
-            if (queued) this.wake();
-          })
-          .catch((error: Error) => this.logger.warn({ msg: 'code recovery failed', error: error.message }));
-      },
-      this.config.get('CODE_DIFF_RETRY_SECONDS') * 1000,
-    );
+    this.recoveryTimer = setInterval(() => {
+      runInBackground(() => this.recover())
+        .then((queued) => {
+          if (queued) this.wake();
+        })
+        .catch((error: Error) => this.logger.warn({ msg: 'code recovery failed', error: error.message }));
+    }, this.config.CODE_DIFF_RETRY_SECONDS * 1000);
     this.recoveryTimer.unref();
   }
 
@@ -74,11 +71,7 @@ export class CodeDiffWorker extends LeasedJobRunner<ClaimedDiff> {
   }
 
   protected claimJob(): Promise<ClaimedDiff | null> {
-    return this.store.claim(
-      this.workerId,
-      this.leaseSeconds,
-      this.config.get('CODE_DIFF_MAX_RUNNING_PER_TENANT'),
-    );
+    return this.store.claim(this.workerId, this.leaseSeconds, this.config.CODE_DIFF_MAX_RUNNING_PER_TENANT);
   }
 
   protected renewLease(diff: ClaimedDiff): Promise<boolean> {
@@ -102,7 +95,7 @@ export class CodeDiffWorker extends LeasedJobRunner<ClaimedDiff> {
       this.logger.warn({ msg: 'diff indexing failed', diffId: diff.id, ...details });
       // A lost write leaves the lease to expire: the diff is claimed again, or after its last attempt failed by recovery.
       if (failedAttemptOutcome(diff, true) === 'retry') {
-        const retrySeconds = this.config.get('CODE_DIFF_RETRY_SECONDS');
+        const retrySeconds = this.config.CODE_DIFF_RETRY_SECONDS;
         const delay = retryDelaySeconds(
           { baseSeconds: retrySeconds, factor: 1, maxSeconds: retrySeconds },
           diff.attempts,
@@ -122,8 +115,8 @@ export class CodeDiffWorker extends LeasedJobRunner<ClaimedDiff> {
       const failed = await this.store.failExhaustedExpired();
       if (failed) this.logger.warn({ msg: 'diffs failed: their worker died on every attempt', failed });
       return this.store.enqueueStaleFiles(
-        this.config.get('CODE_DIFF_RETRY_SECONDS'),
-        this.config.get('CODE_DIFF_MAX_ATTEMPTS'),
+        this.config.CODE_DIFF_RETRY_SECONDS,
+        this.config.CODE_DIFF_MAX_ATTEMPTS,
       );
     });
   }
@@ -135,7 +128,7 @@ export class CodeDiffWorker extends LeasedJobRunner<ClaimedDiff> {
     await this.lock.runExclusive(
       'code-diffs-cleanup',
       async () => {
-        const cutoff = new Date(Date.now() - this.config.get('CODE_DIFF_RETENTION_DAYS') * 86_400_000);
+        const cutoff = new Date(Date.now() - this.config.CODE_DIFF_RETENTION_DAYS * 86_400_000);
         const deleted = await runAsSystem('code diffs: cleanup', () =>
           this.store.deleteFinishedBefore(cutoff),
         );

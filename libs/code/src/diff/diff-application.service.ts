@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
-import { AppConfig, exceededQueueLimit } from '@app/platform';
+import { exceededQueueLimit } from '@app/platform';
 import { CodeException, CodeExceptionCode } from '../code.exception';
 import type { DiffApplyRequest, DiffView } from '../code.types';
 import { languageOf } from '../parsing/code-parser';
@@ -17,6 +17,7 @@ import {
   resolveChanges,
   unifiedPaths,
 } from './diff-resolution.util';
+import { CodeConfig } from '../code.config';
 
 export const DEFAULT_REPOSITORY = 'default';
 const WAIT_POLL_MS = 100;
@@ -32,7 +33,7 @@ const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').diges
 @Injectable()
 export class DiffApplicationService {
   constructor(
-    private readonly config: AppConfig,
+    private readonly config: CodeConfig,
     private readonly diffs: CodeDiffsRepository,
     private readonly fileStore: CodeFilesRepository,
     private readonly repositories: CodeRepositoriesRepository,
@@ -41,9 +42,9 @@ export class DiffApplicationService {
 
   private get limits(): DiffLimits {
     return {
-      maxFileBytes: this.config.get('CODE_MAX_FILE_BYTES'),
-      maxRequestBytes: this.config.get('CODE_MAX_REQUEST_BYTES'),
-      maxFiles: this.config.get('CODE_MAX_FILES_PER_DIFF'),
+      maxFileBytes: this.config.CODE_MAX_FILE_BYTES,
+      maxRequestBytes: this.config.CODE_MAX_REQUEST_BYTES,
+      maxFiles: this.config.CODE_MAX_FILES_PER_DIFF,
     };
   }
 
@@ -83,7 +84,7 @@ export class DiffApplicationService {
         commit: request.commit ?? null,
         requestHash,
         paths: resolved.map((file) => file.path),
-        maxAttempts: this.config.get('CODE_DIFF_MAX_ATTEMPTS'),
+        maxAttempts: this.config.CODE_DIFF_MAX_ATTEMPTS,
         done: resolved.length === 0,
       });
     });
@@ -99,13 +100,13 @@ export class DiffApplicationService {
     const exceeded = exceededQueueLimit([
       {
         key: 'CODE_MAX_QUEUED_DIFFS_PER_TENANT',
-        limit: this.config.get('CODE_MAX_QUEUED_DIFFS_PER_TENANT'),
+        limit: this.config.CODE_MAX_QUEUED_DIFFS_PER_TENANT,
         queued: queued.diffs,
         adding: 1,
       },
       {
         key: 'CODE_MAX_QUEUED_FILES_PER_TENANT',
-        limit: this.config.get('CODE_MAX_QUEUED_FILES_PER_TENANT'),
+        limit: this.config.CODE_MAX_QUEUED_FILES_PER_TENANT,
         queued: queued.files,
         adding: files,
       },

@@ -1,7 +1,7 @@
-import { AppConfig } from '@app/platform';
 import { EmbeddingProvider, EmbeddingProviders } from './embedding-provider';
 import { HashEmbeddingProvider } from './hash-embedding.provider';
 import { OpenAiEmbeddingProvider } from './openai-embedding.provider';
+import { DocumentsConfig } from '../documents.config';
 
 export const DEFAULT_OFFLINE_MODEL = 'hash-v1-1024';
 
@@ -9,25 +9,25 @@ export const DEFAULT_OFFLINE_MODEL = 'hash-v1-1024';
 export class ConfiguredEmbeddingProviders extends EmbeddingProviders {
   readonly configured: EmbeddingProvider;
 
-  constructor(config: AppConfig) {
+  constructor(config: DocumentsConfig) {
     super();
-    const baseUrl = config.get('EMBEDDINGS_BASE_URL');
-    const model = config.get('EMBEDDINGS_MODEL');
+    const baseUrl = config.EMBEDDINGS_BASE_URL;
+    const model = config.EMBEDDINGS_MODEL;
     if (baseUrl) {
       this.configured = new OpenAiEmbeddingProvider({
         baseUrl,
         model: model ?? 'text-embedding-3-small',
-        apiKey: config.get('EMBEDDINGS_API_KEY'),
-        dimensions: config.get('EMBEDDINGS_DIMENSIONS'),
-        batchSize: config.get('EMBEDDINGS_BATCH_SIZE'),
-        timeoutMs: config.get('EMBEDDINGS_TIMEOUT_MS'),
-        maxRetries: config.get('EMBEDDINGS_MAX_RETRIES'),
-        retryBaseMs: config.get('EMBEDDINGS_RETRY_BASE_MS'),
+        apiKey: config.EMBEDDINGS_API_KEY,
+        dimensions: config.EMBEDDINGS_DIMENSIONS,
+        batchSize: config.EMBEDDINGS_BATCH_SIZE,
+        timeoutMs: config.EMBEDDINGS_TIMEOUT_MS,
+        maxRetries: config.EMBEDDINGS_MAX_RETRIES,
+        retryBaseMs: config.EMBEDDINGS_RETRY_BASE_MS,
       });
     } else {
       this.configured =
         HashEmbeddingProvider.fromModel(model ?? DEFAULT_OFFLINE_MODEL) ??
-        new HashEmbeddingProvider(config.get('EMBEDDINGS_DIMENSIONS') ?? 1024);
+        new HashEmbeddingProvider(config.EMBEDDINGS_DIMENSIONS ?? 1024);
     }
   }
 

@@ -2,8 +2,9 @@ import { CallHandler, ExecutionContext, Injectable, NestInterceptor } from '@nes
 import type { Request, Response } from 'express';
 import multer from 'multer';
 import { Observable } from 'rxjs';
-import { AppConfig, ErrorKind } from '@app/platform';
+import { ErrorKind } from '@app/platform';
 import { DocumentsException, DocumentsExceptionCode } from '../documents.exception';
+import { DocumentsConfig } from '../documents.config';
 
 /**
  * Accepts `multipart/form-data` (one `file` part, held in memory up to DOCUMENTS_MAX_UPLOAD_BYTES)
@@ -13,10 +14,10 @@ import { DocumentsException, DocumentsExceptionCode } from '../documents.excepti
 export class DocumentUploadInterceptor implements NestInterceptor {
   private readonly upload: ReturnType<ReturnType<typeof multer>['single']>;
 
-  constructor(private readonly config: AppConfig) {
+  constructor(private readonly config: DocumentsConfig) {
     this.upload = multer({
       storage: multer.memoryStorage(),
-      limits: { fileSize: config.get('DOCUMENTS_MAX_UPLOAD_BYTES'), files: 1, fields: 20 },
+      limits: { fileSize: config.DOCUMENTS_MAX_UPLOAD_BYTES, files: 1, fields: 20 },
     }).single('file');
   }
 
@@ -43,7 +44,7 @@ export class DocumentUploadInterceptor implements NestInterceptor {
   private translate(error: unknown): Error {
     if (error instanceof multer.MulterError) {
       if (error.code === 'LIMIT_FILE_SIZE') {
-        const limit = this.config.get('DOCUMENTS_MAX_UPLOAD_BYTES');
+        const limit = this.config.DOCUMENTS_MAX_UPLOAD_BYTES;
         return new DocumentsException(
           DocumentsExceptionCode.DOCUMENT_TOO_LARGE,
           ErrorKind.PAYLOAD_TOO_LARGE,

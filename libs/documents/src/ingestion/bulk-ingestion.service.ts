@@ -1,13 +1,14 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { AppConfig, DatabaseInfo, EventBus, runAsSystem } from '@app/platform';
+import { DatabaseInfo, EventBus, runAsSystem } from '@app/platform';
 import type { EmbeddingProvider } from '../embedding/embedding-provider';
 import { EmbeddingProviders } from '../embedding/embedding-provider';
 import { TermStatsRepository } from '../search/term-stats.repository';
 import { BulkSegmentsRepository, IndexBuildSettings, LoadedJob } from './bulk-segments.repository';
 import { ChunksRepository, modelIndexName } from './chunks.repository';
 import { DocumentsRepository } from './documents.repository';
+import { DocumentsConfig } from '../documents.config';
 
 /**
  * The bulk path (native server): a bulk job writes its vectors by binary COPY into the model's open
@@ -22,7 +23,7 @@ export class BulkIngestionService {
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
-    private readonly config: AppConfig,
+    private readonly config: DocumentsConfig,
     private readonly database: DatabaseInfo,
     private readonly segments: BulkSegmentsRepository,
     private readonly documents: DocumentsRepository,
@@ -34,8 +35,8 @@ export class BulkIngestionService {
 
   private get settings(): IndexBuildSettings {
     return {
-      maintenanceWorkMem: this.config.get('DOCUMENTS_BULK_MAINTENANCE_WORK_MEM'),
-      workers: this.config.get('DOCUMENTS_BULK_INDEX_WORKERS'),
+      maintenanceWorkMem: this.config.DOCUMENTS_BULK_MAINTENANCE_WORK_MEM,
+      workers: this.config.DOCUMENTS_BULK_INDEX_WORKERS,
     };
   }
 
@@ -50,7 +51,7 @@ export class BulkIngestionService {
   ): Promise<number | null> {
     if (this.database.backend !== 'native' || models.length !== 1) return null;
     let bulk = job.bulk;
-    const threshold = this.config.get('DOCUMENTS_BULK_MIN_QUEUED_JOBS');
+    const threshold = this.config.DOCUMENTS_BULK_MIN_QUEUED_JOBS;
     if (!bulk && threshold > 0 && (await this.segments.queueDepth(job.tenantId)) >= threshold) {
       await this.segments.markQueuedBulk(job.tenantId);
       bulk = true;

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { AppConfig, ErrorKind, EventBus, runAsTenant } from '@app/platform';
+import { ErrorKind, EventBus, runAsTenant } from '@app/platform';
 import { sha256 } from '../chunking/chunker.util';
 import { EmbeddingProviders } from '../embedding/embedding-provider';
 import { DocumentEntity } from '../entities/document.entity';
@@ -22,6 +22,7 @@ import { DocumentWorker } from './document-worker.service';
 import { IngestionStageClock, type IngestionStageTimings } from './ingestion-stage-clock.service';
 import { ContentReplacement, DocumentsRepository, IngestQueueLimits } from './documents.repository';
 import { DeadLetterRow, JobsRepository } from './jobs.repository';
+import { DocumentsConfig } from '../documents.config';
 
 const BULK_RETRY_BATCH = 500;
 
@@ -82,7 +83,7 @@ export interface IngestResult {
 @Injectable()
 export class DocumentIngestionService {
   constructor(
-    private readonly config: AppConfig,
+    private readonly config: DocumentsConfig,
     private readonly documents: DocumentsRepository,
     private readonly chunks: ChunksRepository,
     private readonly providers: EmbeddingProviders,
@@ -105,7 +106,7 @@ export class DocumentIngestionService {
     }
     const format = detectFormat(filename, input.contentType);
     const content = typeof input.content === 'string' ? Buffer.from(input.content, 'utf8') : input.content;
-    const limit = this.config.get('DOCUMENTS_MAX_UPLOAD_BYTES');
+    const limit = this.config.DOCUMENTS_MAX_UPLOAD_BYTES;
     if (content.length > limit) {
       throw new DocumentsException(
         DocumentsExceptionCode.DOCUMENT_TOO_LARGE,
@@ -131,7 +132,7 @@ export class DocumentIngestionService {
       metadata: input.metadata ?? previousMetadata ?? {},
       sourceHash: sha256(content),
       content,
-      maxAttempts: this.config.get('DOCUMENTS_JOB_MAX_ATTEMPTS'),
+      maxAttempts: this.config.DOCUMENTS_JOB_MAX_ATTEMPTS,
       // A code file's chunks are queued by the diff worker, whose own queue caps them (CODE_MAX_QUEUED_*).
       queueLimits: input.metadata?.source === 'code' ? null : this.queueLimits(),
     };
@@ -139,8 +140,8 @@ export class DocumentIngestionService {
 
   private queueLimits(): IngestQueueLimits {
     return {
-      maxJobs: this.config.get('DOCUMENTS_MAX_QUEUED_JOBS_PER_TENANT'),
-      maxBytes: this.config.get('DOCUMENTS_MAX_QUEUED_BYTES_PER_TENANT'),
+      maxJobs: this.config.DOCUMENTS_MAX_QUEUED_JOBS_PER_TENANT,
+      maxBytes: this.config.DOCUMENTS_MAX_QUEUED_BYTES_PER_TENANT,
     };
   }
 
@@ -263,7 +264,7 @@ export class DocumentIngestionService {
       await this.jobs.enqueueReembed(
         tenantId,
         this.providers.configured.model,
-        this.config.get('DOCUMENTS_JOB_MAX_ATTEMPTS'),
+        this.config.DOCUMENTS_JOB_MAX_ATTEMPTS,
       );
       this.worker.wake();
     }
@@ -276,7 +277,7 @@ export class DocumentIngestionService {
     const result = await this.documents.retryFailedWithJob(
       tenantId,
       id,
-      this.config.get('DOCUMENTS_JOB_MAX_ATTEMPTS'),
+      this.config.DOCUMENTS_JOB_MAX_ATTEMPTS,
       this.queueLimits(),
     );
     if ('refused' in result) throw this.retryRefusal(id, result.refused, result.document);

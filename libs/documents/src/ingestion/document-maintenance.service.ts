@@ -1,12 +1,13 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { AppConfig, EventBus, runAsSystem } from '@app/platform';
+import { EventBus, runAsSystem } from '@app/platform';
 import { EmbeddingProviders } from '../embedding/embedding-provider';
 import { BulkIngestionService } from './bulk-ingestion.service';
 import { DocumentWorker } from './document-worker.service';
 import { DocumentsRepository } from './documents.repository';
 import { JobsRepository } from './jobs.repository';
+import { DocumentsConfig } from '../documents.config';
 
 const DAY_MS = 86_400_000;
 
@@ -17,7 +18,7 @@ export class DocumentMaintenanceService {
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
-    private readonly config: AppConfig,
+    private readonly config: DocumentsConfig,
     private readonly jobs: JobsRepository,
     private readonly documents: DocumentsRepository,
     private readonly providers: EmbeddingProviders,
@@ -71,8 +72,7 @@ export class DocumentMaintenanceService {
     const model = this.providers.configured.model;
     let queued = 0;
     for (const tenantId of await this.documents.tenantsNotOnModel(model)) {
-      if (await this.jobs.enqueueReembed(tenantId, model, this.config.get('DOCUMENTS_JOB_MAX_ATTEMPTS')))
-        queued++;
+      if (await this.jobs.enqueueReembed(tenantId, model, this.config.DOCUMENTS_JOB_MAX_ATTEMPTS)) queued++;
     }
     return queued;
   }
@@ -84,10 +84,10 @@ export class DocumentMaintenanceService {
 
   private async cleanupAll(now: Date): Promise<{ jobs: number; documents: number }> {
     const jobs = await this.jobs.deleteFinishedBefore(
-      new Date(now.getTime() - this.config.get('DOCUMENTS_JOB_RETENTION_DAYS') * DAY_MS),
+      new Date(now.getTime() - this.config.DOCUMENTS_JOB_RETENTION_DAYS * DAY_MS),
     );
     const purged = await this.documents.purgeDeleted(
-      new Date(now.getTime() - this.config.get('DOCUMENTS_DELETED_RETENTION_DAYS') * DAY_MS),
+      new Date(now.getTime() - this.config.DOCUMENTS_DELETED_RETENTION_DAYS * DAY_MS),
     );
     const byTenant = new Map<string, string[]>();
     for (const { tenantId, id } of purged) byTenant.set(tenantId, [...(byTenant.get(tenantId) ?? []), id]);

@@ -2,7 +2,6 @@ import { Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import {
-  AppConfig,
   BACKGROUND_STATEMENT_TARGET_MS,
   BatchSizer,
   DatabaseInfo,
@@ -21,6 +20,7 @@ import { ChunksRepository } from './chunks.repository';
 import { DocumentsRepository } from './documents.repository';
 import { IngestionStageClock } from './ingestion-stage-clock.service';
 import { ClaimedJob, JobsRepository } from './jobs.repository';
+import { DocumentsConfig } from '../documents.config';
 
 /** Lets a long job notice that its lease was lost (another worker reclaimed it) and stop. */
 export interface JobLease {
@@ -116,7 +116,7 @@ export class DocumentProcessor {
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
-    private readonly config: AppConfig,
+    private readonly config: DocumentsConfig,
     private readonly documents: DocumentsRepository,
     private readonly chunks: ChunksRepository,
     private readonly jobs: JobsRepository,
@@ -160,9 +160,9 @@ export class DocumentProcessor {
     );
     const chunkStarted = performance.now();
     const drafts = chunkBlocks(blocks, {
-      targetChars: this.config.get('DOCUMENTS_CHUNK_TARGET_CHARS'),
-      overlapChars: this.config.get('DOCUMENTS_CHUNK_OVERLAP_CHARS'),
-      maxChunks: this.config.get('DOCUMENTS_MAX_CHUNKS'),
+      targetChars: this.config.DOCUMENTS_CHUNK_TARGET_CHARS,
+      overlapChars: this.config.DOCUMENTS_CHUNK_OVERLAP_CHARS,
+      maxChunks: this.config.DOCUMENTS_MAX_CHUNKS,
     });
     this.clock.add('chunk', performance.now() - chunkStarted);
     // Parsing can take a while: a document deleted meanwhile is not embedded.
@@ -207,7 +207,7 @@ export class DocumentProcessor {
       segment: await this.bulk.segmentFor(job, models),
     };
 
-    const batchSize = this.config.get('EMBEDDINGS_BATCH_SIZE');
+    const batchSize = this.config.EMBEDDINGS_BATCH_SIZE;
     const batches: ChunkDraft[][] = [];
     for (let start = 0; start < needEmbedding.length; start += batchSize)
       batches.push(needEmbedding.slice(start, start + batchSize));
@@ -416,12 +416,12 @@ export class DocumentProcessor {
 
   private parseBudget(): ParseBudget {
     return {
-      maxZipEntries: this.config.get('DOCUMENTS_PARSE_MAX_ZIP_ENTRIES'),
-      maxEntryBytes: this.config.get('DOCUMENTS_PARSE_MAX_ENTRY_BYTES'),
-      maxExpandedBytes: this.config.get('DOCUMENTS_PARSE_MAX_EXPANDED_BYTES'),
-      maxRatio: this.config.get('DOCUMENTS_PARSE_MAX_RATIO'),
-      maxPdfPages: this.config.get('DOCUMENTS_PARSE_MAX_PDF_PAGES'),
-      maxTextChars: this.config.get('DOCUMENTS_PARSE_MAX_TEXT_CHARS'),
+      maxZipEntries: this.config.DOCUMENTS_PARSE_MAX_ZIP_ENTRIES,
+      maxEntryBytes: this.config.DOCUMENTS_PARSE_MAX_ENTRY_BYTES,
+      maxExpandedBytes: this.config.DOCUMENTS_PARSE_MAX_EXPANDED_BYTES,
+      maxRatio: this.config.DOCUMENTS_PARSE_MAX_RATIO,
+      maxPdfPages: this.config.DOCUMENTS_PARSE_MAX_PDF_PAGES,
+      maxTextChars: this.config.DOCUMENTS_PARSE_MAX_TEXT_CHARS,
     };
   }
 
@@ -536,7 +536,7 @@ export class DocumentProcessor {
       return;
     }
     await this.chunks.ensureModelIndex(model, await provider.dimensions());
-    const batchSize = this.config.get('EMBEDDINGS_BATCH_SIZE');
+    const batchSize = this.config.EMBEDDINGS_BATCH_SIZE;
     for (;;) {
       lease.assertHeld();
       const missing = await this.chunks.missingModel(job.tenantId, model, batchSize);

@@ -3,7 +3,6 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { SchedulerRegistry } from '@nestjs/schedule';
 import { DataSource } from 'typeorm';
 import {
-  AppConfig,
   failedAttemptOutcome,
   LeasedJobRunner,
   ProcessRole,
@@ -16,6 +15,7 @@ import type { DocumentErrorDetails } from '../documents.types';
 import { DocumentProcessor, JobCancelledError, LeaseLostError } from './document-processor.service';
 import { DocumentsRepository } from './documents.repository';
 import { ClaimedJob, JobsRepository } from './jobs.repository';
+import { DocumentsConfig } from '../documents.config';
 
 /** Doubling from DOCUMENTS_JOB_RETRY_BASE_SECONDS, a retry never waits longer than an hour. */
 const MAX_RETRY_DELAY_SECONDS = 3600;
@@ -54,7 +54,7 @@ export class DocumentWorker extends LeasedJobRunner<ClaimedJob> {
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
-    private readonly config: AppConfig,
+    private readonly config: DocumentsConfig,
     private readonly jobs: JobsRepository,
     private readonly documents: DocumentsRepository,
     private readonly processor: DocumentProcessor,
@@ -65,11 +65,11 @@ export class DocumentWorker extends LeasedJobRunner<ClaimedJob> {
   }
 
   get concurrency(): number {
-    return this.config.get('DOCUMENTS_WORKER_CONCURRENCY');
+    return this.config.DOCUMENTS_WORKER_CONCURRENCY;
   }
 
   protected get leaseSeconds(): number {
-    return this.config.get('DOCUMENTS_JOB_LEASE_SECONDS');
+    return this.config.DOCUMENTS_JOB_LEASE_SECONDS;
   }
 
   /**
@@ -88,7 +88,7 @@ export class DocumentWorker extends LeasedJobRunner<ClaimedJob> {
     return this.jobs.claim(
       this.workerId,
       this.leaseSeconds,
-      this.config.get('DOCUMENTS_JOB_MAX_RUNNING_PER_TENANT'),
+      this.config.DOCUMENTS_JOB_MAX_RUNNING_PER_TENANT,
     );
   }
 
@@ -148,7 +148,7 @@ export class DocumentWorker extends LeasedJobRunner<ClaimedJob> {
         } else {
           const delay = retryDelaySeconds(
             {
-              baseSeconds: this.config.get('DOCUMENTS_JOB_RETRY_BASE_SECONDS'),
+              baseSeconds: this.config.DOCUMENTS_JOB_RETRY_BASE_SECONDS,
               factor: 2,
               maxSeconds: MAX_RETRY_DELAY_SECONDS,
             },

@@ -1,7 +1,8 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown, Optional } from '@nestjs/common';
 import { Cron, CronExpression, SchedulerRegistry } from '@nestjs/schedule';
-import { AppConfig, ClusterLock, ProcessRole } from '@app/platform';
+import { ClusterLock, ProcessRole } from '@app/platform';
 import { DocumentMaintenanceService } from './document-maintenance.service';
+import { DocumentsConfig } from '../documents.config';
 
 const RECOVERY_INTERVAL = 'documents-recovery';
 
@@ -15,7 +16,7 @@ export class DocumentsScheduler implements OnApplicationBootstrap, OnApplication
   private readonly logger = new Logger('DocumentsScheduler');
 
   constructor(
-    private readonly config: AppConfig,
+    private readonly config: DocumentsConfig,
     private readonly maintenance: DocumentMaintenanceService,
     private readonly role: ProcessRole,
     private readonly lock: ClusterLock,
@@ -24,7 +25,7 @@ export class DocumentsScheduler implements OnApplicationBootstrap, OnApplication
 
   onApplicationBootstrap(): void {
     if (!this.registry || !this.role.runsSchedulers) return;
-    const seconds = this.config.get('DOCUMENTS_RECOVERY_INTERVAL_SECONDS');
+    const seconds = this.config.DOCUMENTS_RECOVERY_INTERVAL_SECONDS;
     const run = () =>
       void this.lock
         .runExclusive(RECOVERY_INTERVAL, () => this.maintenance.recover(), { onceEverySeconds: seconds })

@@ -1,4 +1,5 @@
-import type { AppConfig, CacheStore } from '@app/platform';
+import type { CacheStore, DatabaseInfo } from '@app/platform';
+import type { DocumentsConfig } from '../documents.config';
 import type { EmbeddingProviders } from '../embedding/embedding-provider';
 import type { DocumentsRepository } from '../ingestion/documents.repository';
 import type { DocumentSearchRequest } from '../documents.types';
@@ -56,9 +57,10 @@ function serviceAnswering(rows: SearchRow[] = []) {
   } as unknown as DocumentsRepository;
   const provider = { dimensions: () => Promise.resolve(2), embed: () => Promise.resolve([[0.6, 0.8]]) };
   const providers = { configured: { model: 'm' }, resolve: () => provider } as unknown as EmbeddingProviders;
-  const config = { get: (key: string) => SETTINGS[key], databaseUrl: undefined } as unknown as AppConfig;
+  const config = { ...SETTINGS } as unknown as DocumentsConfig;
   const service = new DocumentSearchService(
     config,
+    { backend: 'embedded' } as DatabaseInfo,
     repository,
     documents,
     providers,

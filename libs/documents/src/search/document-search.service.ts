@@ -1,6 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { createHash } from 'node:crypto';
-import { AppConfig, CacheStore, ErrorKind } from '@app/platform';
+import { CacheStore, DatabaseInfo, ErrorKind } from '@app/platform';
+import { DocumentsConfig } from '../documents.config';
 import { EmbeddingProviders } from '../embedding/embedding-provider';
 import { DocumentsException, DocumentsExceptionCode } from '../documents.exception';
 import {
@@ -71,7 +72,8 @@ export class DocumentSearchService {
   private inFlight = 0;
 
   constructor(
-    private readonly config: AppConfig,
+    private readonly config: DocumentsConfig,
+    private readonly database: DatabaseInfo,
     private readonly repository: SearchRepository,
     private readonly documents: DocumentsRepository,
     private readonly providers: EmbeddingProviders,
@@ -112,7 +114,7 @@ export class DocumentSearchService {
     request: NormalizedRequest,
   ): Promise<{ value: CachedSearch; hit: boolean }> {
     const compute = () => this.execute(tenantId, request);
-    const ttl = this.config.get('DOCUMENTS_SEARCH_CACHE_TTL_SECONDS');
+    const ttl = this.config.DOCUMENTS_SEARCH_CACHE_TTL_SECONDS;
     if (ttl <= 0) return { value: await compute(), hit: false };
     const requestHash = hash(request);
     const read = await this.versions.read<CachedSearch>(tenantId, requestHash);
@@ -129,7 +131,7 @@ export class DocumentSearchService {
   private normalize(request: DocumentSearchRequest): Omit<NormalizedRequest, 'code_owner'> {
     const query =
       typeof request.query === 'string' ? request.query.normalize('NFKC').replace(/\s+/g, ' ').trim() : '';
-    const maxChars = this.config.get('DOCUMENTS_SEARCH_MAX_QUERY_CHARS');
+    const maxChars = this.config.DOCUMENTS_SEARCH_MAX_QUERY_CHARS;
     if (query.length < 2)
       throw DocumentsException.invalidSearch('query must have at least 2 characters.', { field: 'query' });
     if (query.length > maxChars) {
@@ -144,7 +146,7 @@ export class DocumentSearchService {
         field: 'search_type',
       });
     }
-    const maxTopK = this.config.get('DOCUMENTS_SEARCH_MAX_TOP_K');
+    const maxTopK = this.config.DOCUMENTS_SEARCH_MAX_TOP_K;
     const topK = request.top_k ?? 10;
     if (!Number.isInteger(topK) || topK < 1 || topK > maxTopK) {
       throw DocumentsException.invalidSearch(`top_k must be an integer from 1 to ${maxTopK}.`, {
@@ -152,26 +154,26 @@ export class DocumentSearchService {
         max: maxTopK,
       });
     }
-    const candidates = request.candidates ?? Math.max(this.config.get('DOCUMENTS_SEARCH_CANDIDATES'), topK);
+    const candidates = request.candidates ?? Math.max(this.config.DOCUMENTS_SEARCH_CANDIDATES, topK);
     if (!Number.isInteger(candidates) || candidates < topK || candidates > MAX_CANDIDATES) {
       throw DocumentsException.invalidSearch(
         `candidates must be an integer from top_k to ${MAX_CANDIDATES}.`,
         { field: 'candidates' },
       );
     }
-    const rrfK = request.rrf_k ?? this.config.get('DOCUMENTS_SEARCH_RRF_K');
+    const rrfK = request.rrf_k ?? this.config.DOCUMENTS_SEARCH_RRF_K;
     if (!Number.isFinite(rrfK) || rrfK < 1 || rrfK > 10_000) {
       throw DocumentsException.invalidSearch('rrf_k must be a number from 1 to 10000.', { field: 'rrf_k' });
     }
-    const fusion = request.fusion ?? this.config.get('DOCUMENTS_SEARCH_FUSION');
+    const fusion = request.fusion ?? this.config.DOCUMENTS_SEARCH_FUSION;
     if (!FUSION_METHODS.includes(fusion)) {
       throw DocumentsException.invalidSearch(`fusion must be one of ${FUSION_METHODS.join(', ')}.`, {
         field: 'fusion',
       });
     }
     const weights = {
-      text: request.weights?.text ?? this.config.get('DOCUMENTS_SEARCH_TEXT_WEIGHT'),
-      vector: request.weights?.vector ?? this.config.get('DOCUMENTS_SEARCH_VECTOR_WEIGHT'),
+      text: request.weights?.text ?? this.config.DOCUMENTS_SEARCH_TEXT_WEIGHT,
+      vector: request.weights?.vector ?? this.config.DOCUMENTS_SEARCH_VECTOR_WEIGHT,
     };
     if (
       ![weights.text, weights.vector].every((w) => Number.isFinite(w) && w >= 0) ||
@@ -261,7 +263,7 @@ export class DocumentSearchService {
       return { warning: `the embedding model ${model} serving this tenant is not available in this process` };
     try {
       const dimensions = await provider.dimensions();
-      const ttl = this.config.get('DOCUMENTS_QUERY_EMBEDDING_CACHE_TTL_SECONDS');
+      const ttl = this.config.DOCUMENTS_QUERY_EMBEDDING_CACHE_TTL_SECONDS;
       const key = `documents:query-embedding:${model}:${hash(query)}`;
       const embed = async () => (await provider.embed([query]))[0];
       const vector = ttl > 0 ? (await this.cache.getOrCompute(key, ttl, embed)).value : await embed();
@@ -304,10 +306,10 @@ export class DocumentSearchService {
       textWeight: request.weights.text,
       vectorWeight: request.weights.vector,
       minRelevance: request.min_branch_relevance,
-      bm25K1: this.config.get('DOCUMENTS_SEARCH_BM25_K1'),
-      bm25B: this.config.get('DOCUMENTS_SEARCH_BM25_B'),
-      keywordBudget: this.config.get('DOCUMENTS_SEARCH_KEYWORD_BUDGET'),
-      efSearch: this.config.get('DOCUMENTS_SEARCH_HNSW_EF_SEARCH'),
+      bm25K1: this.config.DOCUMENTS_SEARCH_BM25_K1,
+      bm25B: this.config.DOCUMENTS_SEARCH_BM25_B,
+      keywordBudget: this.config.DOCUMENTS_SEARCH_KEYWORD_BUDGET,
+      efSearch: this.config.DOCUMENTS_SEARCH_HNSW_EF_SEARCH,
       filters: request.filters,
       codeOwner: request.code_owner,
     };
@@ -370,9 +372,9 @@ export class DocumentSearchService {
    */
   private parallelBranches(): boolean {
     return (
-      this.config.get('DOCUMENTS_SEARCH_PARALLEL_BRANCHES') &&
-      this.config.databaseUrl !== undefined &&
-      this.inFlight <= this.config.get('DOCUMENTS_SEARCH_PARALLEL_MAX_IN_FLIGHT')
+      this.config.DOCUMENTS_SEARCH_PARALLEL_BRANCHES &&
+      this.database.backend === 'native' &&
+      this.inFlight <= this.config.DOCUMENTS_SEARCH_PARALLEL_MAX_IN_FLIGHT
     );
   }
 

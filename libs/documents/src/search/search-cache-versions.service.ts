@@ -3,12 +3,12 @@ import { OnEvent } from '@nestjs/event-emitter';
 import { randomBytes } from 'node:crypto';
 import {
   APP_EVENTS,
-  AppConfig,
   CacheStore,
   type DocumentsChangedEvent,
   type TenantResyncEvent,
   type VersionedRead,
 } from '@app/platform';
+import { DocumentsConfig } from '../documents.config';
 
 const versionKey = (tenantId: string) => `documents:search-version:${tenantId}`;
 const entryKey = (tenantId: string, requestHash: string) => ({
@@ -27,12 +27,12 @@ const newVersion = () => randomBytes(12).toString('base64url');
 export class SearchCacheVersionsService {
   constructor(
     private readonly cache: CacheStore,
-    private readonly config: AppConfig,
+    private readonly config: DocumentsConfig,
   ) {}
 
   /** Not refreshed: an expired token only costs one round of misses, so a long TTL suffices. */
   private get versionTtlSeconds(): number {
-    return Math.max(86_400, 10 * this.config.get('DOCUMENTS_SEARCH_CACHE_TTL_SECONDS'));
+    return Math.max(86_400, 10 * this.config.DOCUMENTS_SEARCH_CACHE_TTL_SECONDS);
   }
 
   /** The tenant's current version and, when there is one, the entry cached under it. */

@@ -1,6 +1,6 @@
 import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import {
-  AppConfig,
+  PlatformConfig,
   AuthService,
   BACKGROUND_STATEMENT_TARGET_MS,
   BatchSizer,
@@ -12,6 +12,7 @@ import {
   runAsTenant,
   runInBackground,
 } from '@app/platform';
+import { OpsConfig } from '../ops.config';
 import { METRIC_STEPS } from '../data/ops-vocabulary';
 import { buildDemoDataset, DEMO_DATASET_VERSION, DemoScale } from './demo-dataset';
 import { DEMO_METRIC_EXPRESSIONS, DemoDataRepository } from './demo-data.repository';
@@ -105,7 +106,8 @@ export class DemoDataService implements OnModuleInit {
 
   constructor(
     private readonly repository: DemoDataRepository,
-    private readonly config: AppConfig,
+    private readonly config: OpsConfig,
+    private readonly platform: PlatformConfig,
     private readonly auth: AuthService,
     private readonly database: DatabaseInfo,
     private readonly health: HealthRegistry,
@@ -173,7 +175,7 @@ export class DemoDataService implements OnModuleInit {
    */
   async autoLoad(): Promise<void> {
     if (!this.autoLoadWanted()) return;
-    const mode = this.config.get('DEMO_DATA');
+    const mode = this.config.DEMO_DATA;
     const tenantId = await runAsSystem('demo: find the default tenant', () => this.waitForDefaultTenant());
     if (!tenantId) return;
     this.autoTenantId = tenantId;
@@ -182,7 +184,7 @@ export class DemoDataService implements OnModuleInit {
       if (load?.state === 'ready' && load.datasetVersion === DEMO_DATASET_VERSION) return;
       if (mode === 'auto' && load?.state === 'ready') return;
       await this.start(tenantId, {
-        scale: this.config.get('DEMO_DATA_SCALE'),
+        scale: this.config.DEMO_DATA_SCALE,
         takeOver: this.database.backend === 'embedded',
       });
     });
@@ -333,13 +335,13 @@ export class DemoDataService implements OnModuleInit {
 
   /** Whether this process loads the default tenant's demo data at start (DEMO_DATA, backend, environment). */
   autoLoadWanted(): boolean {
-    const mode = this.config.get('DEMO_DATA');
+    const mode = this.config.DEMO_DATA;
     if (mode === 'off') return false;
-    return mode === 'on' || (this.database.backend === 'embedded' && this.config.get('NODE_ENV') !== 'test');
+    return mode === 'on' || (this.database.backend === 'embedded' && this.platform.NODE_ENV !== 'test');
   }
 
   private async healthCheck() {
-    const mode = this.config.get('DEMO_DATA');
+    const mode = this.config.DEMO_DATA;
     if (!this.autoTenantId) {
       return this.autoLoadWanted()
         ? { status: 'ok' as const, mode, state: 'pending' as const }

@@ -1,14 +1,14 @@
 import { Injectable, Optional } from '@nestjs/common';
 import type { PoolClient, QueryResult } from 'pg';
 import {
-  AppConfig,
   ClusterLimits,
   currentDatabaseScope,
   DatabaseInfo,
   SQL_TOOL_ROLE,
   SqlToolDatabase,
 } from '@app/platform';
-import { BoundedSemaphore } from '@app/tools';
+import { BoundedSemaphore, ToolsConfig } from '@app/tools';
+import { OpsConfig } from '../ops.config';
 import { SQL_ROW_COUNTER, SQL_ROW_COUNTER_MAX } from './sql-row-counter.util';
 import { SqlToolTimeBudget } from './sql-tool-time-budget';
 
@@ -159,30 +159,26 @@ export class SqlToolRepository {
   constructor(
     private readonly sqlTool: SqlToolDatabase,
     private readonly database: DatabaseInfo,
-    private readonly config: AppConfig,
+    private readonly config: OpsConfig,
+    private readonly tools: ToolsConfig,
     @Optional() private readonly limits?: ClusterLimits,
   ) {
-    this.interruptsPerHour = config.get('EMBEDDED_SQL_INTERRUPTS_PER_HOUR');
+    this.interruptsPerHour = config.EMBEDDED_SQL_INTERRUPTS_PER_HOUR;
     const embedded = database.backend === 'embedded';
-    this.maxRowsExamined = config.get('SQL_TOOL_MAX_ROWS_EXAMINED') ?? (embedded ? 200_000 : 1_000_000);
-    this.maxTimeoutMs = embedded ? config.get('EMBEDDED_SQL_MAX_TIMEOUT_MS') : Number.POSITIVE_INFINITY;
-    this.secondsPerHour = embedded
-      ? config.get('EMBEDDED_SQL_SECONDS_PER_HOUR')
-      : config.get('SQL_TOOL_SECONDS_PER_HOUR');
+    this.maxRowsExamined = config.SQL_TOOL_MAX_ROWS_EXAMINED ?? (embedded ? 200_000 : 1_000_000);
+    this.maxTimeoutMs = embedded ? config.EMBEDDED_SQL_MAX_TIMEOUT_MS : Number.POSITIVE_INFINITY;
+    this.secondsPerHour = embedded ? config.EMBEDDED_SQL_SECONDS_PER_HOUR : config.SQL_TOOL_SECONDS_PER_HOUR;
     // Embedded: one query's maximum may be spent ahead; native: one query of the longest timeout_ms.
     this.budget = new SqlToolTimeBudget(
       this.secondsPerHour * 1000,
       Math.min(
-        embedded ? config.get('EMBEDDED_SQL_MAX_TIMEOUT_MS') : NATIVE_MAX_TIMEOUT_MS,
+        embedded ? config.EMBEDDED_SQL_MAX_TIMEOUT_MS : NATIVE_MAX_TIMEOUT_MS,
         this.secondsPerHour * 1000,
       ),
     );
     // Embedded runs one statement at a time: a second sql tool query would only wait inside the
     // database, its timeout running, ahead of other tenants' work. It waits here instead, uncharged.
-    this.share = new BoundedSemaphore(
-      config.get('SQL_TOOL_MAX_CONCURRENT') ??
-        (database.backend === 'embedded' ? 1 : Math.max(1, Math.floor(config.get('DATABASE_POOL_SIZE') / 2))),
-    );
+    this.share = new BoundedSemaphore(sqlTool.concurrency);
   }
 
   /**
@@ -246,10 +242,10 @@ export class SqlToolRepository {
    * throws SqlToolBusyError (429 RATE_LIMITED).
    */
   private async acquireTenantSlot(tenantId: string, timeoutMs: number): Promise<() => void> {
-    const limit = this.config.get('SQL_TOOL_MAX_CONCURRENT_PER_TENANT');
-    const waitMs = Math.max(0, Math.min(this.config.get('TOOL_QUEUE_WAIT_MS'), timeoutMs));
+    const limit = this.config.SQL_TOOL_MAX_CONCURRENT_PER_TENANT;
+    const waitMs = Math.max(0, Math.min(this.tools.TOOL_QUEUE_WAIT_MS, timeoutMs));
     const busy = () =>
-      new SqlToolBusyError(limit, Math.max(1, Math.ceil(this.config.get('TOOL_QUEUE_WAIT_MS') / 1000)));
+      new SqlToolBusyError(limit, Math.max(1, Math.ceil(this.tools.TOOL_QUEUE_WAIT_MS / 1000)));
     const deadline = Date.now() + waitMs;
     let semaphore = this.tenantSlots.get(tenantId);
     if (!semaphore) {
@@ -267,7 +263,7 @@ export class SqlToolRepository {
     }
     if (!this.limits) return releaseLocal;
     const key = `sql-tool:running:${tenantId}`;
-    const leaseSeconds = this.config.get('TOOL_SLOT_LEASE_SECONDS');
+    const leaseSeconds = this.tools.TOOL_SLOT_LEASE_SECONDS;
     for (let wait = 25; ; wait = Math.min(wait * 2, 250)) {
       const grant = await this.limits.acquire(key, { limit, leaseSeconds, keepAlive: true });
       if (grant.granted)

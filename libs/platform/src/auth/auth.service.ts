@@ -1,6 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { QueryFailedError } from 'typeorm';
-import { AppConfig } from '../config/app-config';
+import { PlatformConfig } from '../platform.config';
 import { retryReadOnce } from '../database/database-errors';
 import { runAsSystem, runAsTenant } from '../database/database-scope';
 import { AppException, ErrorKind, PlatformException, PlatformExceptionCode } from '../errors/app.exception';
@@ -80,7 +80,7 @@ export class AuthService {
 
   constructor(
     private readonly repository: AuthRepository,
-    private readonly config: AppConfig,
+    private readonly config: PlatformConfig,
   ) {}
 
   async authenticate(rawKey: string | undefined): Promise<Principal> {
@@ -146,7 +146,7 @@ export class AuthService {
   async createKey(tenantIdOrSlug: string, input: CreateKeyInput, actor: Principal | undefined) {
     const tenant = await this.getTenant(tenantIdOrSlug);
     const secret = generateApiKey();
-    const limit = this.config.get('API_KEYS_MAX_PER_TENANT');
+    const limit = this.config.API_KEYS_MAX_PER_TENANT;
     const created = await this.repository.createKeyWithin(
       { ...this.newKey(secret, input, actor, false), tenantId: tenant.id },
       limit,
@@ -190,7 +190,7 @@ export class AuthService {
   async bootstrapFirstAdmin(
     options: { canHandOver: boolean } = { canHandOver: true },
   ): Promise<{ secret?: string; created: boolean }> {
-    const supplied = this.config.get('ADMIN_API_KEY');
+    const supplied = this.config.ADMIN_API_KEY;
     const secret = supplied ?? generateApiKey();
     const created = await runAsSystem('bootstrap admin key', () =>
       this.repository.whenNoKeys(async (manager) => {

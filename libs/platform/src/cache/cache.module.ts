@@ -1,5 +1,5 @@
 import { Global, Inject, Injectable, Module, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
-import { AppConfig } from '../config/app-config';
+import { PlatformConfig } from '../platform.config';
 import { CacheStore } from './cache-store';
 import { ClusterLimits } from './cluster-limits';
 import { MemoryCacheStore } from './memory-cache.store';
@@ -19,13 +19,13 @@ class CacheLifecycle implements OnModuleInit, OnApplicationShutdown {
   }
 }
 
-export function createCacheStore(config: AppConfig, circuit?: RedisCircuitBreaker): CacheStore {
-  const url = config.redisUrl;
-  if (!url) return new MemoryCacheStore(config.get('CACHE_MAX_ENTRIES'));
+export function createCacheStore(config: PlatformConfig, circuit?: RedisCircuitBreaker): CacheStore {
+  const url = config.REDIS_URL;
+  if (!url) return new MemoryCacheStore(config.CACHE_MAX_ENTRIES);
   return new RedisCacheStore({
     url,
-    keyPrefix: config.get('CACHE_KEY_PREFIX'),
-    commandTimeoutMs: config.get('REDIS_COMMAND_TIMEOUT_MS'),
+    keyPrefix: config.CACHE_KEY_PREFIX,
+    commandTimeoutMs: config.REDIS_COMMAND_TIMEOUT_MS,
     circuit,
   });
 }
@@ -36,10 +36,10 @@ export function createCacheStore(config: AppConfig, circuit?: RedisCircuitBreake
     // One per process, shared by every client of REDIS_URL (cache, rate limits).
     {
       provide: RedisCircuitBreaker,
-      inject: [AppConfig],
-      useFactory: (config: AppConfig) => new RedisCircuitBreaker(config.get('REDIS_CIRCUIT_COOLDOWN_MS')),
+      inject: [PlatformConfig],
+      useFactory: (config: PlatformConfig) => new RedisCircuitBreaker(config.REDIS_CIRCUIT_COOLDOWN_MS),
     },
-    { provide: CacheStore, inject: [AppConfig, RedisCircuitBreaker], useFactory: createCacheStore },
+    { provide: CacheStore, inject: [PlatformConfig, RedisCircuitBreaker], useFactory: createCacheStore },
     ClusterLimits,
     CacheLifecycle,
   ],

@@ -2,7 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { createHash } from 'node:crypto';
 import { DataSource, QueryRunner } from 'typeorm';
-import { AppConfig } from '../config/app-config';
+import { PlatformConfig } from '../platform.config';
 import { runInBackground } from '../database/database-priority';
 
 /** Two 32-bit keys from a job name (namespace 0x6f707331 = "ops1"), stable across processes. */
@@ -37,7 +37,7 @@ export class ClusterLock {
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
-    private readonly config: AppConfig,
+    private readonly config: PlatformConfig,
   ) {}
 
   /**
@@ -49,7 +49,7 @@ export class ClusterLock {
     job: () => Promise<T>,
     options: ClusterRunOptions = {},
   ): Promise<{ skipped: false; result: T } | { skipped: true }> {
-    if (!this.config.databaseUrl) return { skipped: false, result: await runInBackground(job) };
+    if (!this.config.DATABASE_URL) return { skipped: false, result: await runInBackground(job) };
     const [space, key] = advisoryKeyOf(name);
     const runner = this.dataSource.createQueryRunner();
     await runner.connect();

@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { AppConfig } from '../config/app-config';
-import type { AppRoleName } from '../config/environment';
+import { PlatformConfig, type AppRoleName } from '../platform.config';
 
 /**
  * What this process does in the cluster (APP_ROLE). One-shot contexts (CLI, stdio MCP) are built
@@ -10,8 +9,8 @@ import type { AppRoleName } from '../config/environment';
 export class ProcessRole {
   readonly role: AppRoleName;
 
-  constructor(config: AppConfig) {
-    this.role = config.get('APP_ROLE');
+  constructor(config: PlatformConfig) {
+    this.role = config.APP_ROLE;
   }
 
   /** Serves the public HTTP API (a worker answers /health only). */

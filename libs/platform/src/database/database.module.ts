@@ -2,7 +2,7 @@ import { Global, Inject, Injectable, Logger, Module, OnApplicationShutdown, Opti
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { DataSource, DataSourceOptions } from 'typeorm';
 import { APP_ROLE, SQL_TOOL_ROLE, SYSTEM_ROLE } from '@app/migrations';
-import { AppConfig } from '../config/app-config';
+import { PlatformConfig } from '../platform.config';
 import { buildDataSourceOptions, DatabaseBackend } from './data-source-options';
 import { DatabasePreparation, prepareDatabase } from './database-preparation';
 import { EmbeddedPostgres, embeddedMaxConnections } from './embedded-postgres';
@@ -120,15 +120,12 @@ class DatabaseLifecycle implements OnApplicationShutdown {
   providers: [
     {
       provide: EMBEDDED_POSTGRES,
-      inject: [AppConfig],
+      inject: [PlatformConfig],
       // The server's main() may have started it already (EmbeddedPostgres.startEarly): it is taken over.
-      useFactory: (config: AppConfig): EmbeddedPostgres | null =>
-        config.databaseUrl
+      useFactory: (config: PlatformConfig): EmbeddedPostgres | null =>
+        config.DATABASE_URL
           ? null
-          : EmbeddedPostgres.forDataDir(
-              config.dataDir,
-              embeddedMaxConnections(config.get('DATABASE_POOL_SIZE')),
-            ),
+          : EmbeddedPostgres.forDataDir(config.dataDir, embeddedMaxConnections(config.DATABASE_POOL_SIZE)),
     },
   ],
   exports: [EMBEDDED_POSTGRES],
@@ -141,20 +138,20 @@ class EmbeddedPostgresModule {}
     EmbeddedPostgresModule,
     TypeOrmModule.forRootAsync({
       imports: [EmbeddedPostgresModule],
-      inject: [AppConfig, EMBEDDED_POSTGRES],
-      useFactory: async (config: AppConfig, embedded: EmbeddedPostgres | null) => {
+      inject: [PlatformConfig, EMBEDDED_POSTGRES],
+      useFactory: async (config: PlatformConfig, embedded: EmbeddedPostgres | null) => {
         const connection = embedded ? await embedded.start() : undefined;
         const settings = {
-          databaseUrl: config.databaseUrl,
+          databaseUrl: config.DATABASE_URL,
           embedded: connection,
-          poolSize: config.get('DATABASE_POOL_SIZE'),
-          statementTimeoutMs: config.get('DATABASE_STATEMENT_TIMEOUT_MS'),
+          poolSize: config.DATABASE_POOL_SIZE,
+          statementTimeoutMs: config.DATABASE_STATEMENT_TIMEOUT_MS,
         };
         const preparation: DatabasePreparation = {
           // Migrations run as the owner on a pool of their own; the application's pool never can.
           migration: buildDataSourceOptions({
             ...settings,
-            databaseUrl: config.get('DATABASE_MIGRATION_URL') ?? config.databaseUrl,
+            databaseUrl: config.DATABASE_MIGRATION_URL ?? config.DATABASE_URL,
             poolSize: 1,
             statementTimeoutMs: 0,
             applicationName: 'ops-api-migrate',
@@ -164,7 +161,7 @@ class EmbeddedPostgresModule {}
             ? undefined
             : buildDataSourceOptions({
                 ...settings,
-                databaseUrl: config.get('DATABASE_SYSTEM_URL') ?? roleUrl(config.databaseUrl, SYSTEM_ROLE),
+                databaseUrl: config.DATABASE_SYSTEM_URL ?? roleUrl(config.DATABASE_URL, SYSTEM_ROLE),
                 poolSize: Math.max(2, Math.ceil(settings.poolSize / 2)),
                 applicationName: 'ops-api-system',
               }),
@@ -186,23 +183,26 @@ class EmbeddedPostgresModule {}
     DatabaseLifecycle,
     {
       provide: SqlToolDatabase,
-      inject: [AppConfig, DataSource],
-      useFactory: (config: AppConfig, dataSource: DataSource) =>
-        openSqlToolDatabase(dataSource, {
-          databaseUrl: config.databaseUrl
-            ? (config.get('DATABASE_SQL_TOOL_URL') ?? roleUrl(config.databaseUrl, SQL_TOOL_ROLE))
-            : undefined,
-          poolSize:
-            config.get('SQL_TOOL_MAX_CONCURRENT') ??
-            Math.max(1, Math.floor(config.get('DATABASE_POOL_SIZE') / 2)),
-          statementTimeoutMs: config.get('DATABASE_STATEMENT_TIMEOUT_MS'),
-        }),
+      inject: [PlatformConfig, DataSource],
+      useFactory: (config: PlatformConfig, dataSource: DataSource) =>
+        openSqlToolDatabase(
+          dataSource,
+          {
+            databaseUrl: config.DATABASE_URL
+              ? (config.DATABASE_SQL_TOOL_URL ?? roleUrl(config.DATABASE_URL, SQL_TOOL_ROLE))
+              : undefined,
+            poolSize:
+              config.SQL_TOOL_MAX_CONCURRENT ?? Math.max(1, Math.floor(config.DATABASE_POOL_SIZE / 2)),
+            statementTimeoutMs: config.DATABASE_STATEMENT_TIMEOUT_MS,
+          },
+          config.SQL_TOOL_MAX_CONCURRENT ?? 1,
+        ),
     },
     {
       provide: DatabaseInfo,
-      inject: [AppConfig, DataSource, EMBEDDED_POSTGRES],
-      useFactory: (config: AppConfig, dataSource: DataSource, embedded: EmbeddedPostgres | null) =>
-        new DatabaseInfo(config.databaseUrl ? 'native' : 'embedded', dataSource, embedded),
+      inject: [PlatformConfig, DataSource, EMBEDDED_POSTGRES],
+      useFactory: (config: PlatformConfig, dataSource: DataSource, embedded: EmbeddedPostgres | null) =>
+        new DatabaseInfo(config.DATABASE_URL ? 'native' : 'embedded', dataSource, embedded),
     },
   ],
   exports: [DatabaseInfo, SqlToolDatabase],

@@ -15,6 +15,11 @@ export class SqlToolDatabase {
     /** The role each transaction must switch to; null: the connection already is that role. */
     readonly switchToRole: string | null,
     private readonly ownsDataSource: boolean,
+    /**
+     * sql tool queries this process runs at once (SQL_TOOL_MAX_CONCURRENT): the native pool's size;
+     * embedded, 1 unless set (the database runs one statement at a time, a second query waits outside it).
+     */
+    readonly concurrency = 1,
   ) {}
 
   async close(): Promise<void> {
@@ -35,15 +40,22 @@ export function roleUrl(url: string | undefined, role: string): string | undefin
 export async function openSqlToolDatabase(
   application: DataSource,
   settings: { databaseUrl?: string; poolSize: number; statementTimeoutMs: number },
+  embeddedConcurrency = 1,
 ): Promise<SqlToolDatabase> {
-  if (!settings.databaseUrl) return new SqlToolDatabase(application, SQL_TOOL_ROLE, false);
+  if (!settings.databaseUrl)
+    return new SqlToolDatabase(application, SQL_TOOL_ROLE, false, embeddedConcurrency);
   const dataSource = new DataSource(
     buildDataSourceOptions({ ...settings, applicationName: 'ops-api-sql-tool' }),
   );
   await dataSource.initialize();
   try {
     const [login]: Array<{ name: string }> = await dataSource.query('SELECT current_user AS name');
-    return new SqlToolDatabase(dataSource, login.name === SQL_TOOL_ROLE ? null : SQL_TOOL_ROLE, true);
+    return new SqlToolDatabase(
+      dataSource,
+      login.name === SQL_TOOL_ROLE ? null : SQL_TOOL_ROLE,
+      true,
+      settings.poolSize,
+    );
   } catch (error) {
     await dataSource.destroy().catch(() => undefined);
     throw error;

@@ -1,7 +1,7 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown, Optional } from '@nestjs/common';
 import { SchedulerRegistry } from '@nestjs/schedule';
 import { CacheStore } from '../cache/cache-store';
-import { AppConfig } from '../config/app-config';
+import { PlatformConfig } from '../platform.config';
 import { runAsSystem } from '../database/database-scope';
 import { type ChangeDomain, EventBus } from './app-events';
 import { ChangeBus } from './change-bus';
@@ -38,7 +38,7 @@ export class ChangePropagation implements OnApplicationBootstrap, OnApplicationS
     private readonly bus: ChangeBus,
     private readonly events: EventBus,
     private readonly generations: ChangeGenerationsRepository,
-    private readonly config: AppConfig,
+    private readonly config: PlatformConfig,
     private readonly cache: CacheStore,
     @Optional() private readonly scheduler?: SchedulerRegistry,
   ) {}
@@ -58,12 +58,12 @@ export class ChangePropagation implements OnApplicationBootstrap, OnApplicationS
       reconnected: () => void this.poll(),
     });
     // Embedded: one process, nothing to converge with.
-    this.polls = Boolean(this.config.databaseUrl);
+    this.polls = Boolean(this.config.DATABASE_URL);
     if (!this.polls) return;
     this.known = await this.read().catch(() => new Map<string, TenantGenerations>());
     // One-shot contexts (CLI) do not live long enough to need the timer.
     if (!this.scheduler) return;
-    this.timer = setInterval(() => void this.poll(), this.config.get('CHANGE_POLL_SECONDS') * 1000);
+    this.timer = setInterval(() => void this.poll(), this.config.CHANGE_POLL_SECONDS * 1000);
     this.timer.unref();
   }
 

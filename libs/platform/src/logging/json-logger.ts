@@ -1,6 +1,6 @@
 import { LoggerService, LogLevel } from '@nestjs/common';
 import { RequestContext } from '../context/request-context';
-import type { LogLevelName } from '../config/environment';
+import type { LogLevelName } from '../platform.config';
 
 const SEVERITY: Record<LogLevelName, number> = { debug: 10, info: 20, warn: 30, error: 40 };
 const NEST_LEVEL: Record<LogLevel, LogLevelName> = {

@@ -2,7 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { AppConfig } from '../config/app-config';
+import { PlatformConfig } from '../platform.config';
 import { ErrorKind, PlatformException, PlatformExceptionCode } from '../errors/app.exception';
 import { parseSecretsKey, SECRETS_KEY_BYTES } from './secret-cipher.util';
 
@@ -18,7 +18,7 @@ export class SecretsKeyring {
   private readonly logger = new Logger(SecretsKeyring.name);
   private key: Buffer | null | undefined;
 
-  constructor(private readonly config: AppConfig) {}
+  constructor(private readonly config: PlatformConfig) {}
 
   /** The key, or a 503 saying how to configure one. */
   current(): Buffer {
@@ -34,9 +34,9 @@ export class SecretsKeyring {
   }
 
   private load(): Buffer | null {
-    const configured = this.config.get('SECRETS_KEY');
+    const configured = this.config.SECRETS_KEY;
     if (configured) return parseSecretsKey(configured);
-    if (this.config.databaseUrl) return null;
+    if (this.config.DATABASE_URL) return null;
     const file = path.join(this.config.dataDir, SECRETS_KEY_FILE);
     try {
       const key = parseSecretsKey(readFileSync(file, 'utf8'));

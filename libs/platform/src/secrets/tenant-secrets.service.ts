@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { AppConfig } from '../config/app-config';
+import { PlatformConfig } from '../platform.config';
 import { AuthRepository } from '../auth/auth.repository';
 import { ErrorKind, PlatformException, PlatformExceptionCode } from '../errors/app.exception';
 import { openSecret, sealSecret } from './secret-cipher.util';
@@ -42,9 +42,9 @@ export class TenantSecretsService {
     private readonly repository: TenantSecretsRepository,
     private readonly keyring: SecretsKeyring,
     private readonly auth: AuthRepository,
-    config: AppConfig,
+    config: PlatformConfig,
   ) {
-    this.grants = parseSecretEnvGrants(config.get('SECRET_ENV_GRANTS'));
+    this.grants = parseSecretEnvGrants(config.SECRET_ENV_GRANTS);
   }
 
   async put(tenantId: string, name: string, value: string, actor: string): Promise<TenantSecretView> {

@@ -1,11 +1,12 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
-import { AppConfig } from '@app/platform';
+
 import { SideEffectGate } from '../core/side-effect-gate';
 import { ToolRegistry } from '../core/tool-registry';
 import type { PendingAction, ToolContext, ToolResult } from '../core/tool.types';
 import { PendingActionEntity, PendingActionStatus } from './pending-action.entity';
 import { PendingActionException } from './pending-action.exception';
 import { PendingActionRepository } from './pending-action.repository';
+import { ToolsConfig } from '../tools.config';
 
 /** A confirmed run may take as long as the tool allows; this bounds the wait of the confirming request. */
 const CONFIRMED_RUN_DEADLINE_MS = 120_000;
@@ -85,7 +86,7 @@ export class PendingActionService extends SideEffectGate implements OnModuleInit
   constructor(
     private readonly repository: PendingActionRepository,
     private readonly registry: ToolRegistry,
-    private readonly config: AppConfig,
+    private readonly config: ToolsConfig,
   ) {
     super();
   }
@@ -115,7 +116,7 @@ export class PendingActionService extends SideEffectGate implements OnModuleInit
       caller: context.caller ?? 'system',
       requestedBy: context.userId,
       requestId: context.requestId || null,
-      expiresAt: new Date(Date.now() + this.config.get('TOOL_ACTION_TTL_SECONDS') * 1000),
+      expiresAt: new Date(Date.now() + this.config.TOOL_ACTION_TTL_SECONDS * 1000),
     });
     return {
       status: 'pending_confirmation',

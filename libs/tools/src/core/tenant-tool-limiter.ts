@@ -1,6 +1,7 @@
 import { Injectable, Optional } from '@nestjs/common';
-import { AppConfig, ClusterLimits } from '@app/platform';
+import { ClusterLimits } from '@app/platform';
 import { BoundedSemaphore } from './bounded-semaphore';
+import { ToolsConfig } from '../tools.config';
 
 /** Resolves after `ms`, or at once when the signal aborts. */
 function pause(ms: number, signal: AbortSignal): Promise<void> {
@@ -29,20 +30,20 @@ export class TenantToolLimiter {
   private readonly tenants = new Map<string, BoundedSemaphore>();
 
   constructor(
-    private readonly config: AppConfig,
+    private readonly config: ToolsConfig,
     @Optional() private readonly limits?: ClusterLimits,
   ) {}
 
   /** A release function, or null when the tenant's runs stayed busy for longer than the queue bound. */
   async acquire(tenantId: string, signal: AbortSignal): Promise<(() => void) | null> {
-    const limit = this.config.get('TOOL_MAX_CONCURRENT_PER_TENANT');
-    const deadline = Date.now() + this.config.get('TOOL_QUEUE_WAIT_MS');
+    const limit = this.config.TOOL_MAX_CONCURRENT_PER_TENANT;
+    const deadline = Date.now() + this.config.TOOL_QUEUE_WAIT_MS;
     let semaphore = this.tenants.get(tenantId);
     if (!semaphore) {
       semaphore = new BoundedSemaphore(limit);
       this.tenants.set(tenantId, semaphore);
     }
-    const releaseHere = await semaphore.acquire(this.config.get('TOOL_QUEUE_WAIT_MS'), signal);
+    const releaseHere = await semaphore.acquire(this.config.TOOL_QUEUE_WAIT_MS, signal);
     if (!releaseHere) return null;
     const releaseLocal = () => {
       releaseHere();
@@ -51,7 +52,7 @@ export class TenantToolLimiter {
     if (!this.limits) return releaseLocal;
 
     const key = `tools:running:${tenantId}`;
-    const leaseSeconds = this.config.get('TOOL_SLOT_LEASE_SECONDS');
+    const leaseSeconds = this.config.TOOL_SLOT_LEASE_SECONDS;
     for (let wait = 25; ; wait = Math.min(wait * 2, 250)) {
       const grant = await this.limits.acquire(key, { limit, leaseSeconds, keepAlive: true });
       if (grant.granted) {
@@ -70,6 +71,6 @@ export class TenantToolLimiter {
   }
 
   get retryAfterSeconds(): number {
-    return Math.max(1, Math.ceil(this.config.get('TOOL_QUEUE_WAIT_MS') / 1000));
+    return Math.max(1, Math.ceil(this.config.TOOL_QUEUE_WAIT_MS / 1000));
   }
 }

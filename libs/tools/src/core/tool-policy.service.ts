@@ -1,14 +1,8 @@
 import { Injectable, Optional } from '@nestjs/common';
 import { PublishedAssetReader, type ToolAccessRule, type ToolAccessSettings } from '@app/asset-registry';
-import {
-  AppConfig,
-  ClusterLimits,
-  MemoryCacheStore,
-  RequestContext,
-  type Role,
-  roleSatisfiesAny,
-} from '@app/platform';
+import { ClusterLimits, MemoryCacheStore, RequestContext, type Role, roleSatisfiesAny } from '@app/platform';
 import { ToolContext, ToolErrorCode } from './tool.types';
+import { ToolsConfig } from '../tools.config';
 
 const WINDOW_SECONDS = 60;
 const DEFAULT_LEASE_SECONDS = 30;
@@ -61,7 +55,7 @@ export class ToolPolicyService {
   constructor(
     @Optional() private readonly reader?: PublishedAssetReader,
     @Optional() limits?: ClusterLimits,
-    @Optional() private readonly config?: AppConfig,
+    @Optional() private readonly config?: ToolsConfig,
   ) {
     this.limits = limits ?? new ClusterLimits(new MemoryCacheStore(1000));
   }
@@ -119,7 +113,7 @@ export class ToolPolicyService {
     if (!rule.max_concurrent) return { allowed: true, release: () => undefined };
     const grant = await this.limits.acquire(`tools:policy-running:${key}`, {
       limit: rule.max_concurrent,
-      leaseSeconds: this.config?.get('TOOL_SLOT_LEASE_SECONDS') ?? DEFAULT_LEASE_SECONDS,
+      leaseSeconds: this.config?.TOOL_SLOT_LEASE_SECONDS ?? DEFAULT_LEASE_SECONDS,
       keepAlive: true,
     });
     if (!grant.granted) {

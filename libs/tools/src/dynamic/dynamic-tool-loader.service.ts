@@ -3,7 +3,6 @@ import { OnEvent } from '@nestjs/event-emitter';
 import { PublishedAsset, PublishedAssetReader, PublishedContent, ToolAssetSpec } from '@app/asset-registry';
 import {
   APP_EVENTS,
-  AppConfig,
   AssetLifecycleEvent,
   runAsSystem,
   runAsTenant,
@@ -14,6 +13,7 @@ import { Tool } from '../core/tool.types';
 import { ToolKindRegistry } from '../kinds/tool-kind.registry';
 import { STAGE_TOOL_NAME, STAGE_TOOL_KIND, StageAssetTool, stageStepTools } from '../stage/stage-asset.tool';
 import { StageExecutorService } from '../stage/stage-executor.service';
+import { ToolsConfig } from '../tools.config';
 
 /**
  * Asset types that become tools when published: tool assets, query assets (the query registry) and
@@ -37,7 +37,7 @@ export class DynamicToolLoader implements OnApplicationBootstrap {
     private readonly reader: PublishedAssetReader,
     private readonly kinds: ToolKindRegistry,
     private readonly stages: StageExecutorService,
-    private readonly config: AppConfig,
+    private readonly config: ToolsConfig,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
@@ -237,7 +237,7 @@ export class DynamicToolLoader implements OnApplicationBootstrap {
     const hasSideEffects = stageStepTools(asset.snapshot.content).some(
       (name) => this.registry.definition(tenantId, name)?.has_side_effects === true,
     );
-    return new StageAssetTool(asset, hasSideEffects, this.config.get('STAGE_TIMEOUT_MS'), this.stages);
+    return new StageAssetTool(asset, hasSideEffects, this.config.STAGE_TIMEOUT_MS, this.stages);
   }
 
   private remember(tenantId: string, assetId: string, name: string): void {

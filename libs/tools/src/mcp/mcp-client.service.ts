@@ -5,10 +5,11 @@ import {
   OnApplicationShutdown,
   OnModuleInit,
 } from '@nestjs/common';
-import { AppConfig, HealthRegistry } from '@app/platform';
+import { HealthRegistry } from '@app/platform';
 import { ToolRegistry } from '../core/tool-registry';
 import { McpConnectionStatus, McpServerConnection } from './mcp-server-connection';
 import { McpServerConfig, parseMcpServers } from './mcp-servers.config';
+import { ToolsConfig } from '../tools.config';
 
 /**
  * Connects the external MCP servers of `MCP_SERVERS` at startup without waiting for them (a slow or
@@ -22,11 +23,11 @@ export class McpClientService implements OnModuleInit, OnApplicationBootstrap, O
   private readonly connections = new Map<string, McpServerConnection>();
 
   constructor(
-    config: AppConfig,
+    config: ToolsConfig,
     private readonly registry: ToolRegistry,
     private readonly health: HealthRegistry,
   ) {
-    this.configs = parseMcpServers(config.get('MCP_SERVERS'));
+    this.configs = parseMcpServers(config.MCP_SERVERS);
   }
 
   onModuleInit(): void {

@@ -3,10 +3,11 @@ import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { randomUUID } from 'node:crypto';
-import { AppConfig, ClusterLimits, type Principal } from '@app/platform';
+import { ClusterLimits, type Principal } from '@app/platform';
 import { mcpServer, mcpServerHttp, mcpTypes } from './mcp-sdk';
 import { McpSessionRecords, type McpSessionRecord } from './mcp-session-records';
 import { McpToolServer } from './mcp-tool-server.service';
+import { ToolsConfig } from '../tools.config';
 
 interface Session {
   transport: StreamableHTTPServerTransport;
@@ -67,13 +68,13 @@ export class McpHttpSessions implements OnModuleDestroy {
 
   constructor(
     private readonly mcpServer: McpToolServer,
-    private readonly config: AppConfig,
+    private readonly config: ToolsConfig,
     private readonly records: McpSessionRecords,
     private readonly limits: ClusterLimits,
   ) {}
 
   private get idleMs(): number {
-    return this.config.get('MCP_SESSION_IDLE_SECONDS') * 1000;
+    return this.config.MCP_SESSION_IDLE_SECONDS * 1000;
   }
 
   /** This process's open sessions. */
@@ -116,9 +117,9 @@ export class McpHttpSessions implements OnModuleDestroy {
     const id = randomUUID();
     const owner: SlotOwner = { tenantId: principal.tenantId, keyId: principal.keyId };
     const tenantId = principal.tenantId;
-    const perTenant = this.config.get('MCP_MAX_SESSIONS_PER_TENANT');
-    const perKey = Math.min(this.config.get('MCP_MAX_SESSIONS_PER_KEY'), perTenant);
-    const leaseSeconds = this.config.get('MCP_SESSION_IDLE_SECONDS');
+    const perTenant = this.config.MCP_MAX_SESSIONS_PER_TENANT;
+    const perKey = Math.min(this.config.MCP_MAX_SESSIONS_PER_KEY, perTenant);
+    const leaseSeconds = this.config.MCP_SESSION_IDLE_SECONDS;
     const keySlot = await this.limits.acquire(apiKeyKey(principal.keyId), {
       holder: id,
       limit: perKey,
@@ -154,7 +155,7 @@ export class McpHttpSessions implements OnModuleDestroy {
     }
     const globalSlot = await this.limits.acquire(ALL_SESSIONS_KEY, {
       holder: id,
-      limit: this.config.get('MCP_MAX_SESSIONS'),
+      limit: this.config.MCP_MAX_SESSIONS,
       leaseSeconds,
     });
     if (!globalSlot.granted) {
@@ -329,7 +330,7 @@ export class McpHttpSessions implements OnModuleDestroy {
   }
 
   private async renewSlots(owner: SlotOwner, sessionId: string): Promise<void> {
-    const leaseSeconds = this.config.get('MCP_SESSION_IDLE_SECONDS');
+    const leaseSeconds = this.config.MCP_SESSION_IDLE_SECONDS;
     await Promise.all([
       this.limits.renew(apiKeyKey(owner.keyId), sessionId, leaseSeconds),
       this.limits.renew(tenantKey(owner.tenantId), sessionId, leaseSeconds),

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { AppConfig, CacheStore } from '@app/platform';
+import { CacheStore } from '@app/platform';
+import { ToolsConfig } from '../tools.config';
 
 /** What any replica needs to serve a session another one opened (the transport itself stays local). */
 export interface McpSessionRecord {
@@ -26,7 +27,7 @@ const key = (sessionId: string) => `mcp:session:${sessionId}`;
 export class McpSessionRecords {
   constructor(
     private readonly cache: CacheStore,
-    private readonly config: AppConfig,
+    private readonly config: ToolsConfig,
   ) {}
 
   get shared(): boolean {
@@ -34,7 +35,7 @@ export class McpSessionRecords {
   }
 
   private get ttlSeconds(): number {
-    return this.config.get('MCP_SESSION_IDLE_SECONDS');
+    return this.config.MCP_SESSION_IDLE_SECONDS;
   }
 
   async save(sessionId: string, record: McpSessionRecord): Promise<void> {

@@ -1,5 +1,4 @@
 import type { DiscoveryService } from '@nestjs/core';
-import type { AppConfig } from '@app/platform';
 import { ToolRegistry } from '../core/tool-registry';
 import {
   ToolError,
@@ -11,6 +10,7 @@ import {
 import { StageExecutorService, type StageCaller } from './stage-executor.service';
 import { StageException } from './stage.exception';
 import type { StageRunRepository } from './stage-run.repository';
+import type { ToolsConfig } from '../tools.config';
 
 function tool(name: string, run: (input: Record<string, unknown>) => ToolOutput | Promise<ToolOutput>): Tool {
   return {
@@ -49,7 +49,7 @@ function executor() {
     finish: (_id: string, status: string) => (stored.push({ status }), Promise.resolve()),
   } as unknown as StageRunRepository;
   const settings: Record<string, number> = { STAGE_TIMEOUT_MS: 10_000, STAGE_MAX_CONCURRENCY: 4 };
-  const config = { get: (key: string) => settings[key] } as unknown as AppConfig;
+  const config = { ...settings } as unknown as ToolsConfig;
   return { service: new StageExecutorService(registry, runs, config), stored };
 }
 

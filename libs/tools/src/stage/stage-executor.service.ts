@@ -1,6 +1,6 @@
 import { Injectable, Optional } from '@nestjs/common';
 import { PublishedAssetReader } from '@app/asset-registry';
-import { AppConfig, type RunEventSink } from '@app/platform';
+import { type RunEventSink } from '@app/platform';
 import { BoundedSemaphore } from '../core/bounded-semaphore';
 import { SchemaValidator } from '../core/schema-validator';
 import { ToolRegistry } from '../core/tool-registry';
@@ -19,6 +19,7 @@ import { SeedPlan, seedPlanToStage } from './seed-plan.util';
 import { StageException, StageProblem } from './stage.exception';
 import { StageRunEntity, StageRunStatus } from './stage-run.entity';
 import { StageRunQuery, StageRunRepository } from './stage-run.repository';
+import { ToolsConfig } from '../tools.config';
 
 /** One stage: steps (parallel where independent) and, optionally, an output mapping over their results. */
 export interface StageDefinition {
@@ -188,7 +189,7 @@ export class StageExecutorService {
   constructor(
     private readonly registry: ToolRegistry,
     private readonly runs: StageRunRepository,
-    private readonly config: AppConfig,
+    private readonly config: ToolsConfig,
     @Optional() private readonly published?: PublishedAssetReader,
     @Optional() private readonly seedPlan?: SeedPlanShape,
   ) {}
@@ -355,7 +356,7 @@ export class StageExecutorService {
     const planned = this.planStages(caller.tenantId, request.stages, shape.single);
     const startedAt = new Date();
     const started = performance.now();
-    const ownDeadline = Date.now() + (request.timeout_ms ?? this.config.get('STAGE_TIMEOUT_MS'));
+    const ownDeadline = Date.now() + (request.timeout_ms ?? this.config.STAGE_TIMEOUT_MS);
     const deadline = caller.deadline ? Math.min(caller.deadline, ownDeadline) : ownDeadline;
     const runId = await this.runs.start({
       tenantId: caller.tenantId,
@@ -494,7 +495,7 @@ export class StageExecutorService {
     run: { started: number; deadline: number; signal: AbortSignal; tag?: string },
   ): Promise<{ stepResults: StageStepResult[]; byId: Map<string, ToolResult> }> {
     const { started, deadline, signal, tag } = run;
-    const semaphore = new BoundedSemaphore(this.config.get('STAGE_MAX_CONCURRENCY'));
+    const semaphore = new BoundedSemaphore(this.config.STAGE_MAX_CONCURRENCY);
     const outcomes = new Map<string, Promise<StageStepResult>>();
     const resultsById = new Map<string, ToolResult>();
     const runStep = async (step: PlannedStep): Promise<StageStepResult> => {

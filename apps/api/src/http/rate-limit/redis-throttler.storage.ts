@@ -2,7 +2,7 @@ import { Injectable, Logger, OnApplicationShutdown, OnModuleInit } from '@nestjs
 import { ThrottlerStorage, ThrottlerStorageService } from '@nestjs/throttler';
 import type { ThrottlerStorageRecord } from '@nestjs/throttler/dist/throttler-storage-record.interface';
 import type Redis from 'ioredis';
-import { AppConfig, ioredis, RedisCircuitBreaker } from '@app/platform';
+import { ioredis, PlatformConfig, RedisCircuitBreaker } from '@app/platform';
 
 // A fixed window per key: the first hit starts it; the count and the window's remaining time come
 // back in one round trip.
@@ -32,15 +32,15 @@ export class RateLimitStorage implements ThrottlerStorage, OnModuleInit, OnAppli
   private outageReported = false;
 
   constructor(
-    config: AppConfig,
+    config: PlatformConfig,
     private readonly circuit: RedisCircuitBreaker,
   ) {
-    const url = config.redisUrl;
+    const url = config.REDIS_URL;
     if (!url) return;
-    const timeout = config.get('REDIS_COMMAND_TIMEOUT_MS');
+    const timeout = config.REDIS_COMMAND_TIMEOUT_MS;
     this.redis = new (ioredis().default)(url, {
       lazyConnect: true,
-      keyPrefix: `${config.get('CACHE_KEY_PREFIX')}ratelimit:`,
+      keyPrefix: `${config.CACHE_KEY_PREFIX}ratelimit:`,
       enableOfflineQueue: false,
       commandTimeout: timeout,
       connectTimeout: Math.max(1000, timeout * 4),

@@ -1,8 +1,9 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown, Optional } from '@nestjs/common';
 import { SchedulerRegistry } from '@nestjs/schedule';
-import { AppConfig, PeriodicSweep, ProcessRole, runAsTenant } from '@app/platform';
+import { PeriodicSweep, ProcessRole, runAsTenant } from '@app/platform';
 import { ToolCallingAgentService } from '../tool-calling-agent.service';
 import { AgentRunRepository } from './agent-run.repository';
+import { AssistantConfig } from '../../assistant.config';
 
 /**
  * Takes over agent runs stuck in `resuming`: the process that was continuing one (after the last
@@ -21,7 +22,7 @@ export class AgentRunJanitor implements OnApplicationBootstrap, OnApplicationShu
   );
 
   constructor(
-    private readonly config: AppConfig,
+    private readonly config: AssistantConfig,
     private readonly runs: AgentRunRepository,
     private readonly agent: ToolCallingAgentService,
     private readonly role: ProcessRole,
@@ -30,7 +31,7 @@ export class AgentRunJanitor implements OnApplicationBootstrap, OnApplicationShu
 
   onApplicationBootstrap(): void {
     if (!this.scheduler || !this.role.runsSchedulers) return;
-    this.takeovers.start(this.config.get('AGENT_RESUME_CHECK_SECONDS') * 1000);
+    this.takeovers.start(this.config.AGENT_RESUME_CHECK_SECONDS * 1000);
   }
 
   async onApplicationShutdown(): Promise<void> {
@@ -43,8 +44,8 @@ export class AgentRunJanitor implements OnApplicationBootstrap, OnApplicationShu
   }
 
   private async takeOver(): Promise<number> {
-    const claimed = await this.runs.claimStuckResuming(this.config.get('AGENT_RESUME_LEASE_SECONDS'));
-    const maxAttempts = this.config.get('AGENT_RESUME_MAX_ATTEMPTS');
+    const claimed = await this.runs.claimStuckResuming(this.config.AGENT_RESUME_LEASE_SECONDS);
+    const maxAttempts = this.config.AGENT_RESUME_MAX_ATTEMPTS;
     for (const run of claimed) {
       const takeovers = Number((run.state as { takeovers?: number } | null)?.takeovers ?? 1);
       await runAsTenant(run.tenantId, async () => {

@@ -2,7 +2,6 @@ import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown, Opti
 import { SchedulerRegistry } from '@nestjs/schedule';
 import { randomUUID } from 'node:crypto';
 import {
-  AppConfig,
   PlatformException,
   PlatformExceptionCode,
   PeriodicSweep,
@@ -20,6 +19,7 @@ import {
   WEBHOOK_SECRET_NAME,
   WEBHOOK_SECRET_REF,
 } from './webhook-signature.util';
+import { AssistantConfig } from '../../assistant.config';
 
 /** Longest wait between two attempts, whatever WEBHOOK_RETRY_BASE_SECONDS doubles to. */
 const MAX_BACKOFF_SECONDS = 3600;
@@ -71,7 +71,7 @@ export class RunWebhookService implements OnApplicationBootstrap, OnApplicationS
   );
 
   constructor(
-    private readonly config: AppConfig,
+    private readonly config: AssistantConfig,
     private readonly deliveries: AgentRunDeliveryRepository,
     private readonly client: OutboundHttpClient,
     private readonly secrets: TenantSecretsService,
@@ -81,7 +81,7 @@ export class RunWebhookService implements OnApplicationBootstrap, OnApplicationS
 
   onApplicationBootstrap(): void {
     if (!this.scheduler || !this.role.runsSchedulers) return;
-    this.retries.start(this.config.get('WEBHOOK_RETRY_CHECK_SECONDS') * 1000);
+    this.retries.start(this.config.WEBHOOK_RETRY_CHECK_SECONDS * 1000);
   }
 
   async onApplicationShutdown(): Promise<void> {
@@ -180,7 +180,7 @@ export class RunWebhookService implements OnApplicationBootstrap, OnApplicationS
   }
 
   private async sendDue(): Promise<number> {
-    const leaseSeconds = Math.ceil(this.config.get('WEBHOOK_TIMEOUT_MS') / 1000) + 30;
+    const leaseSeconds = Math.ceil(this.config.WEBHOOK_TIMEOUT_MS / 1000) + 30;
     const claimed = await this.deliveries.claimDue(leaseSeconds);
     await Promise.all(claimed.map((delivery) => this.attempt(delivery)));
     return claimed.length;
@@ -215,7 +215,7 @@ export class RunWebhookService implements OnApplicationBootstrap, OnApplicationS
             [WEBHOOK_HEADERS.signature]: signatureHeader(secret, timestamp, delivery.body),
           },
           body: delivery.body,
-          timeoutMs: this.config.get('WEBHOOK_TIMEOUT_MS'),
+          timeoutMs: this.config.WEBHOOK_TIMEOUT_MS,
           maxResponseBytes: MAX_RESPONSE_BYTES,
           maxRedirects: 0,
           signal: this.shutdown.signal,
@@ -234,7 +234,7 @@ export class RunWebhookService implements OnApplicationBootstrap, OnApplicationS
         );
       }
       const delivered = error === null;
-      const retry = !delivered && retryable && number < this.config.get('WEBHOOK_MAX_ATTEMPTS');
+      const retry = !delivered && retryable && number < this.config.WEBHOOK_MAX_ATTEMPTS;
       const outcome: DeliveryOutcome = {
         status: delivered ? 'delivered' : retry ? 'pending' : 'failed',
         attempt: {
@@ -270,6 +270,6 @@ export class RunWebhookService implements OnApplicationBootstrap, OnApplicationS
 
   /** Wait after attempt `n` failed: base × 2^(n−1), at most an hour. */
   private backoffSeconds(attempt: number): number {
-    return Math.min(this.config.get('WEBHOOK_RETRY_BASE_SECONDS') * 2 ** (attempt - 1), MAX_BACKOFF_SECONDS);
+    return Math.min(this.config.WEBHOOK_RETRY_BASE_SECONDS * 2 ** (attempt - 1), MAX_BACKOFF_SECONDS);
   }
 }
