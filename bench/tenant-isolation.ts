@@ -18,7 +18,7 @@ import { DiffApplicationService } from '@app/code';
 import { DocumentIngestionService, DocumentSearchService } from '@app/documents';
 import { AuthService, HealthRegistry, runAsSystem, runAsTenant, schedulerOf } from '@app/platform';
 import { Backend, flag, loadAverage, startBenchApp } from './support/bench-app';
-import { makeLargeDocx } from './support/large-docx';
+import { makeLargeDocx } from '@app/documents/testing';
 import { sentencePool, syntheticChunks } from './support/synthetic-corpus';
 
 interface Phase {

@@ -120,4 +120,4 @@ export async function makeEncryptedXlsx(): Promise<Buffer> {
   return workbook.outputAsync({ password: 'secret' });
 }
 
-export { makeLargeDocx } from '../../bench/support/large-docx';
+export { makeLargeDocx } from '@app/documents/testing';
