@@ -29,6 +29,8 @@ describe('PlannerService knowledge readiness', () => {
     );
   const catalog = { name: 'ops', version: 1, content: OPS_CATALOG };
   const mappings = { name: 'ops-keywords', version: 1, content: OPS_KEYWORD_MAPPINGS };
+  // Each knowledge state started a background training: stop them, as the application does on close.
+  afterAll(() => planner.onModuleDestroy());
 
   it('names every missing part, and nothing once both are published', async () => {
     knowledge.clear();

@@ -113,6 +113,8 @@ export class PlannerService implements OnModuleDestroy {
   onModuleDestroy(): void {
     for (const timer of this.retrain.values()) clearTimeout(timer);
     this.retrain.clear();
+    // Background classifier training runs on this event loop: it would keep a closing process busy.
+    this.fallback.abortTraining();
   }
 
   private readonly logger = new Logger(PlannerService.name);

@@ -293,6 +293,11 @@ export class FallbackPlanner {
     };
   }
 
+  /** Stops the background trainings under way (the application is closing). */
+  abortTraining(): void {
+    this.trainer.abortPending();
+  }
+
   /** Trains the classifier for this knowledge and tool set now, off the request path (resolves when ready). */
   async prepare(input: FallbackPlannerInput): Promise<void> {
     const key = this.keyOf(input);

@@ -64,6 +64,18 @@ describe('planner training off the request path', () => {
     expect(ops.plan.steps.map((s) => s.tool_type)).toEqual(['history_query']);
   }, 60_000);
 
+  it('stops a background training when asked (a closing application), and trains again later', async () => {
+    const trainer = new ClassifierTrainer();
+    const planner = new FallbackPlanner(null, {}, trainer);
+    const question = input('지난 주 prod 서버 CPU top 5');
+    const pending = planner.prepare(question);
+    planner.abortTraining();
+    await expect(pending).rejects.toThrow('aborted');
+    expect(planner.ready(question)).toBe(false);
+    await planner.prepare(question);
+    expect(planner.ready(question)).toBe(true);
+  }, 60_000);
+
   it('yields the event loop while training (a timer fires before training ends)', async () => {
     const planner = new FallbackPlanner(null, {}, new ClassifierTrainer());
     let ticks = 0;

@@ -35,8 +35,6 @@ export interface TrainingInput {
 /** Work between two yields of the event loop while training in the background. */
 const SLICE_MS = 8;
 
-const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
-
 /** A tool's planning hints as keyword mappings (kind `tool`), so hints count as the tenant's mappings do. */
 export function hintKeywordMappings(tools: ToolDefinition[]): KeywordMapping[] {
   return tools.flatMap((tool) =>
@@ -113,6 +111,8 @@ function filteredByMany(tools: ToolDefinition[], field: string | undefined): boo
 export class ClassifierTrainer {
   private readonly trained = new Map<string, TrainedClassifier>();
   private readonly training = new Map<string, Promise<TrainedClassifier>>();
+  /** Bumped by abortPending: a background training of an older generation stops at its next slice. */
+  private generation = 0;
 
   constructor(private readonly maxEntries = 32) {}
 
@@ -150,6 +150,14 @@ export class ClassifierTrainer {
     return running;
   }
 
+  /**
+   * Stops the trainings under way at their next slice (their `ensure` rejects; a later plan starts
+   * again): a closing application leaves no compute-bound work behind on the event loop.
+   */
+  abortPending(): void {
+    this.generation++;
+  }
+
   /** Trains at once, blocking (evaluation and tests that want the trained planner). */
   trainNow(key: string, input: TrainingInput, options: TrainingOptions): TrainedClassifier {
     const done = this.get(key);
@@ -164,6 +172,11 @@ export class ClassifierTrainer {
 
   /** The same training as trainNow, spread over the event loop in slices of SLICE_MS. */
   private async train(input: TrainingInput, options: TrainingOptions): Promise<TrainedClassifier> {
+    const generation = this.generation;
+    const yieldToEventLoop = async () => {
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      if (generation !== this.generation) throw new Error('classifier training aborted');
+    };
     await yieldToEventLoop();
     const { examples, counts } = trainingExamples(input, options);
     // Reading each example against the knowledge is most of the work: sliced too.
