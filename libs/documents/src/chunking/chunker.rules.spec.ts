@@ -49,23 +49,6 @@ describe('splitLongText', () => {
 describe('chunkBlocks', () => {
   const options = { targetChars: 120, overlapChars: 40 };
 
-  it('gives a Korean section its heading path, and a sub-section only its ancestors when it opens the chunk', () => {
-    const chunks = chunkBlocks(
-      [
-        { kind: 'heading', level: 1, text: '장애 대응 매뉴얼' },
-        { kind: 'heading', level: 2, text: 'DB 커넥션 고갈' },
-        { kind: 'paragraph', text: '커넥션 수를 먼저 확인합니다.' },
-        { kind: 'heading', level: 2, text: '롤백 절차' },
-        { kind: 'paragraph', text: '이전 버전으로 되돌립니다.' },
-      ],
-      options,
-    );
-    expect(chunks.map((c) => c.text)).toEqual([
-      '장애 대응 매뉴얼\nDB 커넥션 고갈\n커넥션 수를 먼저 확인합니다.',
-      '장애 대응 매뉴얼\n롤백 절차\n이전 버전으로 되돌립니다.',
-    ]);
-  });
-
   it('a heading replaces the path from its level down; a chunk opening with a heading gets its ancestors as a path', () => {
     const chunks = chunkBlocks(
       [
