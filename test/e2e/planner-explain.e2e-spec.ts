@@ -1,6 +1,6 @@
 import { OPS_CATALOG, OPS_KEYWORD_MAPPINGS } from '@app/ops';
 import { PLANNER_ASSET_NAMES } from '@app/planner';
-import { FakeLlmServer, sleep, startTestApp, TestApp, testBackend } from '@test/support';
+import { FakeLlmServer, planWhenTrained, sleep, startTestApp, TestApp, testBackend } from '@test/support';
 
 const NOW = '2026-11-22T09:00:00Z';
 const OPS_QUESTION = 'Which prod servers had the highest CPU usage last week? top 5';
@@ -61,15 +61,7 @@ describe(`plan explanations and knowledge versions (${testBackend()})`, () => {
     expect(published.status).toBe(200);
     return created.body.id as string;
   };
-  /** Plans until the classifier for the current knowledge is trained (training runs after each publish). */
-  const planTrained = async (body: Record<string, unknown>, key?: string) => {
-    for (let i = 0; ; i++) {
-      const res = await t.request('POST', '/ops/plan', { key, body: { ...body, explain: true } });
-      expect(res.status).toBe(200);
-      if (res.body.explain.classifier === 'ready' || i >= 120) return res;
-      await sleep(500);
-    }
-  };
+  const planTrained = (body: Record<string, unknown>, key?: string) => planWhenTrained(t, body, key);
 
   beforeAll(async () => {
     llm = await FakeLlmServer.start();

@@ -1,4 +1,4 @@
-import { FakeLlmServer, startTestApp, TestApp, testBackend } from '@test/support';
+import { FakeLlmServer, planWhenTrained, startTestApp, TestApp, testBackend } from '@test/support';
 import { sendJson, StandInServer, startStandIn } from '../support/http-stand-in';
 
 /** Two databases with a table of the same name whose `status` column takes different values. */
@@ -215,7 +215,7 @@ describe(`planning over the catalog of each source (${testBackend()})`, () => {
 
   it('the fallback planner picks the tool whose source catalog lists the value the question names', async () => {
     const plan = async (query: string) => {
-      const res = await t.request('POST', '/ops/plan', { key: admin, body: { query, use_llm: false } });
+      const res = await planWhenTrained(t, { query, use_llm: false }, admin);
       expect(res.body).toMatchObject({ valid: true, planner: 'fallback' });
       return (
         res.body.plan.steps as Array<{ tool_type: string; source?: string; parameters: unknown }>

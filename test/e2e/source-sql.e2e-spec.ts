@@ -4,6 +4,7 @@ import { SourceSqlRepository } from '@app/ops';
 import {
   createSourceDatabase,
   FakeLlmServer,
+  planWhenTrained,
   sleep,
   SourceDatabase,
   startTestApp,
@@ -197,6 +198,8 @@ describe(`sql on a registered source database (${testBackend()})`, () => {
   });
 
   it('without an LLM, /ops/ask plans the query from the value its source catalog lists and runs it there', async () => {
+    // What is asserted is the trained planner's plan (the one every later question gets).
+    await planWhenTrained(t, { query: 'prod 환경 서버 CPU 사용률 top 5', use_llm: false }, key);
     const res = await request('POST', '/ops/ask', {
       query: 'prod 환경 서버 CPU 사용률 top 5',
       use_llm: false,

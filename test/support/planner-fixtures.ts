@@ -1,3 +1,6 @@
+import { sleep } from './processes';
+import type { HttpResult, TestApp } from './test-app';
+
 export const SEED_QUERY = '지난 주 prod 환경의 서버들 중 CPU 사용률이 높은 top 5개를 보여줘';
 
 /** [start, end) of the calendar week before `now` (UTC, weeks start on Monday), as the planner reads "지난 주". */
@@ -13,3 +16,20 @@ export const TOP_PROD_SERVERS_BY_CPU_SQL = `SELECT ci.name, avg(m.value) AS valu
   WHERE m.tenant_id = $1 AND ci.tenant_id = $1 AND ci.environment = 'prod' AND ci.ci_type = 'server'
     AND m.metric_name = 'cpu_usage' AND m.step_seconds = 3600 AND m.ts >= $2 AND m.ts < $3
   GROUP BY ci.name ORDER BY avg(m.value) DESC LIMIT $4`;
+
+/**
+ * `POST /ops/plan` until the plan is made by the trained planner (`explain.classifier` is `ready`): after a
+ * publish the planner trains on the tenant's new knowledge in the background, and a plan made meanwhile
+ * is the rules' alone (it says so). What a test asserts is then the plan every later question gets.
+ */
+export async function planWhenTrained(
+  app: Pick<TestApp, 'request'>,
+  body: Record<string, unknown>,
+  key?: string,
+): Promise<HttpResult<any>> {
+  for (let i = 0; ; i++) {
+    const res = await app.request('POST', '/ops/plan', { key, body: { ...body, explain: true } });
+    if (res.status !== 200 || res.body.explain?.classifier === 'ready' || i >= 120) return res;
+    await sleep(250);
+  }
+}

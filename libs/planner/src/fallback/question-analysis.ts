@@ -429,6 +429,10 @@ export function analyseQuestion(
   }
 
   const idf = inverseDocumentFrequency(tools);
+  // When the tools read more than one source, a value named in the question that only one source's catalog
+  // lists says which source's data the question is about: it counts for that source's tools as a keyword of
+  // their own would (with one source, every value is that source's and says nothing).
+  const severalSources = new Set(tools.map((tool) => catalog.sourceOf(tool.name))).size > 1;
   const strong: Record<string, number> = {};
   const weak: Record<string, number> = {};
   const features: Record<string, number> = {};
@@ -440,6 +444,7 @@ export function analyseQuestion(
       (m) => m.kind === 'tool' && m.value === tool.name && m.description !== HINT_KEYWORD,
     );
     let column = 0;
+    let sourced = 0;
     weak[tool.name] = 0;
     // The tool's own source: its catalog and the values that catalog lists.
     const source = catalog.sourceOf(tool.name);
@@ -448,11 +453,12 @@ export function analyseQuestion(
     for (const property of schemaProperties(tool.input_schema)) {
       if (property.catalogColumn) {
         const [table, name] = property.catalogColumn.split('.');
-        if (
-          name !== 'name' &&
-          toolFacts.some((f) => f.field === name && (f.table === null || f.table === table))
-        )
-          column += 1;
+        const filled =
+          name === 'name'
+            ? []
+            : toolFacts.filter((f) => f.field === name && (f.table === null || f.table === table));
+        if (filled.length) column += 1;
+        if (severalSources && filled.some((f) => f.source === source)) sourced = 1;
       } else if (property.enumValues && property.name !== 'order') {
         if (facts.some((f) => f.field === property.name && property.enumValues!.includes(f.value)))
           column += 1;
@@ -467,7 +473,8 @@ export function analyseQuestion(
     const hinted = matchedMappings.some(
       (m) => m.kind === 'tool' && m.value === tool.name && m.description === HINT_KEYWORD,
     );
-    strong[tool.name] = Math.round((description + (mapped || hinted ? 3 : 0) + column * 3) * 100) / 100;
+    const ownWord = mapped || hinted || sourced ? 3 : 0;
+    strong[tool.name] = Math.round((description + ownWord + column * 3) * 100) / 100;
     if (hinted) features[`hinted:${tool.name}`] = 1;
     features[`desc:${tool.name}`] = Math.min(description, 4) / 4;
     if (mapped) features[`mapped:${tool.name}`] = 1;

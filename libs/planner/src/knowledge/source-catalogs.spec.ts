@@ -113,6 +113,58 @@ describe('planning over the catalog of each source', () => {
     expect(accountSteps('list the suspended accounts')).toEqual([['crm_accounts', { status: 'suspended' }]]);
   });
 
+  it('a value only its source lists keeps that source tool beside a built-in tool whose examples read like the question', async () => {
+    // Seed 004's tenant: no internal catalog, a `postgres_prod` database whose catalog lists the
+    // environments, and a query tool on it; the built-in metric tool's own examples read almost like the
+    // question. The trained planner must not drop the tenant's tool for them.
+    const servers: CatalogContent = {
+      source: { kind: 'source_asset', name: 'postgres_prod' },
+      tables: [
+        {
+          name: 'servers',
+          description: 'servers',
+          columns: [
+            { name: 'server_id', type: 'text', primary_key: true },
+            { name: 'environment', type: 'text', enum_values: ['prod', 'staging', 'dev'] },
+          ],
+        },
+      ],
+    };
+    const topCpu: ToolDefinition = {
+      ...accountsTool('top_cpu_servers', 'postgres_prod', 'Servers of one environment by average CPU usage'),
+      input_schema: {
+        type: 'object',
+        properties: {
+          environment: { type: 'string', 'x-catalog-column': 'servers.environment' },
+          top: { type: 'integer', minimum: 1, maximum: 100, default: 5 },
+        },
+        required: ['environment', 'top'],
+      },
+    };
+    const tools = [...BUILTIN_TOOL_DEFINITIONS, topCpu];
+    const knowledge = new InMemoryPlanningKnowledge();
+    knowledge.set(null, {
+      sourceCatalogs: { postgres_prod: { name: 'postgres_prod', version: 1, content: servers } },
+    });
+    const { index: catalog } = await loadSourceCatalogs(knowledge, 't', null, tools);
+    const planned = new FallbackPlanner(null, { trainSynchronously: true }).plan({
+      query: 'prod 환경 서버 CPU 사용률 top 5',
+      tools,
+      catalog,
+      mappings: null,
+      now: NOW,
+      maxLimit: 100,
+    });
+    expect(planned.plan.steps).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({
+          tool_type: 'top_cpu_servers',
+          parameters: { environment: 'prod', top: 5 },
+        }),
+      ]),
+    );
+  });
+
   it('a step runs against its tool source: filled in, checked against that catalog, refused when another', async () => {
     const { index: catalog } = await sourced();
     const validator = new PlanValidator();
