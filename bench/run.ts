@@ -166,6 +166,33 @@ async function primeQueryEmbeddings(search: DocumentSearchService, tenantId: str
     throw new Error('the bench queries found no chunks: the search does not see the seeded tenant');
 }
 
+/**
+ * What the store costs at this size (issue 28's memory figures): each table (with its TOAST: the vectors)
+ * and index of the search path on disk, per chunk, and this process's RSS after the searches (the app in process, as the API runs it).
+ */
+async function storageReport(ds: DataSource, chunks: number): Promise<void> {
+  const relations: Array<{ name: string; kind: string; bytes: string }> = await ds.query(
+    `SELECT c.relname AS name, c.relkind AS kind,
+       CASE c.relkind WHEN 'r' THEN pg_table_size(c.oid) ELSE pg_relation_size(c.oid) END AS bytes
+     FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+     WHERE n.nspname = current_schema() AND c.relkind IN ('r', 'i')
+       AND (c.relname IN ('document_chunks', 'chunk_embeddings')
+         OR c.oid IN (SELECT indexrelid FROM pg_index WHERE indrelid IN
+           ('document_chunks'::regclass, 'chunk_embeddings'::regclass)))
+     ORDER BY 3 DESC`,
+  );
+  const mb = (bytes: number) => (bytes / 2 ** 20).toFixed(0);
+  console.error(`storage at ${chunks} chunks (relation, MB, bytes per chunk):`);
+  for (const r of relations.filter((r) => Number(r.bytes) > 0))
+    console.error(
+      `  ${r.kind === 'r' ? 'table' : 'index'} ${r.name}: ${mb(Number(r.bytes))} MB, ${(Number(r.bytes) / chunks).toFixed(0)} B/chunk`,
+    );
+  const total = relations.reduce((sum, r) => sum + Number(r.bytes), 0);
+  console.error(
+    `  total ${mb(total)} MB, ${(total / chunks).toFixed(0)} B/chunk; process RSS ${mb(process.memoryUsage().rss)} MB`,
+  );
+}
+
 async function searchScenario(
   backend: Backend,
   chunks: number,
@@ -224,6 +251,7 @@ async function searchScenario(
         }),
       );
     }
+    await storageReport(booted.app.get(DataSource), chunks);
     await booted.app.close();
     const uncachedRedisUrl = process.env.REDIS_URL;
     for (const cache of opts.caches) {
