@@ -10,6 +10,7 @@ import {
   startRedisServer,
   startTestApp,
   testBackend,
+  within,
 } from '@test/support';
 
 const MAIN = 'dist/apps/api/src/main.js';
@@ -101,7 +102,7 @@ describe(`the server as a process (${testBackend()})`, () => {
     });
     // A bound on the wait, not a timing assertion: the refusal comes after the embedded database is
     // created and migrated, which took over 30 s on a loaded 2-core machine.
-    const exited = await Promise.race([proc.exited, sleep(120_000).then(() => 'still running')]);
+    const exited = await within(proc.exited, 120_000, 'still running');
     proc.child.kill('SIGKILL');
     expect(exited).toBe(1);
     expect(proc.output()).toMatch(/ADMIN_API_KEY/);

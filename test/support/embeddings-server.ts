@@ -42,6 +42,8 @@ export async function startEmbeddingsServer(
   const failures: Array<{ status: number; headers: Record<string, string> }> = [];
   const requests: string[][] = [];
   let poison: { marker: string; status: number } | null = null;
+  // Delayed answers still waiting; close() drops them, so no timer outlives the server.
+  const delayed = new Set<NodeJS.Timeout>();
   const server = http.createServer((req, res) => {
     let raw = '';
     req.on('data', (chunk: Buffer) => (raw += chunk.toString()));
@@ -74,8 +76,13 @@ export async function startEmbeddingsServer(
         res.writeHead(200, { 'content-type': 'application/json' });
         res.end(JSON.stringify({ object: 'list', model: body.model, data: data.reverse() }));
       };
-      if (delayMs > 0) setTimeout(answer, delayMs);
-      else answer();
+      if (delayMs > 0) {
+        const timer = setTimeout(() => {
+          delayed.delete(timer);
+          answer();
+        }, delayMs);
+        delayed.add(timer);
+      } else answer();
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -95,6 +102,8 @@ export async function startEmbeddingsServer(
     },
     close: () =>
       new Promise<void>((resolve) => {
+        for (const timer of delayed) clearTimeout(timer);
+        delayed.clear();
         server.closeAllConnections();
         server.close(() => resolve());
       }),

@@ -6,6 +6,20 @@ export const ROOT = path.resolve(__dirname, '../..');
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
+ * What `promise` settles to, or `fallback` if it has not settled within `ms`. The timer is cleared
+ * either way: a bare `sleep` in a race would hold the jest worker open after the spec file ends.
+ */
+export async function within<T, F>(promise: Promise<T>, ms: number, fallback: F): Promise<T | F> {
+  let timer: NodeJS.Timeout | undefined;
+  const bound = new Promise<F>((resolve) => (timer = setTimeout(() => resolve(fallback), ms)));
+  try {
+    return await Promise.race([promise, bound]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
  * Compiles dist/ so tests can run the shipped entry points as separate processes, when its sources
  * changed since the last build. `npm test` builds once before jest starts, so this only checks when jest
  * was started some other way (builds of parallel spec files take turns and never delete dist/).

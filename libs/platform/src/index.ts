@@ -40,7 +40,7 @@ export { ClusterLimits, type HeldSlot, type SlotGrant, type SlotRequest } from '
 export { MemoryCacheStore } from './cache/memory-cache.store';
 export { RedisCacheStore, type RedisCacheOptions } from './cache/redis-cache.store';
 export { RedisCircuitBreaker, type RedisCircuitState } from './cache/redis-circuit-breaker';
-export { ioredis } from './cache/ioredis-module';
+export { ioredis, REDIS_DISCONNECT_TIMEOUT_MS } from './cache/ioredis-module';
 export { DatabaseInfo } from './database/database.module';
 export { buildDataSourceOptions, type DatabaseBackend } from './database/data-source-options';
 export {

@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, OnModuleDestroy } from '@nestjs/common';
 import type { ToolContext, ToolListing } from '@app/tools';
 import {
   FallbackPlanner,
@@ -38,7 +38,7 @@ const NO_TOOL = {
  * out). A required input neither the prompt nor the context gives is asked for, not guessed.
  */
 @Injectable()
-export class AgentFallbackService {
+export class AgentFallbackService implements OnModuleDestroy {
   private readonly planner = new FallbackPlanner();
 
   constructor(
@@ -46,6 +46,11 @@ export class AgentFallbackService {
     private readonly executor: PlanExecutor,
     private readonly options: PlannerOptions,
   ) {}
+
+  /** A plan trains its classifier in the background on this event loop: a closing process stops it. */
+  onModuleDestroy(): void {
+    this.planner.abortTraining();
+  }
 
   async run(
     prompt: string,

@@ -9,3 +9,13 @@ let loaded: typeof IORedis | undefined;
  * although the default (embedded) setup has no Redis. Types come from `import type`.
  */
 export const ioredis = (): typeof IORedis => (loaded ??= require('ioredis') as typeof IORedis);
+
+/**
+ * For every client's `disconnectTimeout`. ioredis's disconnect() ends the socket and arms a timer (2 s
+ * by default) that destroys it unless its 'close' event clears the timer first; a socket that had
+ * closed already (Redis unreachable, the client between reconnect attempts) never emits 'close' again,
+ * so the timer held a shutting-down process open for its whole length. 0 destroys the socket on the
+ * next tick instead of waiting for Redis to close its end: disconnect() is for shutdown and drops
+ * replies still pending anyway (RedisCacheStore quits gracefully when it is connected).
+ */
+export const REDIS_DISCONNECT_TIMEOUT_MS = 0;

@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
 import type Redis from 'ioredis';
-import { ioredis } from './ioredis-module';
+import { ioredis, REDIS_DISCONNECT_TIMEOUT_MS } from './ioredis-module';
 import {
   CacheHealth,
   CacheStore,
@@ -129,6 +129,7 @@ export class RedisCacheStore extends CacheStore {
       connectTimeout: Math.max(1000, options.commandTimeoutMs * 4),
       maxRetriesPerRequest: 0,
       retryStrategy: (attempt) => Math.min(200 * attempt, 5000),
+      disconnectTimeout: REDIS_DISCONNECT_TIMEOUT_MS,
     }) as ScriptedRedis;
     // EVALSHA, falling back to EVAL once per connection when the script is not loaded yet.
     this.client.defineCommand('opsGetVersioned', { numberOfKeys: 1, lua: GET_VERSIONED_LUA });

@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
 import type Redis from 'ioredis';
-import { ioredis } from '../cache/ioredis-module';
+import { ioredis, REDIS_DISCONNECT_TIMEOUT_MS } from '../cache/ioredis-module';
 import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
 import type { AppEventMap } from './app-events';
@@ -109,6 +109,7 @@ export class RedisChangeBus extends ChangeBus {
       maxRetriesPerRequest: 0,
       connectTimeout: Math.max(1000, commandTimeoutMs * 4),
       retryStrategy: (attempt: number) => Math.min(200 * attempt, 2000),
+      disconnectTimeout: REDIS_DISCONNECT_TIMEOUT_MS,
     };
     this.publisher = new (ioredis().default)(url, { ...options, commandTimeout: commandTimeoutMs });
     this.subscriber = new (ioredis().default)(url, options);

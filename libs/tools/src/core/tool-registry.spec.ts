@@ -120,8 +120,8 @@ describe('ToolRegistry', () => {
   it('respects the caller deadline when it is shorter than the tool timeout', async () => {
     registry.setDynamicTool(
       't1',
-      new FakeTool(definition('slow2', { source: 'dynamic' }), () =>
-        sleep(500).then(() => ({ data: { doubled: 0 } })),
+      new FakeTool(definition('slow2', { source: 'dynamic' }), (ctx) =>
+        sleep(500, ctx.signal).then(() => ({ data: { doubled: 0 } })),
       ),
     );
     const result = await registry.execute(context({ deadline: Date.now() + 30 }), 'slow2', { n: 1 });
@@ -132,8 +132,8 @@ describe('ToolRegistry', () => {
     const controller = new AbortController();
     registry.setDynamicTool(
       't1',
-      new FakeTool(definition('wait', { source: 'dynamic' }), () =>
-        sleep(500).then(() => ({ data: { doubled: 0 } })),
+      new FakeTool(definition('wait', { source: 'dynamic' }), (ctx) =>
+        sleep(500, ctx.signal).then(() => ({ data: { doubled: 0 } })),
       ),
     );
     const pending = registry.execute(context({ signal: controller.signal }), 'wait', { n: 1 });

@@ -2,7 +2,7 @@ import { Injectable, Logger, OnApplicationShutdown, OnModuleInit } from '@nestjs
 import { ThrottlerStorage, ThrottlerStorageService } from '@nestjs/throttler';
 import type { ThrottlerStorageRecord } from '@nestjs/throttler/dist/throttler-storage-record.interface';
 import type Redis from 'ioredis';
-import { ioredis, PlatformConfig, RedisCircuitBreaker } from '@app/platform';
+import { ioredis, PlatformConfig, REDIS_DISCONNECT_TIMEOUT_MS, RedisCircuitBreaker } from '@app/platform';
 
 // A fixed window per key: the first hit starts it; the count and the window's remaining time come
 // back in one round trip.
@@ -46,6 +46,7 @@ export class RateLimitStorage implements ThrottlerStorage, OnModuleInit, OnAppli
       connectTimeout: Math.max(1000, timeout * 4),
       maxRetriesPerRequest: 0,
       retryStrategy: (attempt) => Math.min(200 * attempt, 5000),
+      disconnectTimeout: REDIS_DISCONNECT_TIMEOUT_MS,
     }) as ScriptedRedis;
     this.redis.defineCommand('opsThrottleHit', { numberOfKeys: 1, lua: HIT_LUA });
     this.redis.on('error', (error: Error) => this.reportOutage(error));
