@@ -6,7 +6,10 @@
  * by `npm run bench -- search` with BENCH_KEEP_DATABASE=1); native only. Reference engines are dev
  * tools installed by the commands in BENCHMARKS.md; a missing one is reported and skipped.
  *
- *   BENCH_REUSE_DATABASE=<db> npm run bench:reference -- --chunks 100000 [--queries 100] [--text-only]
+ *   BENCH_REUSE_DATABASE=<db> npm run bench:reference -- --chunks 100000 [--queries 100] [--text-only | --no-hnswlib]
+ *
+ * --no-hnswlib keeps the vector branch, exact search and the ef_search sweep but skips hnswlib's build (about
+ * half an hour at 1M vectors on 2 cores).
  */
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
@@ -172,7 +175,11 @@ async function main() {
     '\n| branch | ours p50 / p95 ms | reference | reference p50 / p95 ms | ratio p50 / p95 | note |',
   );
   console.log('|---|---|---|---|---|---|');
-  if (withVector) {
+  if (withVector && argv.includes('--no-hnswlib'))
+    console.log(
+      `| vector | ${fmt(ours.vector.p50)} / ${fmt(ours.vector.p95)} | hnswlib-node | skipped (--no-hnswlib) | | |`,
+    );
+  else if (withVector) {
     // Vector: hnswlib at the same recall@10 as the project's vector branch.
     try {
       // eslint-disable-next-line @typescript-eslint/no-require-imports
