@@ -6,6 +6,7 @@ import { schemaProperties } from '../plan/schema-introspection.util';
 import { extractSignals, QuerySignals } from './query-signals.util';
 import { HINT_KEYWORD } from './hint-keyword';
 import { isItemLookup, itemVocabulary, namesItems, type ItemVocabulary } from '../knowledge/item-vocabulary';
+import { shapedInputs, shapeOwners } from './slot-values';
 
 /** A value the question names: a catalog value or a mapped keyword, with the field it belongs to. */
 export interface Fact {
@@ -31,6 +32,11 @@ export interface QuestionAnalysis {
   facts: Fact[];
   /** Item names (eu-payment-api) and tag-like names (tier-1) the question mentions. */
   identifiers: string[];
+  /**
+   * Values the question gives in the shape of a tool's own input ("AB-123456" for an input with the pattern
+   * "^AB-\\d{6}$"), with the tools taking that shape: values of those inputs, not item names.
+   */
+  shaped: Array<{ value: string; tools: string[] }>;
   tags: string[];
   regions: string[];
   /** Words to look items up by ("payment" in "payment rooms", "order 관련 서비스"). */
@@ -73,6 +79,13 @@ const NOT_A_TEAM =
  * hyphen, or a suffix-like word after it, makes a two-part hyphenated word an adjective, not an item name. */
 const NOT_A_NAME =
   /^(?:(?:highest|lowest|most|least|high|low|worst|best|busiest|slowest|fastest|non|self|multi|cross|over|under)-[a-z]+|[a-z0-9]+-(?:level|related|based|wide|ish|like|wise|heavy|bound|intensive|hungry|driven|facing|side|free|only|ready|aware|specific|sensitive))$/;
+/**
+ * English words made of a verb and its particle ("check-in", "walk-ins", "drop-off"), a prefix and a word
+ * ("no-show", "pre-op", "re-run") or words around a preposition ("out-of-range", "up-to-date"): words of the
+ * language, not item names.
+ */
+const COMPOUND_WORD =
+  /^(?:[a-z]+-(?:in|on|out|up|off|down|by|over|away|back)s?|(?:no|pre|post|re|co|anti|semi|sub|ex)-[a-z]+|[a-z]+(?:-[a-z]+)*-(?:of|to|and|or|on|in|the|a|by|for)-[a-z]+)$/;
 
 /** An English word without its inflection ("booked", "booking", "books" -> "book"). */
 export function stemWord(word: string): string {
@@ -325,6 +338,38 @@ function correctTypos(text: string, known: Set<string>): string {
   });
 }
 
+/** Per tool, its inputs with a distinctive shape (see shapedInputs; computed once per definition). */
+const TOOL_SHAPES = new WeakMap<ToolDefinition, ReturnType<typeof shapedInputs>>();
+function toolShapes(tools: ToolDefinition[]): ReturnType<typeof shapedInputs> {
+  return tools.flatMap((tool) => {
+    let shapes = TOOL_SHAPES.get(tool);
+    if (!shapes) {
+      shapes = shapedInputs([{ name: tool.name, properties: schemaProperties(tool.input_schema) }]);
+      TOOL_SHAPES.set(tool, shapes);
+    }
+    return shapes;
+  });
+}
+
+/** The tokens of a question shaped like a tool's input, each with the tools taking it. */
+export function shapedValues(
+  query: string,
+  tools: ToolDefinition[],
+): Array<{ value: string; tools: string[] }> {
+  const shapes = toolShapes(tools);
+  if (!shapes.length) return [];
+  const found: Array<{ value: string; tools: string[] }> = [];
+  for (const raw of query.normalize('NFC').split(/[\s,;!?()[\]{}"'“”‘’]+/)) {
+    // A Korean particle after the value ("AB-123456번", "AB-123456의"), a full stop or colon at the end.
+    const token = raw.replace(/[.:。]+$/, '').replace(/[\uac00-\ud7a3]+$/, '');
+    if (!token || found.some((f) => f.value === token.toLowerCase())) continue;
+    const owners = shapeOwners(token, shapes);
+    if (owners.length)
+      found.push({ value: token.toLowerCase(), tools: [...new Set(owners.map((o) => o.tool))] });
+  }
+  return found;
+}
+
 export function analyseQuestion(
   query: string,
   tools: ToolDefinition[],
@@ -340,8 +385,15 @@ export function analyseQuestion(
   const regions = signals.identifiers.filter((id) => REGION.test(id));
   // A hyphenated word the mappings know ("on-call", "follow-up") is vocabulary, not an item name.
   const vocabulary = new Set(mappings.map((m) => keywordText(m.keyword)));
+  // A value shaped like a tool's own input ("AB-123456") is that input's value, not an item's name.
+  const shaped = shapedValues(query, tools);
   const names = signals.identifiers.filter(
-    (id) => !NOT_A_NAME.test(id) && !REGION.test(id) && !vocabulary.has(id),
+    (id) =>
+      !NOT_A_NAME.test(id) &&
+      !COMPOUND_WORD.test(id) &&
+      !REGION.test(id) &&
+      !vocabulary.has(id) &&
+      !shaped.some((v) => v.value === id),
   );
   // A tag is what the catalog gives as a tag example or what the question calls a tag; the rest are item names.
   const tagColumns = (catalog.content?.tables ?? []).flatMap((t) =>
@@ -354,7 +406,7 @@ export function analyseQuestion(
   const tags = names.filter((id) => isTag(id) && !/^(top|bottom)-/.test(id));
   const itemNames = names.filter((id) => !tags.includes(id) && !/^(top|bottom)-/.test(id));
   // The words of a compound are read as words ("highest-latency": a ranking and a metric).
-  const compounds = signals.identifiers.filter((id) => NOT_A_NAME.test(id));
+  const compounds = signals.identifiers.filter((id) => NOT_A_NAME.test(id) || COMPOUND_WORD.test(id));
   // A team's name is a topic to look its items up by, not vocabulary ("결제팀 서비스": no payments asked).
   const teams: string[] = [];
   const teamless = text
@@ -530,6 +582,7 @@ export function analyseQuestion(
     matchedMappings,
     facts,
     identifiers,
+    shaped,
     tags,
     regions,
     itemTopics: [...new Set(itemTopics)],

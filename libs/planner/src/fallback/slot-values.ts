@@ -287,6 +287,32 @@ function valuePattern(property: PropertyInfo): { regex: RegExp; specific: boolea
   return { regex: new RegExp(`^${shape}$`, 'i'), specific: /[A-Za-z가-힣#-]/.test(example) };
 }
 
+/**
+ * The tools' string inputs with a distinctive shape (a pattern with letters or punctuation besides digits:
+ * "^AB-\\d{6}$", or a description's example "e.g. AB-123456"), per tool: a token of that shape in a question
+ * is a value of that input, not a name of an item the catalog knows.
+ */
+export function shapedInputs(
+  tools: ReadonlyArray<{ name: string; properties: PropertyInfo[] }>,
+): Array<{ tool: string; property: string; regex: RegExp }> {
+  const shapes: Array<{ tool: string; property: string; regex: RegExp }> = [];
+  for (const { name, properties } of tools)
+    for (const property of properties) {
+      if (property.type !== 'string' || property.enumValues) continue;
+      const shape = valuePattern(property);
+      if (shape?.specific) shapes.push({ tool: name, property: property.name, regex: shape.regex });
+    }
+  return shapes;
+}
+
+/** The tools (and inputs) whose shape a token of the question has, as spelt or upper-cased. */
+export function shapeOwners(
+  token: string,
+  shapes: ReadonlyArray<{ tool: string; property: string; regex: RegExp }>,
+): Array<{ tool: string; property: string }> {
+  return shapes.filter((s) => s.regex.test(token) || s.regex.test(token.toUpperCase()));
+}
+
 /** Korean counters and the English unit nouns they count. */
 const COUNTERS: Record<string, string[]> = {
   박: ['night'],

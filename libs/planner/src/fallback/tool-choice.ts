@@ -222,6 +222,15 @@ export function chooseTools(input: ToolChoiceInput): ToolDefinition[] {
       .sort((a, b) => scores[b.name] - scores[a.name])[0];
     if (best && scores[best.name] >= NAMED_ITEM_FLOOR) chosen = [best];
   }
+  // A value shaped like some tools' own input ("AB-123456" for inputs with that pattern): when no tool reached
+  // its bar, the likeliest of the tools taking it answers (the value says the question is for one of them).
+  if (!chosen.length && analysis.shaped.length && !analysis.features.general) {
+    const owners = new Set(analysis.shaped.flatMap((value) => value.tools));
+    const best = tools
+      .filter((tool) => owners.has(tool.name))
+      .sort((a, b) => scores[b.name] - scores[a.name])[0];
+    if (best && scores[best.name] >= NAMED_ITEM_FLOOR) chosen = [best];
+  }
   if (!chosen.length && !learned) {
     const byWeak = tools
       .filter((tool) => analysis.weak[tool.name] > 0)
