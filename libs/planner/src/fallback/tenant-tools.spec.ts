@@ -2,6 +2,7 @@ import { BUILTIN_TOOL_DEFINITIONS } from '@app/ops';
 import type { ToolDefinition } from '@app/tools';
 import { CatalogIndex } from '../knowledge/catalog-index';
 import { FallbackPlanner } from './fallback-planner';
+import { applyNotFor } from './not-for';
 import { analyseQuestion } from './question-analysis';
 
 /**
@@ -72,5 +73,31 @@ describe('English compound words', () => {
     ])
       expect({ query, items: analysis(query).identifiers }).toEqual({ query, items: [] });
     expect(analysis('did checkout-api fail after the check-in').identifiers).toEqual(['checkout-api']);
+  });
+});
+
+describe("what a tool's owner says it is not for", () => {
+  const lookup = tool(
+    'loan_lookup',
+    'Loans: due dates and fines.',
+    {},
+    {
+      planning_hints: {
+        examples: { en: ['when is loan LN-123456 due'] },
+        not_for: { en: ['renewing a loan (use renew_loan)', 'waiving a fine'] },
+      },
+    },
+  );
+  const renew = tool('renew_loan', 'Extends a loan by two weeks.', {}, { has_side_effects: true });
+  const tools = [lookup, renew];
+  const names = (list: ToolDefinition[]) => list.map((t) => t.name);
+
+  it('takes the tool out when the question says its not_for text more fully than its own examples', () => {
+    expect(names(applyNotFor('please waive the fine on LN-123456', tools, [lookup]))).toEqual([]);
+    expect(names(applyNotFor('when is LN-123456 due, any fines?', tools, [lookup]))).toEqual(['loan_lookup']);
+  });
+
+  it('chooses the tool a not_for text sends the question to', () => {
+    expect(names(applyNotFor('renewing loan LN-123456 please', tools, [lookup]))).toEqual(['renew_loan']);
   });
 });

@@ -8,6 +8,7 @@ import {
   schemaProperties,
 } from '../plan/schema-introspection.util';
 import type { QuestionAnalysis } from './question-analysis';
+import { applyNotFor } from './not-for';
 import type { QuerySignals } from './query-signals.util';
 
 export interface ToolChoiceInput {
@@ -237,5 +238,5 @@ export function chooseTools(input: ToolChoiceInput): ToolDefinition[] {
       .sort((a, b) => analysis.weak[b.name] - analysis.weak[a.name] || requiredCount(a) - requiredCount(b));
     if (byWeak.length) chosen = [byWeak[0]];
   }
-  return chosen;
+  return applyNotFor(analysis.text, tools, chosen);
 }
