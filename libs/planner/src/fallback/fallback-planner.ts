@@ -25,6 +25,7 @@ import { chooseTools, isItemLookup } from './tool-choice';
 import { QuerySignals } from './query-signals.util';
 import { enumFromText, numberFromText, patternFromText, shapeKey, sharedEnumValues } from './slot-values';
 import { autoBucket } from './time-range.util';
+import { dateSlots, isDateProperty } from './date-slots';
 
 export interface FallbackPlannerInput {
   query: string;
@@ -580,6 +581,7 @@ export class FallbackPlanner {
     const properties = schemaProperties(tool.input_schema);
     let ordered = false;
     let namesFiltered = false;
+    const days = dateSlots(properties, ctx.input.query, ctx.input.now);
 
     for (const property of properties) {
       const { name } = property;
@@ -661,6 +663,8 @@ export class FallbackPlanner {
       } else if (property.type === 'integer' || property.type === 'number') {
         const value = numberFromText(ctx.text, property);
         if (value !== null) params[name] = value;
+      } else if (isDateProperty(property)) {
+        if (days[name]) params[name] = days[name];
       } else if (property.type === 'string') {
         const value = patternFromText(ctx.input.query, property);
         if (value !== null) params[name] = value;
