@@ -5,6 +5,8 @@ import {
   numberFromText,
   patternFromText,
   romanize,
+  shapedInputs,
+  shapeOwners,
   sharedEnumValues,
 } from './slot-values';
 
@@ -79,5 +81,27 @@ describe('slot values read from a tool schema', () => {
     const shared = sharedEnumValues([schemaProperties(schema), schemaProperties(other)]);
     expect(shared.has('bundang')).toBe(true);
     expect(shared.has('dermatology')).toBe(false);
+  });
+});
+
+describe('a pattern of letter classes', () => {
+  const [shelf, voucher] = schemaProperties({
+    type: 'object',
+    properties: {
+      shelf: { type: 'string', pattern: '^\\d{2}[가-힣]\\d{3}$' },
+      voucher: { type: 'string', pattern: '^[A-Z0-9]{6}$' },
+    },
+  });
+
+  it('is as distinctive as a literal letter: the value is read without a word naming it', () => {
+    expect(patternFromText('12가345 자리에 있는 책', shelf)).toBe('12가345');
+  });
+
+  it('takes a code with a digit as a shaped value, not a word that fits it', () => {
+    const shapes = shapedInputs([{ name: 'redeem', properties: [voucher] }]);
+    expect(shapeOwners('AB12CD', shapes)).toEqual([
+      { tool: 'redeem', property: 'voucher', regex: expect.any(RegExp) },
+    ]);
+    expect(shapeOwners('BRANCH', shapes)).toEqual([]);
   });
 });

@@ -270,7 +270,10 @@ function valuePattern(property: PropertyInfo): { regex: RegExp; specific: boolea
     try {
       const body = pattern.replace(/^\^/, '').replace(/\$$/, '');
       // Only digits (a room number, the last four digits): needs the property's word beside it.
-      const specific = /[A-Za-z가-힣:#-]/.test(body.replace(/\\[dDsSwW]|\[[^\]]*\]|\{[^}]*\}/g, ''));
+      // A letter class ("[가-힣]", "[A-Z]") is as distinctive as a literal letter.
+      const specific = /[A-Za-z가-힣:#-]/.test(
+        body.replace(/\\[dDsSwW]|\{[^}]*\}|\[(?:\\d|0-9|\s)*\]/g, ''),
+      );
       return { regex: new RegExp(`^(?:${body})$`), specific };
     } catch {
       return null;
@@ -310,6 +313,8 @@ export function shapeOwners(
   token: string,
   shapes: ReadonlyArray<{ tool: string; property: string; regex: RegExp }>,
 ): Array<{ tool: string; property: string }> {
+  // A code or a number has a digit: a word that happens to fit ("BRANCH" for six letters or digits) is a word.
+  if (!/\d/.test(token)) return [];
   return shapes.filter((s) => s.regex.test(token) || s.regex.test(token.toUpperCase()));
 }
 
