@@ -101,3 +101,36 @@ describe("what a tool's owner says it is not for", () => {
     expect(names(applyNotFor('renewing loan LN-123456 please', tools, [lookup]))).toEqual(['renew_loan']);
   });
 });
+
+describe('enum inputs of a tenant tool', () => {
+  const report = tool(
+    'loan_report',
+    'Loan report: loans and returns per branch for a period.',
+    {
+      branch: { type: 'string', enum: ['all', 'central', 'riverside'], default: 'all' },
+      period: {
+        type: 'string',
+        enum: ['today', 'yesterday', 'last_week', 'last_month'],
+        default: 'yesterday',
+      },
+    },
+    { planning_hints: { keywords: { en: ['loan report'], ko: ['대출 보고서'] } } },
+  );
+  const parameters = (query: string) =>
+    new FallbackPlanner(null, { trainSynchronously: true }).plan({
+      query,
+      tools: [report],
+      catalog,
+      mappings: null,
+      now: NOW,
+      maxLimit: 100,
+    }).plan.steps[0]?.parameters;
+
+  it('takes a value the question names over the default, and a period in any language', () => {
+    expect(parameters('loan report for riverside, last week')).toEqual({
+      branch: 'riverside',
+      period: 'last_week',
+    });
+    expect(parameters('지난달 대출 보고서')).toEqual({ period: 'last_month' });
+  });
+});
