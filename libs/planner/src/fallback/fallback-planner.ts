@@ -23,7 +23,14 @@ import { documentEvidence, DocumentEvidence, isDocumentTool, knowledgeVocabulary
 import { analyseQuestion, Fact, factFitsSource, type QuestionAnalysis } from './question-analysis';
 import { chooseTools, isItemLookup } from './tool-choice';
 import { QuerySignals } from './query-signals.util';
-import { enumFromText, numberFromText, patternFromText, shapeKey, sharedEnumValues } from './slot-values';
+import {
+  booleanFromText,
+  enumFromText,
+  numberFromText,
+  patternFromText,
+  shapeKey,
+  sharedEnumValues,
+} from './slot-values';
 import { autoBucket } from './time-range.util';
 import { dateSlots, isDateProperty } from './date-slots';
 
@@ -666,6 +673,9 @@ export class FallbackPlanner {
       } else if (property.type === 'integer' || property.type === 'number') {
         const value = numberFromText(ctx.text, property);
         if (value !== null) params[name] = value;
+      } else if (property.type === 'boolean') {
+        const flag = booleanFromText(ctx.input.query, property);
+        if (flag !== null) params[name] = flag;
       } else if (isDateProperty(property)) {
         if (days[name]) params[name] = days[name];
       } else if (property.type === 'string') {

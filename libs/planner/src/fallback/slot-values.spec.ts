@@ -1,5 +1,6 @@
 import { schemaProperties } from '../plan/schema-introspection.util';
 import {
+  booleanFromText,
   enumFromText,
   enumTerms,
   numberFromText,
@@ -103,5 +104,23 @@ describe('a pattern of letter classes', () => {
       { tool: 'redeem', property: 'voucher', regex: expect.any(RegExp) },
     ]);
     expect(shapeOwners('BRANCH', shapes)).toEqual([]);
+  });
+});
+
+describe('a flag the question raises', () => {
+  const [overdue, express, returned] = schemaProperties({
+    type: 'object',
+    properties: {
+      overdue_only: { type: 'boolean' },
+      express: { type: 'boolean', description: '당일배송 요청' },
+      returned: { type: 'boolean', description: '반납 처리 여부' },
+    },
+  });
+
+  it('is set by a word of its name or a long word of its description, unset when negated', () => {
+    expect(booleanFromText('any overdue loans at central?', overdue)).toBe(true);
+    expect(booleanFromText('당일배송으로 보내줘', express)).toBe(true);
+    expect(booleanFromText('loans that have not been returned yet', returned)).toBe(false);
+    expect(booleanFromText('show all loans', overdue)).toBeNull();
   });
 });

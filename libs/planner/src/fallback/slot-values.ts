@@ -271,9 +271,7 @@ function valuePattern(property: PropertyInfo): { regex: RegExp; specific: boolea
       const body = pattern.replace(/^\^/, '').replace(/\$$/, '');
       // Only digits (a room number, the last four digits): needs the property's word beside it.
       // A letter class ("[가-힣]", "[A-Z]") is as distinctive as a literal letter.
-      const specific = /[A-Za-z가-힣:#-]/.test(
-        body.replace(/\\[dDsSwW]|\{[^}]*\}|\[(?:\\d|0-9|\s)*\]/g, ''),
-      );
+      const specific = /[A-Za-z가-힣:#-]/.test(body.replace(/\\[dDsSwW]|\{[^}]*\}|\[(?:\\d|0-9|\s)*\]/g, ''));
       return { regex: new RegExp(`^(?:${body})$`), specific };
     } catch {
       return null;
@@ -448,4 +446,37 @@ export function sharedEnumValues(properties: PropertyInfo[][]): Set<string> {
 /** The key of a string property's shape among shared values: its pattern, else its name. */
 export function shapeKey(property: PropertyInfo): string {
   return `pattern:${typeof property.schema.pattern === 'string' ? property.schema.pattern : property.name}`;
+}
+
+/** Words of a flag's name that say nothing of what it flags ("abnormal_only", "include_closed"). */
+const FLAG_FILLER = /^(?:only|include|includes|including|is|has|have|show|flag|with|filter|enabled|yes)$/;
+const NEGATED_BEFORE = /(?:\bnot|n't|\bnever|\bwithout|\bno|안)\s+(?:\S+\s+){0,2}$/;
+const NEGATED_AFTER = /^\S*\s*(?:\S+\s+)?(?:안\s|않|없|말고)/;
+
+/**
+ * A flag (boolean input) the question raises: a word of its name ("abnormal" for abnormal_only, "urgent"),
+ * or a long word of its description (a Korean word of three syllables or more), unless negated ("not
+ * transferred", "이관 안 한") which sets it false.
+ */
+export function booleanFromText(text: string, property: PropertyInfo): boolean | null {
+  if (property.type !== 'boolean') return null;
+  const lower = normalizeText(text);
+  const description = typeof property.schema.description === 'string' ? property.schema.description : '';
+  const named = property.name
+    .toLowerCase()
+    .split(/[_\s-]+/)
+    .filter((word) => word.length >= 4 && !FLAG_FILLER.test(word));
+  const described = (normalizeText(description).match(/[\uac00-\ud7a3]{3,}/g) ?? []).map((word) =>
+    word.replace(/(?:만|을|를|이|가|은|는|의|로|으로)$/, ''),
+  );
+  for (const word of [...named.map((w) => stemEnglish(w).replace(/(?:ed|ing)$/, '')), ...described]) {
+    if (word.length < 3) continue;
+    const at = /^[a-z]+$/.test(word)
+      ? lower.search(new RegExp(`(?<![a-z])${escapeRegExp(word)}`))
+      : lower.indexOf(word);
+    if (at < 0) continue;
+    const negated = NEGATED_BEFORE.test(lower.slice(0, at)) || NEGATED_AFTER.test(lower.slice(at));
+    return !negated;
+  }
+  return null;
 }
