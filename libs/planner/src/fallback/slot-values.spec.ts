@@ -1,6 +1,7 @@
 import { schemaProperties } from '../plan/schema-introspection.util';
 import {
   booleanFromText,
+  distinguishingHeads,
   enumFromText,
   enumTerms,
   numberFromText,
@@ -122,5 +123,23 @@ describe('a flag the question raises', () => {
     expect(booleanFromText('당일배송으로 보내줘', express)).toBe(true);
     expect(booleanFromText('loans that have not been returned yet', returned)).toBe(false);
     expect(booleanFromText('show all loans', overdue)).toBeNull();
+  });
+});
+
+describe('a family of compound enum values', () => {
+  const [depot] = schemaProperties({
+    type: 'object',
+    properties: { depot: { type: 'string', enum: ['daejeon_depot', 'gwangju_depot', 'ulsan_yard'] } },
+  });
+
+  it('names a value by the part that tells it from the others, in English or Korean', () => {
+    expect([...distinguishingHeads(depot.enumValues!)]).toEqual([
+      ['daejeon', 'daejeon_depot'],
+      ['gwangju', 'gwangju_depot'],
+    ]);
+    expect(enumFromText('trucks parked at gwangju today', depot)).toBe('gwangju_depot');
+    expect(enumFromText('대전점 트럭 몇 대야', depot)).toBe('daejeon_depot');
+    // A value alone in its family is named by its whole name only.
+    expect(enumFromText('trucks at ulsan', depot)).toBeNull();
   });
 });

@@ -38,6 +38,8 @@ export function enumTerms(property: PropertyInfo): Term[] {
     add(value, value);
     if (/[_-]/.test(value)) add(value.replace(/[_-]+/g, ' '), value);
   }
+  // A family of compound values ("north_gate", "south_gate"): the part that tells them apart names one.
+  for (const [head, value] of distinguishingHeads(values)) add(head, value);
   const description = typeof property.schema.description === 'string' ? property.schema.description : '';
   if (description && values.length) {
     const lower = normalizeText(description);
@@ -78,6 +80,26 @@ export function enumTerms(property: PropertyInfo): Term[] {
     .sort((a, b) => b.term.length - a.term.length);
   LEXICONS.set(property.schema, unique);
   return unique;
+}
+
+/**
+ * Compound enum values whose last part other values share ("north_gate", "south_gate"), by their first
+ * part ("north"): that part alone names the value when no other value starts with it.
+ */
+export function distinguishingHeads(values: string[]): Map<string, string> {
+  const parts = values.map((value) => ({ value, parts: value.toLowerCase().split(/[_-]+/) }));
+  const heads = new Map<string, string>();
+  for (const {
+    value,
+    parts: [head, ...rest],
+  } of parts) {
+    if (!rest.length || head.length < 3 || !/^[a-z]+$/.test(head)) continue;
+    const tail = rest.join(' ');
+    const family = parts.filter((p) => p.parts.length > 1 && p.parts.slice(1).join(' ') === tail).length;
+    const sameHead = parts.filter((p) => p.parts[0] === head).length;
+    if (family >= 2 && sameHead === 1 && !values.includes(head)) heads.set(head, value);
+  }
+  return heads;
 }
 
 function findWord(text: string, word: string): number {
@@ -232,6 +254,8 @@ function romanizedValue(text: string, values: string[]): string | null {
   for (const value of values)
     if (/^[a-z][a-z_-]*$/i.test(value) && value.replace(/[_-]/g, '').length >= 3)
       candidates.set(loose(value), value);
+  for (const [head, value] of distinguishingHeads(values))
+    if (!candidates.has(loose(head))) candidates.set(loose(head), value);
   if (!candidates.size) return null;
   const found = new Set<string>();
   for (const word of text.match(/[\uac00-\ud7a3]{2,}/g) ?? [])
