@@ -143,3 +143,21 @@ describe('a family of compound enum values', () => {
     expect(enumFromText('trucks at ulsan', depot)).toBeNull();
   });
 });
+
+describe('labels written before their value', () => {
+  const [size] = schemaProperties({
+    type: 'object',
+    properties: {
+      size: {
+        type: 'string',
+        enum: ['small', 'medium', 'large'],
+        description: '소형=small, 중간/보통=medium, 대형/L=large',
+      },
+    },
+  });
+
+  it('reads "label=value" as labels of that value', () => {
+    expect(enumFromText('대형 박스로 주세요', size)).toBe('large');
+    expect(enumFromText('보통 크기면 돼요', size)).toBe('medium');
+  });
+});

@@ -49,6 +49,22 @@ export function enumTerms(property: PropertyInfo): Term[] {
       .filter((p) => p.at >= 0)
       .sort((a, b) => a.at - b.at);
     const labelled = new Set<string>();
+    // "label=value" ("경차/소형=compact, 중형=midsize"): the words before each value's "=" are its labels.
+    const before = values
+      .map((value) => ({
+        value,
+        match: new RegExp(`([^,;|()=\\n]+?)\\s*=\\s*${escapeRegExp(normalizeText(value))}(?![a-z0-9_])`).exec(
+          lower,
+        ),
+      }))
+      .filter((found) => found.match);
+    const valueFirst = values.some((value) =>
+      new RegExp(`(?<![a-z0-9_])${escapeRegExp(normalizeText(value))}\\s*=`).test(lower),
+    );
+    if (!valueFirst && before.length * 2 >= values.length) {
+      for (const { value, match } of before) for (const label of match![1].split(/[/|]/)) add(label, value);
+      places.length = 0;
+    }
     places.forEach((place, i) => {
       const end = i + 1 < places.length ? places[i + 1].at : lower.length;
       const after = lower.slice(place.at + place.value.length, end);
