@@ -4,6 +4,7 @@ import { CatalogIndex } from '../knowledge/catalog-index';
 import { FallbackPlanner } from './fallback-planner';
 import { applyNotFor } from './not-for';
 import { analyseQuestion } from './question-analysis';
+import { trainingExamples } from './planning-classifier';
 
 /**
  * A tenant that is not the OPS demo: an invented lending library, published as tools only (no catalog, no
@@ -132,5 +133,22 @@ describe('enum inputs of a tenant tool', () => {
       period: 'last_week',
     });
     expect(parameters('지난달 대출 보고서')).toEqual({ period: 'last_month' });
+  });
+});
+
+describe('the values a tool enumerates', () => {
+  it('are learned as its vocabulary, like its description', () => {
+    const fines = tool('fine_lookup', '연체료 조회', {
+      reason: { type: 'string', enum: ['late_return', 'lost_item', 'damaged_item'] },
+    });
+    const { examples } = trainingExamples(
+      { tools: [fines], catalog, mappings: null, examples: [], signalsOf: () => ({}) },
+      {},
+    );
+    expect(examples).toContainEqual({
+      text: 'late return lost item damaged item',
+      tools: ['fine_lookup'],
+      weight: 0.5,
+    });
   });
 });
