@@ -37,7 +37,7 @@ export function spokenDays(query: string, now: Date): Mention[] {
   const mentions: Mention[] = [];
   const taken: Array<[number, number]> = [];
   const free = (at: number, length: number) => !taken.some(([s, e]) => at < e && at + length > s);
-  const add = (match: RegExpExecArray, from: Date, to = from, open = false) => {
+  const add = (match: RegExpMatchArray & { index: number }, from: Date, to = from) => {
     if (!free(match.index, match[0].length) || Number.isNaN(from.getTime())) return;
     taken.push([match.index, match.index + match[0].length]);
     mentions.push({
@@ -45,7 +45,6 @@ export function spokenDays(query: string, now: Date): Mention[] {
       end: match.index + match[0].length,
       from,
       to,
-      ...(open ? { open } : {}),
     });
   };
   /** A month and day without a year: this year's, or next year's when it is long past (planning ahead). */
@@ -55,13 +54,12 @@ export function spokenDays(query: string, now: Date): Mention[] {
       ? utcDay(now.getUTCFullYear() + 1, month, day)
       : date;
   };
-  const scan = (pattern: RegExp, build: (m: RegExpExecArray) => Date | [Date, Date] | null, open = false) => {
-    for (const match of text.matchAll(new RegExp(pattern.source, 'g'))) {
-      const m = match as RegExpExecArray;
+  const scan = (pattern: RegExp, build: (m: RegExpExecArray) => Date | [Date, Date] | null) => {
+    for (const m of text.matchAll(new RegExp(pattern.source, 'g'))) {
       const built = build(m);
       if (!built) continue;
-      if (Array.isArray(built)) add(m, built[0], built[1], open);
-      else add(m, built, built, open);
+      if (Array.isArray(built)) add(m, built[0], built[1]);
+      else add(m, built, built);
     }
   };
   scan(/\b(\d{4})-(\d{2})-(\d{2})\b/, (m) => utcDay(+m[1], +m[2] - 1, +m[3]));
