@@ -36,6 +36,11 @@ export interface ToolChoiceInput {
 const CONFIDENT = 0.7;
 /** The least probability that still answers a question naming an item when no tool reached its bar. */
 const NAMED_ITEM_FLOOR = 0.05;
+/**
+ * The same for a value shaped like some tools' input: lower, as the shape already narrows the question to
+ * the tools taking it (their scores only choose among them).
+ */
+const SHAPED_VALUE_FLOOR = 0.02;
 
 export { isItemLookup };
 
@@ -230,7 +235,7 @@ export function chooseTools(input: ToolChoiceInput): ToolDefinition[] {
     const best = tools
       .filter((tool) => owners.has(tool.name))
       .sort((a, b) => scores[b.name] - scores[a.name])[0];
-    if (best && scores[best.name] >= NAMED_ITEM_FLOOR) chosen = [best];
+    if (best && scores[best.name] >= SHAPED_VALUE_FLOOR) chosen = [best];
   }
   if (!chosen.length && !learned) {
     const byWeak = tools
