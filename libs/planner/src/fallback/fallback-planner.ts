@@ -23,8 +23,16 @@ import { documentEvidence, DocumentEvidence, isDocumentTool, knowledgeVocabulary
 import { analyseQuestion, Fact, factFitsSource, type QuestionAnalysis } from './question-analysis';
 import { chooseTools, isItemLookup } from './tool-choice';
 import { QuerySignals } from './query-signals.util';
-import { enumFromText, numberFromText, patternFromText, shapeKey, sharedEnumValues } from './slot-values';
+import {
+  booleanFromText,
+  enumFromText,
+  numberFromText,
+  patternFromText,
+  shapeKey,
+  sharedEnumValues,
+} from './slot-values';
 import { autoBucket } from './time-range.util';
+import { dateSlots, isDateProperty } from './date-slots';
 
 export interface FallbackPlannerInput {
   query: string;
@@ -580,6 +588,7 @@ export class FallbackPlanner {
     const properties = schemaProperties(tool.input_schema);
     let ordered = false;
     let namesFiltered = false;
+    const days = dateSlots(properties, ctx.input.query, ctx.input.now);
 
     for (const property of properties) {
       const { name } = property;
@@ -621,7 +630,10 @@ export class FallbackPlanner {
       } else if (property.enumValues && name === 'group_by') {
         if (signals.overall && property.enumValues.includes('none')) params[name] = 'none';
       } else if (property.enumValues) {
-        const value = this.enumChoice(ctx.text, facts, property);
+        // A period named in any language ("지난달" is "last month"): the value spelt like the time range read.
+        const period = signals.timeRange?.label.toLowerCase().replace(/\s+/g, '_');
+        const spoken = period ? property.enumValues.find((v) => v.toLowerCase() === period) : undefined;
+        const value = spoken ?? this.enumChoice(ctx.text, facts, property);
         if (value) params[name] = value;
         else if (property.required && !property.hasDefault) params[name] = property.enumValues[0];
       } else if (['time_range', 'timerange', 'period'].includes(name) && property.type === 'object') {
@@ -661,6 +673,11 @@ export class FallbackPlanner {
       } else if (property.type === 'integer' || property.type === 'number') {
         const value = numberFromText(ctx.text, property);
         if (value !== null) params[name] = value;
+      } else if (property.type === 'boolean') {
+        const flag = booleanFromText(ctx.input.query, property);
+        if (flag !== null) params[name] = flag;
+      } else if (isDateProperty(property)) {
+        if (days[name]) params[name] = days[name];
       } else if (property.type === 'string') {
         const value = patternFromText(ctx.input.query, property);
         if (value !== null) params[name] = value;
@@ -764,16 +781,19 @@ export class FallbackPlanner {
   }
 
   /**
-   * The enum value the question names for a property. A property with a default takes only a value
-   * stated for it explicitly (a mapping or catalog value for that field), so defaults are not
-   * overridden by words that merely appear in the question.
+   * The enum value the question names for a property. A property with a default takes a value stated for
+   * it explicitly (a mapping or catalog value for that field, or the value, a label of it or its Korean
+   * spelling): not a value guessed from the words its name shares with the question.
    */
   private enumChoice(text: string, facts: Fact[], property: PropertyInfo): string | null {
     if (!property.hasDefault || property.required) return this.enumFact(text, facts, property);
     const values = property.enumValues ?? [];
     const found = facts.filter((f) => f.field === property.name && values.includes(f.value));
     // A view named by several words: the most specific (longest keyword) wins; facts are in that order.
-    return found[0]?.value ?? null;
+    if (found.length) return found[0].value;
+    // Else a value the question names by itself, a label of it or its Korean spelling (a tenant's enum
+    // without catalog or mappings: "경주" for gyeongju) overrides the default.
+    return enumFromText(text, property);
   }
 
   private enumFact(text: string, facts: Fact[], property: PropertyInfo): string | null {

@@ -75,6 +75,11 @@ export function trainingExamples(
     for (const text of hintTexts(hints?.not_for ?? undefined))
       examples.push({ text, tools: [], only: [tool.name] });
     examples.push({ text: tool.description, tools: [tool.name], weight: options.descriptionWeight ?? 0.5 });
+    // The values its own inputs enumerate are its vocabulary as its description is, in whatever language
+    // they are spelt ("ultrasound", "checked in" for a tool described in Korean).
+    const enumerated = enumeratedValues(tool);
+    if (enumerated)
+      examples.push({ text: enumerated, tools: [tool.name], weight: options.descriptionWeight ?? 0.5 });
     const columns = schemaProperties(tool.input_schema).map((p) =>
       (p.catalogColumn ?? p.name).split('.').pop()!,
     );
@@ -88,6 +93,15 @@ export function trainingExamples(
     }
   }
   return { examples, counts };
+}
+
+/** The values a tool's own enum inputs take, as words (catalog-backed inputs are the catalog's). */
+export function enumeratedValues(tool: ToolDefinition): string {
+  return schemaProperties(tool.input_schema)
+    .filter((p) => p.enumValues && !p.catalogColumn && !p.catalogTable)
+    .flatMap((p) => p.enumValues!.map((v) => v.replace(/_/g, ' ')))
+    .join(' ')
+    .trim();
 }
 
 /** Whether a column is filtered on by the item filter of more than one tool (shared item vocabulary). */

@@ -6,6 +6,7 @@ import { schemaProperties } from '../plan/schema-introspection.util';
 import { extractSignals, QuerySignals } from './query-signals.util';
 import { HINT_KEYWORD } from './hint-keyword';
 import { isItemLookup, itemVocabulary, namesItems, type ItemVocabulary } from '../knowledge/item-vocabulary';
+import { shapedInputs, shapeOwners } from './slot-values';
 
 /** A value the question names: a catalog value or a mapped keyword, with the field it belongs to. */
 export interface Fact {
@@ -31,6 +32,11 @@ export interface QuestionAnalysis {
   facts: Fact[];
   /** Item names (eu-payment-api) and tag-like names (tier-1) the question mentions. */
   identifiers: string[];
+  /**
+   * Values the question gives in the shape of a tool's own input ("AB-123456" for an input with the pattern
+   * "^AB-\\d{6}$"), with the tools taking that shape: values of those inputs, not item names.
+   */
+  shaped: Array<{ value: string; tools: string[] }>;
   tags: string[];
   regions: string[];
   /** Words to look items up by ("payment" in "payment rooms", "order 관련 서비스"). */
@@ -73,6 +79,13 @@ const NOT_A_TEAM =
  * hyphen, or a suffix-like word after it, makes a two-part hyphenated word an adjective, not an item name. */
 const NOT_A_NAME =
   /^(?:(?:highest|lowest|most|least|high|low|worst|best|busiest|slowest|fastest|non|self|multi|cross|over|under)-[a-z]+|[a-z0-9]+-(?:level|related|based|wide|ish|like|wise|heavy|bound|intensive|hungry|driven|facing|side|free|only|ready|aware|specific|sensitive))$/;
+/**
+ * English words made of a verb and its particle ("check-in", "walk-ins", "drop-off"), a prefix and a word
+ * ("no-show", "pre-op", "re-run") or words around a preposition ("out-of-range", "up-to-date"): words of the
+ * language, not item names.
+ */
+const COMPOUND_WORD =
+  /^(?:[a-z]+-(?:in|on|out|up|off|down|by|over|away|back)s?|(?:no|pre|post|re|co|anti|semi|sub|ex)-[a-z]+|[a-z]+(?:-[a-z]+)*-(?:of|to|and|or|on|in|the|a|by|for)-[a-z]+)$/;
 
 /** An English word without its inflection ("booked", "booking", "books" -> "book"). */
 export function stemWord(word: string): string {
@@ -228,6 +241,27 @@ export function toolTerms(tool: ToolDefinition): Set<string> {
   return terms;
 }
 
+/** Per tool, the words its own texts (name, description, hint keywords and examples) use more than once. */
+const SALIENT = new WeakMap<ToolDefinition, Set<string>>();
+function salientTerms(tool: ToolDefinition): Set<string> {
+  let salient = SALIENT.get(tool);
+  if (!salient) {
+    const hints = tool.planning_hints;
+    const texts = [
+      tool.name.replace(/_/g, ' '),
+      ...tool.description.split(/[.;。]\s*|\s[-/|]\s/),
+      ...hintTexts(hints?.keywords ?? undefined),
+      ...hintTexts(hints?.examples ?? undefined),
+    ];
+    const counts = new Map<string, number>();
+    for (const text of texts)
+      for (const term of contentTerms(text)) counts.set(term, (counts.get(term) ?? 0) + 1);
+    salient = new Set([...counts].filter(([, n]) => n >= 2).map(([term]) => term));
+    SALIENT.set(tool, salient);
+  }
+  return salient;
+}
+
 export function inverseDocumentFrequency(tools: ToolDefinition[]): Map<string, number> {
   const counts = new Map<string, number>();
   for (const tool of tools) for (const term of toolTerms(tool)) counts.set(term, (counts.get(term) ?? 0) + 1);
@@ -325,6 +359,38 @@ function correctTypos(text: string, known: Set<string>): string {
   });
 }
 
+/** Per tool, its inputs with a distinctive shape (see shapedInputs; computed once per definition). */
+const TOOL_SHAPES = new WeakMap<ToolDefinition, ReturnType<typeof shapedInputs>>();
+function toolShapes(tools: ToolDefinition[]): ReturnType<typeof shapedInputs> {
+  return tools.flatMap((tool) => {
+    let shapes = TOOL_SHAPES.get(tool);
+    if (!shapes) {
+      shapes = shapedInputs([{ name: tool.name, properties: schemaProperties(tool.input_schema) }]);
+      TOOL_SHAPES.set(tool, shapes);
+    }
+    return shapes;
+  });
+}
+
+/** The tokens of a question shaped like a tool's input, each with the tools taking it. */
+export function shapedValues(
+  query: string,
+  tools: ToolDefinition[],
+): Array<{ value: string; tools: string[] }> {
+  const shapes = toolShapes(tools);
+  if (!shapes.length) return [];
+  const found: Array<{ value: string; tools: string[] }> = [];
+  for (const raw of query.normalize('NFC').split(/[\s,;!?()[\]{}"'“”‘’]+/)) {
+    // A Korean particle after the value ("AB-123456번", "AB-123456의"), a full stop or colon at the end.
+    const token = raw.replace(/[.:。]+$/, '').replace(/[\uac00-\ud7a3]+$/, '');
+    if (!token || found.some((f) => f.value === token.toLowerCase())) continue;
+    const owners = shapeOwners(token, shapes);
+    if (owners.length)
+      found.push({ value: token.toLowerCase(), tools: [...new Set(owners.map((o) => o.tool))] });
+  }
+  return found;
+}
+
 export function analyseQuestion(
   query: string,
   tools: ToolDefinition[],
@@ -340,8 +406,15 @@ export function analyseQuestion(
   const regions = signals.identifiers.filter((id) => REGION.test(id));
   // A hyphenated word the mappings know ("on-call", "follow-up") is vocabulary, not an item name.
   const vocabulary = new Set(mappings.map((m) => keywordText(m.keyword)));
+  // A value shaped like a tool's own input ("AB-123456") is that input's value, not an item's name.
+  const shaped = shapedValues(query, tools);
   const names = signals.identifiers.filter(
-    (id) => !NOT_A_NAME.test(id) && !REGION.test(id) && !vocabulary.has(id),
+    (id) =>
+      !NOT_A_NAME.test(id) &&
+      !COMPOUND_WORD.test(id) &&
+      !REGION.test(id) &&
+      !vocabulary.has(id) &&
+      !shaped.some((v) => v.value === id),
   );
   // A tag is what the catalog gives as a tag example or what the question calls a tag; the rest are item names.
   const tagColumns = (catalog.content?.tables ?? []).flatMap((t) =>
@@ -354,7 +427,7 @@ export function analyseQuestion(
   const tags = names.filter((id) => isTag(id) && !/^(top|bottom)-/.test(id));
   const itemNames = names.filter((id) => !tags.includes(id) && !/^(top|bottom)-/.test(id));
   // The words of a compound are read as words ("highest-latency": a ranking and a metric).
-  const compounds = signals.identifiers.filter((id) => NOT_A_NAME.test(id));
+  const compounds = signals.identifiers.filter((id) => NOT_A_NAME.test(id) || COMPOUND_WORD.test(id));
   // A team's name is a topic to look its items up by, not vocabulary ("결제팀 서비스": no payments asked).
   const teams: string[] = [];
   const teamless = text
@@ -435,11 +508,18 @@ export function analyseQuestion(
   const severalSources = new Set(tools.map((tool) => catalog.sourceOf(tool.name))).size > 1;
   const strong: Record<string, number> = {};
   const weak: Record<string, number> = {};
+  /** Tools the question says two words of the description of, or one word their own texts repeat. */
+  const describedBy = new Set<string>();
   const features: Record<string, number> = {};
   for (const tool of tools) {
     let description = 0;
+    let described = 0;
+    const salient = salientTerms(tool);
     for (const term of toolTerms(tool))
-      if (queryHasTerm(factText, terms, term)) description += idf.get(term) ?? 0;
+      if (queryHasTerm(factText, terms, term)) {
+        description += idf.get(term) ?? 0;
+        described += salient.has(term) ? 2 : 1;
+      }
     const mapped = matchedMappings.some(
       (m) => m.kind === 'tool' && m.value === tool.name && m.description !== HINT_KEYWORD,
     );
@@ -477,6 +557,7 @@ export function analyseQuestion(
     strong[tool.name] = Math.round((description + ownWord + column * 3) * 100) / 100;
     if (hinted) features[`hinted:${tool.name}`] = 1;
     features[`desc:${tool.name}`] = Math.min(description, 4) / 4;
+    if (described >= 2) describedBy.add(tool.name);
     if (mapped) features[`mapped:${tool.name}`] = 1;
     if (column) features[`column:${tool.name}`] = Math.min(column, 2);
   }
@@ -530,6 +611,7 @@ export function analyseQuestion(
     matchedMappings,
     facts,
     identifiers,
+    shaped,
     tags,
     regions,
     itemTopics: [...new Set(itemTopics)],
@@ -549,7 +631,9 @@ export function analyseQuestion(
         (m) => (m.kind === 'tool' && !howTo.has(keywordText(m.keyword))) || m.kind === 'metric',
       ) ||
       // Words of a tool's own description or hints (a tenant's tools need no mappings to be asked about).
-      tools.some((tool) => (features[`desc:${tool.name}`] ?? 0) >= DESCRIBED),
+      // (Two of its words, or one its own texts use more than once: "between" in one line of a description
+      // does not make "the difference between TCP and UDP" a question for it.)
+      tools.some((tool) => (features[`desc:${tool.name}`] ?? 0) >= DESCRIBED && describedBy.has(tool.name)),
     features,
   };
 }

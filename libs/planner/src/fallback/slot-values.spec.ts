@@ -1,10 +1,14 @@
 import { schemaProperties } from '../plan/schema-introspection.util';
 import {
+  booleanFromText,
+  distinguishingHeads,
   enumFromText,
   enumTerms,
   numberFromText,
   patternFromText,
   romanize,
+  shapedInputs,
+  shapeOwners,
   sharedEnumValues,
 } from './slot-values';
 
@@ -79,5 +83,81 @@ describe('slot values read from a tool schema', () => {
     const shared = sharedEnumValues([schemaProperties(schema), schemaProperties(other)]);
     expect(shared.has('bundang')).toBe(true);
     expect(shared.has('dermatology')).toBe(false);
+  });
+});
+
+describe('a pattern of letter classes', () => {
+  const [shelf, voucher] = schemaProperties({
+    type: 'object',
+    properties: {
+      shelf: { type: 'string', pattern: '^\\d{2}[가-힣]\\d{3}$' },
+      voucher: { type: 'string', pattern: '^[A-Z0-9]{6}$' },
+    },
+  });
+
+  it('is as distinctive as a literal letter: the value is read without a word naming it', () => {
+    expect(patternFromText('12가345 자리에 있는 책', shelf)).toBe('12가345');
+  });
+
+  it('takes a code with a digit as a shaped value, not a word that fits it', () => {
+    const shapes = shapedInputs([{ name: 'redeem', properties: [voucher] }]);
+    expect(shapeOwners('AB12CD', shapes)).toEqual([
+      { tool: 'redeem', property: 'voucher', regex: expect.any(RegExp) },
+    ]);
+    expect(shapeOwners('BRANCH', shapes)).toEqual([]);
+  });
+});
+
+describe('a flag the question raises', () => {
+  const [overdue, express, returned] = schemaProperties({
+    type: 'object',
+    properties: {
+      overdue_only: { type: 'boolean' },
+      express: { type: 'boolean', description: '당일배송 요청' },
+      returned: { type: 'boolean', description: '반납 처리 여부' },
+    },
+  });
+
+  it('is set by a word of its name or a long word of its description, unset when negated', () => {
+    expect(booleanFromText('any overdue loans at central?', overdue)).toBe(true);
+    expect(booleanFromText('당일배송으로 보내줘', express)).toBe(true);
+    expect(booleanFromText('loans that have not been returned yet', returned)).toBe(false);
+    expect(booleanFromText('show all loans', overdue)).toBeNull();
+  });
+});
+
+describe('a family of compound enum values', () => {
+  const [depot] = schemaProperties({
+    type: 'object',
+    properties: { depot: { type: 'string', enum: ['daejeon_depot', 'gwangju_depot', 'ulsan_yard'] } },
+  });
+
+  it('names a value by the part that tells it from the others, in English or Korean', () => {
+    expect([...distinguishingHeads(depot.enumValues!)]).toEqual([
+      ['daejeon', 'daejeon_depot'],
+      ['gwangju', 'gwangju_depot'],
+    ]);
+    expect(enumFromText('trucks parked at gwangju today', depot)).toBe('gwangju_depot');
+    expect(enumFromText('대전점 트럭 몇 대야', depot)).toBe('daejeon_depot');
+    // A value alone in its family is named by its whole name only.
+    expect(enumFromText('trucks at ulsan', depot)).toBeNull();
+  });
+});
+
+describe('labels written before their value', () => {
+  const [size] = schemaProperties({
+    type: 'object',
+    properties: {
+      size: {
+        type: 'string',
+        enum: ['small', 'medium', 'large'],
+        description: '소형=small, 중간/보통=medium, 대형/L=large',
+      },
+    },
+  });
+
+  it('reads "label=value" as labels of that value', () => {
+    expect(enumFromText('대형 박스로 주세요', size)).toBe('large');
+    expect(enumFromText('보통 크기면 돼요', size)).toBe('medium');
   });
 });

@@ -38,6 +38,8 @@ export function enumTerms(property: PropertyInfo): Term[] {
     add(value, value);
     if (/[_-]/.test(value)) add(value.replace(/[_-]+/g, ' '), value);
   }
+  // A family of compound values ("north_gate", "south_gate"): the part that tells them apart names one.
+  for (const [head, value] of distinguishingHeads(values)) add(head, value);
   const description = typeof property.schema.description === 'string' ? property.schema.description : '';
   if (description && values.length) {
     const lower = normalizeText(description);
@@ -47,6 +49,22 @@ export function enumTerms(property: PropertyInfo): Term[] {
       .filter((p) => p.at >= 0)
       .sort((a, b) => a.at - b.at);
     const labelled = new Set<string>();
+    // "label=value" ("경차/소형=compact, 중형=midsize"): the words before each value's "=" are its labels.
+    const before = values
+      .map((value) => ({
+        value,
+        match: new RegExp(`([^,;|()=\\n]+?)\\s*=\\s*${escapeRegExp(normalizeText(value))}(?![a-z0-9_])`).exec(
+          lower,
+        ),
+      }))
+      .filter((found) => found.match);
+    const valueFirst = values.some((value) =>
+      new RegExp(`(?<![a-z0-9_])${escapeRegExp(normalizeText(value))}\\s*=`).test(lower),
+    );
+    if (!valueFirst && before.length * 2 >= values.length) {
+      for (const { value, match } of before) for (const label of match![1].split(/[/|]/)) add(label, value);
+      places.length = 0;
+    }
     places.forEach((place, i) => {
       const end = i + 1 < places.length ? places[i + 1].at : lower.length;
       const after = lower.slice(place.at + place.value.length, end);
@@ -78,6 +96,26 @@ export function enumTerms(property: PropertyInfo): Term[] {
     .sort((a, b) => b.term.length - a.term.length);
   LEXICONS.set(property.schema, unique);
   return unique;
+}
+
+/**
+ * Compound enum values whose last part other values share ("north_gate", "south_gate"), by their first
+ * part ("north"): that part alone names the value when no other value starts with it.
+ */
+export function distinguishingHeads(values: string[]): Map<string, string> {
+  const parts = values.map((value) => ({ value, parts: value.toLowerCase().split(/[_-]+/) }));
+  const heads = new Map<string, string>();
+  for (const {
+    value,
+    parts: [head, ...rest],
+  } of parts) {
+    if (!rest.length || head.length < 3 || !/^[a-z]+$/.test(head)) continue;
+    const tail = rest.join(' ');
+    const family = parts.filter((p) => p.parts.length > 1 && p.parts.slice(1).join(' ') === tail).length;
+    const sameHead = parts.filter((p) => p.parts[0] === head).length;
+    if (family >= 2 && sameHead === 1 && !values.includes(head)) heads.set(head, value);
+  }
+  return heads;
 }
 
 function findWord(text: string, word: string): number {
@@ -232,6 +270,8 @@ function romanizedValue(text: string, values: string[]): string | null {
   for (const value of values)
     if (/^[a-z][a-z_-]*$/i.test(value) && value.replace(/[_-]/g, '').length >= 3)
       candidates.set(loose(value), value);
+  for (const [head, value] of distinguishingHeads(values))
+    if (!candidates.has(loose(head))) candidates.set(loose(head), value);
   if (!candidates.size) return null;
   const found = new Set<string>();
   for (const word of text.match(/[\uac00-\ud7a3]{2,}/g) ?? [])
@@ -270,7 +310,8 @@ function valuePattern(property: PropertyInfo): { regex: RegExp; specific: boolea
     try {
       const body = pattern.replace(/^\^/, '').replace(/\$$/, '');
       // Only digits (a room number, the last four digits): needs the property's word beside it.
-      const specific = /[A-Za-z가-힣:#-]/.test(body.replace(/\\[dDsSwW]|\[[^\]]*\]|\{[^}]*\}/g, ''));
+      // A letter class ("[가-힣]", "[A-Z]") is as distinctive as a literal letter.
+      const specific = /[A-Za-z가-힣:#-]/.test(body.replace(/\\[dDsSwW]|\{[^}]*\}|\[(?:\\d|0-9|\s)*\]/g, ''));
       return { regex: new RegExp(`^(?:${body})$`), specific };
     } catch {
       return null;
@@ -285,6 +326,34 @@ function valuePattern(property: PropertyInfo): { regex: RegExp; specific: boolea
     .replace(/\d+/g, '\\d+')
     .replace(/[\uac00-\ud7a3]/g, '[가-힣]');
   return { regex: new RegExp(`^${shape}$`, 'i'), specific: /[A-Za-z가-힣#-]/.test(example) };
+}
+
+/**
+ * The tools' string inputs with a distinctive shape (a pattern with letters or punctuation besides digits:
+ * "^AB-\\d{6}$", or a description's example "e.g. AB-123456"), per tool: a token of that shape in a question
+ * is a value of that input, not a name of an item the catalog knows.
+ */
+export function shapedInputs(
+  tools: ReadonlyArray<{ name: string; properties: PropertyInfo[] }>,
+): Array<{ tool: string; property: string; regex: RegExp }> {
+  const shapes: Array<{ tool: string; property: string; regex: RegExp }> = [];
+  for (const { name, properties } of tools)
+    for (const property of properties) {
+      if (property.type !== 'string' || property.enumValues) continue;
+      const shape = valuePattern(property);
+      if (shape?.specific) shapes.push({ tool: name, property: property.name, regex: shape.regex });
+    }
+  return shapes;
+}
+
+/** The tools (and inputs) whose shape a token of the question has, as spelt or upper-cased. */
+export function shapeOwners(
+  token: string,
+  shapes: ReadonlyArray<{ tool: string; property: string; regex: RegExp }>,
+): Array<{ tool: string; property: string }> {
+  // A code or a number has a digit: a word that happens to fit ("BRANCH" for six letters or digits) is a word.
+  if (!/\d/.test(token)) return [];
+  return shapes.filter((s) => s.regex.test(token) || s.regex.test(token.toUpperCase()));
 }
 
 /** Korean counters and the English unit nouns they count. */
@@ -417,4 +486,37 @@ export function sharedEnumValues(properties: PropertyInfo[][]): Set<string> {
 /** The key of a string property's shape among shared values: its pattern, else its name. */
 export function shapeKey(property: PropertyInfo): string {
   return `pattern:${typeof property.schema.pattern === 'string' ? property.schema.pattern : property.name}`;
+}
+
+/** Words of a flag's name that say nothing of what it flags ("abnormal_only", "include_closed"). */
+const FLAG_FILLER = /^(?:only|include|includes|including|is|has|have|show|flag|with|filter|enabled|yes)$/;
+const NEGATED_BEFORE = /(?:\bnot|n't|\bnever|\bwithout|\bno|안)\s+(?:\S+\s+){0,2}$/;
+const NEGATED_AFTER = /^\S*\s*(?:\S+\s+)?(?:안\s|않|없|말고)/;
+
+/**
+ * A flag (boolean input) the question raises: a word of its name ("abnormal" for abnormal_only, "urgent"),
+ * or a long word of its description (a Korean word of three syllables or more), unless negated ("not
+ * transferred", "이관 안 한") which sets it false.
+ */
+export function booleanFromText(text: string, property: PropertyInfo): boolean | null {
+  if (property.type !== 'boolean') return null;
+  const lower = normalizeText(text);
+  const description = typeof property.schema.description === 'string' ? property.schema.description : '';
+  const named = property.name
+    .toLowerCase()
+    .split(/[_\s-]+/)
+    .filter((word) => word.length >= 4 && !FLAG_FILLER.test(word));
+  const described = (normalizeText(description).match(/[\uac00-\ud7a3]{3,}/g) ?? []).map((word) =>
+    word.replace(/(?:만|을|를|이|가|은|는|의|로|으로)$/, ''),
+  );
+  for (const word of [...named.map((w) => stemEnglish(w).replace(/(?:ed|ing)$/, '')), ...described]) {
+    if (word.length < 3) continue;
+    const at = /^[a-z]+$/.test(word)
+      ? lower.search(new RegExp(`(?<![a-z])${escapeRegExp(word)}`))
+      : lower.indexOf(word);
+    if (at < 0) continue;
+    const negated = NEGATED_BEFORE.test(lower.slice(0, at)) || NEGATED_AFTER.test(lower.slice(at));
+    return !negated;
+  }
+  return null;
 }

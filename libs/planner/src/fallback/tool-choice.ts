@@ -8,6 +8,7 @@ import {
   schemaProperties,
 } from '../plan/schema-introspection.util';
 import type { QuestionAnalysis } from './question-analysis';
+import { applyNotFor } from './not-for';
 import type { QuerySignals } from './query-signals.util';
 
 export interface ToolChoiceInput {
@@ -35,6 +36,11 @@ export interface ToolChoiceInput {
 const CONFIDENT = 0.7;
 /** The least probability that still answers a question naming an item when no tool reached its bar. */
 const NAMED_ITEM_FLOOR = 0.05;
+/**
+ * The same for a value shaped like some tools' input: lower, as the shape already narrows the question to
+ * the tools taking it (their scores only choose among them).
+ */
+const SHAPED_VALUE_FLOOR = 0.02;
 
 export { isItemLookup };
 
@@ -222,11 +228,20 @@ export function chooseTools(input: ToolChoiceInput): ToolDefinition[] {
       .sort((a, b) => scores[b.name] - scores[a.name])[0];
     if (best && scores[best.name] >= NAMED_ITEM_FLOOR) chosen = [best];
   }
+  // A value shaped like some tools' own input ("AB-123456" for inputs with that pattern): when no tool reached
+  // its bar, the likeliest of the tools taking it answers (the value says the question is for one of them).
+  if (!chosen.length && analysis.shaped.length && !analysis.features.general) {
+    const owners = new Set(analysis.shaped.flatMap((value) => value.tools));
+    const best = tools
+      .filter((tool) => owners.has(tool.name))
+      .sort((a, b) => scores[b.name] - scores[a.name])[0];
+    if (best && scores[best.name] >= SHAPED_VALUE_FLOOR) chosen = [best];
+  }
   if (!chosen.length && !learned) {
     const byWeak = tools
       .filter((tool) => analysis.weak[tool.name] > 0)
       .sort((a, b) => analysis.weak[b.name] - analysis.weak[a.name] || requiredCount(a) - requiredCount(b));
     if (byWeak.length) chosen = [byWeak[0]];
   }
-  return chosen;
+  return applyNotFor(analysis.text, tools, chosen);
 }
