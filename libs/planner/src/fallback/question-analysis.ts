@@ -241,27 +241,6 @@ export function toolTerms(tool: ToolDefinition): Set<string> {
   return terms;
 }
 
-/** Per tool, the words its own texts (name, description, hint keywords and examples) use more than once. */
-const SALIENT = new WeakMap<ToolDefinition, Set<string>>();
-function salientTerms(tool: ToolDefinition): Set<string> {
-  let salient = SALIENT.get(tool);
-  if (!salient) {
-    const hints = tool.planning_hints;
-    const texts = [
-      tool.name.replace(/_/g, ' '),
-      ...tool.description.split(/[.;。]\s*|\s[-/|]\s/),
-      ...hintTexts(hints?.keywords ?? undefined),
-      ...hintTexts(hints?.examples ?? undefined),
-    ];
-    const counts = new Map<string, number>();
-    for (const text of texts)
-      for (const term of contentTerms(text)) counts.set(term, (counts.get(term) ?? 0) + 1);
-    salient = new Set([...counts].filter(([, n]) => n >= 2).map(([term]) => term));
-    SALIENT.set(tool, salient);
-  }
-  return salient;
-}
-
 export function inverseDocumentFrequency(tools: ToolDefinition[]): Map<string, number> {
   const counts = new Map<string, number>();
   for (const tool of tools) for (const term of toolTerms(tool)) counts.set(term, (counts.get(term) ?? 0) + 1);
@@ -508,18 +487,11 @@ export function analyseQuestion(
   const severalSources = new Set(tools.map((tool) => catalog.sourceOf(tool.name))).size > 1;
   const strong: Record<string, number> = {};
   const weak: Record<string, number> = {};
-  /** Tools the question says two words of the description of, or one word their own texts repeat. */
-  const describedBy = new Set<string>();
   const features: Record<string, number> = {};
   for (const tool of tools) {
     let description = 0;
-    let described = 0;
-    const salient = salientTerms(tool);
     for (const term of toolTerms(tool))
-      if (queryHasTerm(factText, terms, term)) {
-        description += idf.get(term) ?? 0;
-        described += salient.has(term) ? 2 : 1;
-      }
+      if (queryHasTerm(factText, terms, term)) description += idf.get(term) ?? 0;
     const mapped = matchedMappings.some(
       (m) => m.kind === 'tool' && m.value === tool.name && m.description !== HINT_KEYWORD,
     );
@@ -557,7 +529,6 @@ export function analyseQuestion(
     strong[tool.name] = Math.round((description + ownWord + column * 3) * 100) / 100;
     if (hinted) features[`hinted:${tool.name}`] = 1;
     features[`desc:${tool.name}`] = Math.min(description, 4) / 4;
-    if (described >= 2) describedBy.add(tool.name);
     if (mapped) features[`mapped:${tool.name}`] = 1;
     if (column) features[`column:${tool.name}`] = Math.min(column, 2);
   }
@@ -631,9 +602,7 @@ export function analyseQuestion(
         (m) => (m.kind === 'tool' && !howTo.has(keywordText(m.keyword))) || m.kind === 'metric',
       ) ||
       // Words of a tool's own description or hints (a tenant's tools need no mappings to be asked about).
-      // (Two of its words, or one its own texts use more than once: "between" in one line of a description
-      // does not make "the difference between TCP and UDP" a question for it.)
-      tools.some((tool) => (features[`desc:${tool.name}`] ?? 0) >= DESCRIBED && describedBy.has(tool.name)),
+      tools.some((tool) => (features[`desc:${tool.name}`] ?? 0) >= DESCRIBED),
     features,
   };
 }

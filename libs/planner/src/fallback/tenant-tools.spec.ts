@@ -152,22 +152,3 @@ describe('the values a tool enumerates', () => {
     });
   });
 });
-
-describe('description words that put a question in domain', () => {
-  const shelves = tool(
-    'shelf_map',
-    'Where a book stands: the shelf and the aisle between the reading rooms. Shelf codes like 3F-12.',
-    {},
-  );
-  const mappings = { mappings: [{ keyword: 'stacks', value: 'shelf_map', kind: 'tool' as const }] };
-  const inDomain = (query: string) =>
-    analyseQuestion(query, [...LIBRARY_TOOLS, shelves], catalog, mappings, NOW).inDomain;
-
-  it('need two words, or one the tool’s own texts repeat', () => {
-    // "between" is in one line of the description: a general question does not become the tool's.
-    expect(inDomain("what's the difference between TCP and UDP?")).toBe(false);
-    // "shelf" is a word the tool's texts use more than once; "aisle" and "reading" are two words.
-    expect(inDomain('which shelf is it on?')).toBe(true);
-    expect(inDomain('the aisle by the reading area')).toBe(true);
-  });
-});
