@@ -100,7 +100,12 @@ async function main() {
   const embedder = HashEmbeddingProvider.fromModel(model);
   if (!embedder) throw new Error(`the bench tenant's model ${model} is not a hashed model`);
   const dims = await embedder.dimensions();
-  const vectors = withVector ? (await embedder.embed(rows.map((r) => r.text))).map(normalize) : [];
+  // In batches, each kept as a Float32Array only: the embedder's number[][] for 1M texts at once held
+  // ~10 GB of heap and never finished on this machine.
+  const vectors: Float32Array[] = [];
+  for (let start = 0; withVector && start < rows.length; start += 1024)
+    for (const v of await embedder.embed(rows.slice(start, start + 1024).map((r) => r.text)))
+      vectors.push(normalize(v));
   const queryVectors = withVector ? (await embedder.embed(queries)).map(normalize) : [];
   const truth = queryVectors.map((q) => exactTopK(vectors, ids, q, 10));
   console.log(
