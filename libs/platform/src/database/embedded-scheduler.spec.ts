@@ -1,4 +1,4 @@
-import { runInBackground } from './database-priority';
+import { beginRequest, runInBackground } from './database-priority';
 import { EmbeddedScheduler, LeaseRelease } from './embedded-scheduler';
 
 /** Acquires a lease, records `name` when granted, holds it until the returned release is called. */
@@ -91,5 +91,61 @@ describe('EmbeddedScheduler', () => {
     // The timed-out waiter left the queue: the next one gets the connection.
     (await scheduler.acquire())();
     expect(scheduler.stats.foregroundWaiting).toBe(0);
+  });
+
+  describe('requests in progress', () => {
+    const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+    it("keeps background work off the connection between a request's statements, however far apart", async () => {
+      const scheduler = new EmbeddedScheduler({ quietMs: 0, requestIdleMs: 1e9, minBackgroundWaitMs: 1e9 });
+      const order: string[] = [];
+      const end = beginRequest();
+      try {
+        (await queue(scheduler, order, 'request statement 1'))();
+        const background = queue(scheduler, order, 'background', true);
+        // Longer than any quiet window: the request is still in progress (authorising, planning).
+        await sleep(30);
+        (await queue(scheduler, order, 'request statement 2'))();
+        expect(order).toEqual(['request statement 1', 'request statement 2']);
+        end();
+        (await background)();
+        expect(order).toEqual(['request statement 1', 'request statement 2', 'background']);
+      } finally {
+        end();
+      }
+    });
+
+    it('lets background work go once the request has not touched the connection for requestIdleMs', async () => {
+      const scheduler = new EmbeddedScheduler({ quietMs: 0, requestIdleMs: 20, minBackgroundWaitMs: 1e9 });
+      const order: string[] = [];
+      const end = beginRequest();
+      try {
+        (await queue(scheduler, order, 'request statement'))();
+        // A long stream or computation: the request stays open without using the database.
+        (await queue(scheduler, order, 'background', true))();
+        expect(order).toEqual(['request statement', 'background']);
+      } finally {
+        end();
+      }
+    });
+
+    it('still gives background work its share while a request keeps the connection', async () => {
+      const scheduler = new EmbeddedScheduler({
+        quietMs: 0,
+        requestIdleMs: 1e9,
+        minBackgroundWaitMs: 20,
+        maxBackgroundWaitMs: 20,
+      });
+      const order: string[] = [];
+      const end = beginRequest();
+      try {
+        (await queue(scheduler, order, 'request statement'))();
+        (await queue(scheduler, order, 'background', true))();
+        expect(order).toEqual(['request statement', 'background']);
+        expect(scheduler.stats.agedBackgroundLeases).toBe(1);
+      } finally {
+        end();
+      }
+    });
   });
 });
