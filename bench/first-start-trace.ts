@@ -32,6 +32,7 @@ if (out) {
   const loop = monitorEventLoopDelay({ resolution: 5 });
   loop.enable();
 
+  // eslint-disable-next-line @typescript-eslint/unbound-method -- called with the server as `this` below
   const emit = http.Server.prototype.emit;
   http.Server.prototype.emit = function (this: http.Server, event: string, ...args: unknown[]) {
     if (event === 'request') {
