@@ -1,5 +1,5 @@
 import { beginRequest, runInBackground } from './database-priority';
-import { EmbeddedScheduler, LeaseRelease } from './embedded-scheduler';
+import { EmbeddedScheduler, EmbeddedSchedulerOptions, LeaseRelease } from './embedded-scheduler';
 
 /** Acquires a lease, records `name` when granted, holds it until the returned release is called. */
 function queue(scheduler: EmbeddedScheduler, order: string[], name: string, background = false) {
@@ -96,11 +96,21 @@ describe('EmbeddedScheduler', () => {
   describe('requests in progress', () => {
     const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-    it("keeps background work off the connection between a request's statements, however far apart", async () => {
-      const scheduler = new EmbeddedScheduler({ quietMs: 0, requestIdleMs: 1e9, minBackgroundWaitMs: 1e9 });
-      const order: string[] = [];
+    /** Runs `work` inside a request in progress (beginRequest), with a scheduler of `options` (quietMs 0). */
+    async function inRequest(
+      options: Partial<EmbeddedSchedulerOptions>,
+      work: (scheduler: EmbeddedScheduler, order: string[], end: () => void) => Promise<void>,
+    ) {
       const end = beginRequest();
       try {
+        await work(new EmbeddedScheduler({ quietMs: 0, ...options }), [], end);
+      } finally {
+        end();
+      }
+    }
+
+    it("keeps background work off the connection between a request's statements, however far apart", () =>
+      inRequest({ requestIdleMs: 1e9, minBackgroundWaitMs: 1e9 }, async (scheduler, order, end) => {
         (await queue(scheduler, order, 'request statement 1'))();
         const background = queue(scheduler, order, 'background', true);
         // Longer than any quiet window: the request is still in progress (authorising, planning).
@@ -110,42 +120,25 @@ describe('EmbeddedScheduler', () => {
         end();
         (await background)();
         expect(order).toEqual(['request statement 1', 'request statement 2', 'background']);
-      } finally {
-        end();
-      }
-    });
+      }));
 
-    it('lets background work go once the request has not touched the connection for requestIdleMs', async () => {
-      const scheduler = new EmbeddedScheduler({ quietMs: 0, requestIdleMs: 20, minBackgroundWaitMs: 1e9 });
-      const order: string[] = [];
-      const end = beginRequest();
-      try {
+    it('lets background work go once the request has not touched the connection for requestIdleMs', () =>
+      inRequest({ requestIdleMs: 20, minBackgroundWaitMs: 1e9 }, async (scheduler, order) => {
         (await queue(scheduler, order, 'request statement'))();
         // A long stream or computation: the request stays open without using the database.
         (await queue(scheduler, order, 'background', true))();
         expect(order).toEqual(['request statement', 'background']);
-      } finally {
-        end();
-      }
-    });
+      }));
 
-    it('still gives background work its share while a request keeps the connection', async () => {
-      const scheduler = new EmbeddedScheduler({
-        quietMs: 0,
-        requestIdleMs: 1e9,
-        minBackgroundWaitMs: 20,
-        maxBackgroundWaitMs: 20,
-      });
-      const order: string[] = [];
-      const end = beginRequest();
-      try {
-        (await queue(scheduler, order, 'request statement'))();
-        (await queue(scheduler, order, 'background', true))();
-        expect(order).toEqual(['request statement', 'background']);
-        expect(scheduler.stats.agedBackgroundLeases).toBe(1);
-      } finally {
-        end();
-      }
-    });
+    it('still gives background work its share while a request keeps the connection', () =>
+      inRequest(
+        { requestIdleMs: 1e9, minBackgroundWaitMs: 20, maxBackgroundWaitMs: 20 },
+        async (scheduler, order) => {
+          (await queue(scheduler, order, 'request statement'))();
+          (await queue(scheduler, order, 'background', true))();
+          expect(order).toEqual(['request statement', 'background']);
+          expect(scheduler.stats.agedBackgroundLeases).toBe(1);
+        },
+      ));
   });
 });
