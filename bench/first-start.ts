@@ -13,7 +13,7 @@
  * (each restart's time to ready is printed, with the load average at that moment).
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -74,9 +74,21 @@ async function main(): Promise<void> {
   delete env.DATABASE_URL;
   delete env.REDIS_URL;
   delete env.NODE_ENV;
+  // --trace: the first start records requests, leases and event-loop stalls (bench/first-start-trace.ts).
+  const traceFile = process.argv.includes('--trace')
+    ? path.join(dataDir, '..', `${path.basename(dataDir)}.trace.json`)
+    : '';
+  const firstEnv = traceFile
+    ? {
+        ...env,
+        OPS_BENCH_TRACE: traceFile,
+        NODE_OPTIONS: `${env.NODE_OPTIONS ?? ''} --require ${path.resolve(__dirname, 'first-start-trace.js')}`,
+      }
+    : env;
   let started = performance.now();
   const seconds = () => (performance.now() - started) / 1000;
-  let { child, state } = startServer(env);
+  let { child, state } = startServer(firstEnv);
+  const spans: Span[] = [];
   const marks: Record<string, number> = {};
   try {
     const output = () => state.output;
@@ -110,9 +122,11 @@ async function main(): Promise<void> {
     let errors = 0;
     for (let i = 0; ; i++) {
       const t0 = performance.now();
+      const start = Date.now();
       const response = await requests[i % requests.length]();
       const body = (await response.json()) as { warnings?: string[] };
       latencies.push(performance.now() - t0);
+      spans.push({ kind: i % requests.length, start, end: Date.now(), phase: 'during' });
       byKind[i % requests.length].push(performance.now() - t0);
       if (response.status >= 500) errors++;
       if (marks.knowledge === undefined && i % requests.length === 2 && response.ok) {
@@ -136,15 +150,21 @@ async function main(): Promise<void> {
     const afterUntil = performance.now() + 20_000;
     for (let i = 0; performance.now() < afterUntil; i++) {
       const t0 = performance.now();
+      const start = Date.now();
       const response = await requests[i % requests.length]();
       await response.arrayBuffer();
       after.push(performance.now() - t0);
+      spans.push({ kind: i % requests.length, start, end: Date.now(), phase: 'after' });
       await sleep(250);
     }
     after.sort((a, b) => a - b);
     const restartTimes: number[] = [];
     for (let r = 0; r < restarts; r++) {
       await stopServer(child);
+      if (r === 0 && traceFile && existsSync(traceFile)) {
+        traceReport(JSON.parse(readFileSync(traceFile, 'utf8')) as Trace, spans);
+        rmSync(traceFile, { force: true });
+      }
       started = performance.now();
       ({ child, state } = startServer(env));
       while ((await fetch(`${base}/health/ready`).catch(() => null))?.status !== 200) {
@@ -186,6 +206,98 @@ async function main(): Promise<void> {
     for (const burner of burners) burner.kill('SIGKILL');
     rmSync(dataDir, { recursive: true, force: true });
   }
+}
+
+interface Span {
+  kind: number;
+  start: number;
+  end: number;
+  phase: 'during' | 'after';
+}
+
+interface Trace {
+  requests: Array<{ start: number; end: number; url: string }>;
+  leases: Array<{ priority: string; asked: number; granted: number; released: number; site?: string }>;
+  stalls: Array<{ at: number; ms: number }>;
+  statements: Array<{ sql: string; start: number; end: number }>;
+  loop: { p50: number; p99: number; max: number };
+}
+
+/** Time of [a0, a1] that intervals cover (they may overlap each other only slightly: one connection). */
+const overlap = (a0: number, a1: number, intervals: Array<[number, number]>) =>
+  intervals.reduce((sum, [b0, b1]) => sum + Math.max(0, Math.min(a1, b1) - Math.max(a0, b0)), 0);
+
+/**
+ * Where the bench's requests spent their time (--trace): for the slowest tenth of the requests during the
+ * demo load and for all of them before and after it, the mean of: time outside the server's handler (the
+ * request waiting to be read, the response to be delivered), the request's own connection leases (wait and
+ * hold), the background leases and event-loop stalls inside the request's span.
+ */
+function traceReport(trace: Trace, spans: Span[]): void {
+  const background = trace.leases.filter((l) => l.priority === 'background');
+  const foreground = trace.leases.filter((l) => l.priority !== 'background');
+  const bgHolds: Array<[number, number]> = background.map((l) => [l.granted, l.released]);
+  const stalls: Array<[number, number]> = trace.stalls.map((s) => [s.at, s.at + s.ms]);
+  const breakdown = (span: Span) => {
+    const server = trace.requests.find((r) => r.start >= span.start - 5 && r.end <= span.end + 5);
+    const s0 = server?.start ?? span.start;
+    const s1 = server?.end ?? span.end;
+    const own = foreground.filter((l) => l.asked >= s0 && l.released <= s1 + 1);
+    return {
+      total: span.end - span.start,
+      outside: span.end - span.start - (s1 - s0),
+      ownWait: own.reduce((sum, l) => sum + l.granted - l.asked, 0),
+      ownHold: own.reduce((sum, l) => sum + l.released - l.granted, 0),
+      leases: own.length,
+      backgroundInSpan: overlap(span.start, span.end, bgHolds),
+      stallsInSpan: overlap(span.start, span.end, stalls),
+    };
+  };
+  const mean = (rows: Array<ReturnType<typeof breakdown>>) => {
+    const keys = Object.keys(rows[0] ?? {}) as Array<keyof ReturnType<typeof breakdown>>;
+    return keys
+      .map((k) => `${k} ${(rows.reduce((s, r) => s + r[k], 0) / rows.length).toFixed(1)}`)
+      .join(', ');
+  };
+  const during = spans.filter((s) => s.phase === 'during');
+  const slow = [...during]
+    .sort((a, b) => b.end - b.start - (a.end - a.start))
+    .slice(0, Math.ceil(during.length / 10));
+  console.log(`trace: slowest 10% during (n=${slow.length}) mean ms: ${mean(slow.map(breakdown))}`);
+  console.log(`trace: all during (n=${during.length}) mean ms: ${mean(during.map(breakdown))}`);
+  const after = spans.filter((s) => s.phase === 'after');
+  console.log(`trace: all after (n=${after.length}) mean ms: ${mean(after.map(breakdown))}`);
+  const loadStart = during[0]?.start ?? 0;
+  const loadEnd = during.at(-1)?.end ?? 0;
+  const inLoad = background.filter((l) => l.granted >= loadStart && l.released <= loadEnd);
+  const holds = inLoad.map((l) => l.released - l.granted).sort((a, b) => a - b);
+  console.log(
+    `trace: background leases during the load n=${holds.length} hold p50 ${pct(holds, 0.5)?.toFixed(1)} ` +
+      `p95 ${pct(holds, 0.95)?.toFixed(1)} max ${holds.at(-1)?.toFixed(1)} ms, sum ${(holds.reduce((a, b) => a + b, 0) / 1000).toFixed(1)} s of ${((loadEnd - loadStart) / 1000).toFixed(1)} s`,
+  );
+  const bySite = new Map<string, number[]>();
+  for (const st of trace.statements.filter((x) => x.start >= loadStart && x.end <= loadEnd)) {
+    const site = st.sql.replace(/\$\d+/g, '$').slice(0, 60);
+    bySite.set(site, [...(bySite.get(site) ?? []), st.end - st.start]);
+  }
+  for (const [site, times] of [...bySite]
+    .sort((a, b) => b[1].reduce((x, y) => x + y, 0) - a[1].reduce((x, y) => x + y, 0))
+    .slice(0, 12)) {
+    times.sort((a, b) => a - b);
+    console.log(
+      `trace:   n=${times.length} sum ${(times.reduce((a, b) => a + b, 0) / 1000).toFixed(1)} s p50 ${pct(times, 0.5).toFixed(0)} ` +
+        `p95 ${pct(times, 0.95).toFixed(0)} max ${times.at(-1)?.toFixed(0)} ms over 100 ms: ${times.filter((t) => t > 100).length}  ${site}`,
+    );
+  }
+  const loadStalls = trace.stalls.filter((s) => s.at >= loadStart && s.at <= loadEnd);
+  const inBg = loadStalls.reduce((sum, s) => sum + overlap(s.at, s.at + s.ms, bgHolds), 0);
+  const total = loadStalls.reduce((sum, s) => sum + s.ms, 0);
+  const sortedStalls = loadStalls.map((s) => s.ms).sort((a, b) => a - b);
+  console.log(
+    `trace: event-loop stalls > 10 ms during the load: n=${loadStalls.length}, p95 ${pct(sortedStalls, 0.95)?.toFixed(1)} max ${sortedStalls.at(-1)?.toFixed(1)} ms, ` +
+      `${(total / 1000).toFixed(1)} s in all, of which ${(inBg / 1000).toFixed(1)} s inside background leases; ` +
+      `loop delay p50 ${trace.loop.p50.toFixed(1)} p99 ${trace.loop.p99.toFixed(1)} max ${trace.loop.max.toFixed(1)} ms (whole run)`,
+  );
 }
 
 main().catch((error) => {

@@ -61,6 +61,8 @@ export {
   currentDatabasePriority,
   runInBackground,
   runInForeground,
+  beginRequest,
+  requestActivity,
   type DatabasePriority,
 } from './database/database-priority';
 export {

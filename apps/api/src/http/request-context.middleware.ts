@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
 import type { NextFunction, Request, Response } from 'express';
-import { RequestContext } from '@app/platform';
+import { beginRequest, RequestContext } from '@app/platform';
 
 const logger = new Logger('HTTP');
 
@@ -9,7 +9,11 @@ export function requestContextMiddleware(request: Request, response: Response, n
   const state = RequestContext.fromHeaders(request.headers['x-request-id'], request.headers.traceparent);
   response.setHeader('X-Request-Id', state.requestId);
   const started = performance.now();
+  // On the embedded database, background work keeps off the connection while the request is in progress.
+  const end = beginRequest();
+  response.once('close', end);
   response.on('finish', () => {
+    end();
     RequestContext.run(state, () => {
       const status = response.statusCode;
       const entry = {

@@ -227,7 +227,7 @@ export class DemoDataService implements OnModuleInit {
       // Embedded: batches of at most ROW_BATCH rows, adapted; native: one statement per table, as before.
       const rows = (all: number) =>
         this.database.backend === 'embedded'
-          ? this.sizer(ROW_BATCH, ROW_BATCH / 5, ROW_BATCH)
+          ? this.sizer(ROW_BATCH, ROW_BATCH / 5, ROW_BATCH, ROW_BATCH / 20)
           : this.sizer(all, 1, all);
       await step('items', () =>
         forEachBatch(dataset.items, rows(dataset.items.length), (batch) =>
@@ -257,7 +257,8 @@ export class DemoDataService implements OnModuleInit {
           const key = `${window.kind}:${window.stepSeconds}`;
           // At least a quarter window per statement: under CPU contention no size meets the target, and
           // a statement's fixed cost (round trips, planning) would otherwise multiply the load's time.
-          if (!sizers.has(key)) sizers.set(key, this.sizer(steps, Math.ceil(steps / 4), steps));
+          // While requests come, down to one step: they wait for the statement that holds the connection.
+          if (!sizers.has(key)) sizers.set(key, this.sizer(steps, Math.ceil(steps / 4), steps, 1));
           const sizer = sizers.get(key)!;
           await step(`metrics:${metric}`, async () => {
             for (let from = window.from; from < window.to;) {
@@ -315,10 +316,10 @@ export class DemoDataService implements OnModuleInit {
    * BACKGROUND_STATEMENT_TARGET_MS each (a request waits behind at most one of them), on the native
    * server always `max` (it runs requests beside the load).
    */
-  private sizer(initial: number, min: number, max: number): BatchSizer {
+  private sizer(initial: number, min: number, max: number, requestMin?: number): BatchSizer {
     const targetMs =
       this.database.backend === 'embedded' ? BACKGROUND_STATEMENT_TARGET_MS : Number.POSITIVE_INFINITY;
-    return new BatchSizer(initial, { targetMs, min, max });
+    return new BatchSizer(initial, { targetMs, min, max, requestMin });
   }
 
   private async waitForDefaultTenant(): Promise<string | null> {

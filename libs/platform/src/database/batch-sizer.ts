@@ -1,3 +1,5 @@
+import { requestActivity } from './database-priority';
+
 /**
  * How long one statement of background work should hold the embedded database: a request that arrives
  * while it runs waits for it (EmbeddedScheduler serves the request next), so this is about what
@@ -10,7 +12,16 @@ export interface BatchSizerOptions {
   targetMs: number;
   min: number;
   max: number;
+  /**
+   * The floor while requests are in progress or began within REQUEST_RECENT_MS (default `min`): a request
+   * that arrives waits for the statement that holds the connection, so while requests come, background
+   * work takes the per-statement overhead of smaller batches rather than make them wait for large ones.
+   */
+  requestMin?: number;
 }
+
+/** Requests that began this recently (ms) count as still coming (BatchSizerOptions.requestMin). */
+export const REQUEST_RECENT_MS = 1000;
 
 /**
  * Sizes successive batches of idempotent background work (rows, or steps of a time range) so that
@@ -31,7 +42,7 @@ export class BatchSizer {
 
   /** The size of the next batch. */
   get next(): number {
-    return this.size;
+    return this.clamp(this.size);
   }
 
   /** Runs one batch of `size` (<= next) and adapts the next size to how long it took. */
@@ -50,7 +61,14 @@ export class BatchSizer {
   }
 
   private clamp(size: number): number {
-    return Math.min(this.options.max, Math.max(this.options.min, Math.floor(size)));
+    return Math.min(this.options.max, Math.max(this.floor(), Math.floor(size)));
+  }
+
+  private floor(): number {
+    const { min, requestMin } = this.options;
+    if (requestMin === undefined || requestMin >= min) return min;
+    const { inFlight, lastStart } = requestActivity();
+    return inFlight > 0 || performance.now() - lastStart < REQUEST_RECENT_MS ? Math.max(1, requestMin) : min;
   }
 }
 

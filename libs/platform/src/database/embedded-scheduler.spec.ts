@@ -1,5 +1,5 @@
-import { runInBackground } from './database-priority';
-import { EmbeddedScheduler, LeaseRelease } from './embedded-scheduler';
+import { beginRequest, runInBackground } from './database-priority';
+import { EmbeddedScheduler, EmbeddedSchedulerOptions, LeaseRelease } from './embedded-scheduler';
 
 /** Acquires a lease, records `name` when granted, holds it until the returned release is called. */
 function queue(scheduler: EmbeddedScheduler, order: string[], name: string, background = false) {
@@ -91,5 +91,54 @@ describe('EmbeddedScheduler', () => {
     // The timed-out waiter left the queue: the next one gets the connection.
     (await scheduler.acquire())();
     expect(scheduler.stats.foregroundWaiting).toBe(0);
+  });
+
+  describe('requests in progress', () => {
+    const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+    /** Runs `work` inside a request in progress (beginRequest), with a scheduler of `options` (quietMs 0). */
+    async function inRequest(
+      options: Partial<EmbeddedSchedulerOptions>,
+      work: (scheduler: EmbeddedScheduler, order: string[], end: () => void) => Promise<void>,
+    ) {
+      const end = beginRequest();
+      try {
+        await work(new EmbeddedScheduler({ quietMs: 0, ...options }), [], end);
+      } finally {
+        end();
+      }
+    }
+
+    it("keeps background work off the connection between a request's statements, however far apart", () =>
+      inRequest({ requestIdleMs: 1e9, minBackgroundWaitMs: 1e9 }, async (scheduler, order, end) => {
+        (await queue(scheduler, order, 'request statement 1'))();
+        const background = queue(scheduler, order, 'background', true);
+        // Longer than any quiet window: the request is still in progress (authorising, planning).
+        await sleep(30);
+        (await queue(scheduler, order, 'request statement 2'))();
+        expect(order).toEqual(['request statement 1', 'request statement 2']);
+        end();
+        (await background)();
+        expect(order).toEqual(['request statement 1', 'request statement 2', 'background']);
+      }));
+
+    it('lets background work go once the request has not touched the connection for requestIdleMs', () =>
+      inRequest({ requestIdleMs: 20, minBackgroundWaitMs: 1e9 }, async (scheduler, order) => {
+        (await queue(scheduler, order, 'request statement'))();
+        // A long stream or computation: the request stays open without using the database.
+        (await queue(scheduler, order, 'background', true))();
+        expect(order).toEqual(['request statement', 'background']);
+      }));
+
+    it('still gives background work its share while a request keeps the connection', () =>
+      inRequest(
+        { requestIdleMs: 1e9, minBackgroundWaitMs: 20, maxBackgroundWaitMs: 20 },
+        async (scheduler, order) => {
+          (await queue(scheduler, order, 'request statement'))();
+          (await queue(scheduler, order, 'background', true))();
+          expect(order).toEqual(['request statement', 'background']);
+          expect(scheduler.stats.agedBackgroundLeases).toBe(1);
+        },
+      ));
   });
 });

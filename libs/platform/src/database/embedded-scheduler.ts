@@ -1,5 +1,10 @@
 import type { DataSource } from 'typeorm';
-import { currentDatabasePriority, DatabasePriority } from './database-priority';
+import {
+  currentDatabasePriority,
+  DatabasePriority,
+  onRequestEnd,
+  requestActivity,
+} from './database-priority';
 
 export interface EmbeddedSchedulerOptions {
   /**
@@ -8,6 +13,13 @@ export interface EmbeddedSchedulerOptions {
    * should not find a background transaction in its way.
    */
   quietMs: number;
+  /**
+   * While a request is in progress (`beginRequest`: between its arrival and its response) background work
+   * waits as if the request's statements were back to back, as long as the request began or held the
+   * connection within the last `requestIdleMs`: a request that has not touched the database for that long
+   * (a long stream, a slow computation) no longer keeps background work out. The share bound still applies.
+   */
+  requestIdleMs: number;
   /**
    * Share bound in time: a background waiter goes before queued foreground work once it has waited
    * `backgroundShareFactor` times the typical background lease (a moving average), clamped to
@@ -27,6 +39,7 @@ export interface EmbeddedSchedulerOptions {
 
 export const DEFAULT_EMBEDDED_SCHEDULER_OPTIONS: EmbeddedSchedulerOptions = {
   quietMs: 10,
+  requestIdleMs: 100,
   backgroundShareFactor: 3,
   minBackgroundWaitMs: 50,
   maxBackgroundWaitMs: 5_000,
@@ -125,6 +138,8 @@ export class EmbeddedScheduler {
   /** When the connection was last held by foreground work (its release), or -Infinity. */
   private foregroundLastSeen = Number.NEGATIVE_INFINITY;
   private quietTimer?: NodeJS.Timeout;
+  /** Subscribed while waiting background work is kept out by a request in progress: dispatch when one ends. */
+  private stopWaitingForRequests?: () => void;
   /** Since when waiting background work has been held back by the quiet window, if it is. */
   private quietSince: number | undefined;
   /** Moving average of how long background leases are held (ms): the unit of the share bound. */
@@ -198,6 +213,8 @@ export class EmbeddedScheduler {
       clearTimeout(this.quietTimer);
       this.quietTimer = undefined;
     }
+    this.stopWaitingForRequests?.();
+    this.stopWaitingForRequests = undefined;
     if (this.held) return;
     const oldest = this.background[0];
     const now = performance.now();
@@ -217,12 +234,28 @@ export class EmbeddedScheduler {
     }
     if (!oldest) return;
     const quietFor = now - this.foregroundLastSeen;
-    if (quietFor >= this.options.quietMs) return this.grant(this.background.shift()!);
+    const requestFor = this.requestKeepsConnectionFor(now);
+    if (quietFor >= this.options.quietMs && requestFor <= 0) return this.grant(this.background.shift()!);
     this.quietSince ??= now;
-    this.quietTimer = setTimeout(
-      () => this.dispatch(),
-      Math.max(1, Math.ceil(this.options.quietMs - quietFor)),
-    );
+    let recheckIn = this.options.quietMs - quietFor;
+    if (requestFor > 0) {
+      // A request in progress keeps the connection, within the share bound (its quiet time counts).
+      const owed = this.backgroundWaitBoundMs() - (oldest.excludedMs + now - this.quietSince);
+      if (owed <= 0) {
+        this.counts.agedBackgroundLeases++;
+        return this.grant(this.background.shift()!);
+      }
+      recheckIn = Math.max(recheckIn, Math.min(requestFor, owed));
+      this.stopWaitingForRequests = onRequestEnd(() => this.dispatch());
+    }
+    this.quietTimer = setTimeout(() => this.dispatch(), Math.max(1, Math.ceil(recheckIn)));
+  }
+
+  /** How much longer requests in progress keep background work out (<= 0: they do not). */
+  private requestKeepsConnectionFor(now: number): number {
+    const { inFlight, lastStart } = requestActivity();
+    if (inFlight === 0) return 0;
+    return Math.max(lastStart, this.foregroundLastSeen) + this.options.requestIdleMs - now;
   }
 
   /** How long a background waiter may wait while foreground work goes first (the share bound). */
