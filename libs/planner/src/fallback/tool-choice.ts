@@ -9,6 +9,7 @@ import {
 } from '../plan/schema-introspection.util';
 import type { QuestionAnalysis } from './question-analysis';
 import { applyNotFor } from './not-for';
+import { applyRequestedActions } from './requested-action';
 import type { QuerySignals } from './query-signals.util';
 
 export interface ToolChoiceInput {
@@ -243,5 +244,6 @@ export function chooseTools(input: ToolChoiceInput): ToolDefinition[] {
       .sort((a, b) => analysis.weak[b.name] - analysis.weak[a.name] || requiredCount(a) - requiredCount(b));
     if (byWeak.length) chosen = [byWeak[0]];
   }
-  return applyNotFor(analysis.text, tools, chosen);
+  // The actions the question requests (cancel, refund, send...) are done by the tools that perform them, or by none.
+  return applyRequestedActions(clauses, tools, applyNotFor(analysis.text, tools, chosen), scores);
 }
