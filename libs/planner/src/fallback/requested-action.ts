@@ -102,6 +102,13 @@ function textMentions(text: string): (concept: (typeof WRITE_ACTIONS)[number]) =
  */
 const PERFORMER_FLOOR = 0.1;
 
+/**
+ * The least score at which the likeliest side-effect-free tool answers a question asking only to be shown
+ * something, when the tools chosen for it all change things: about the score one value of a tool's own
+ * inputs gives (see SLOT_SCORE in fallback-planner), short of the usual bar.
+ */
+const READER_FLOOR = 0.25;
+
 const TOOL_ACTIONS = new WeakMap<ToolDefinition, Set<string>>();
 
 /**
@@ -140,7 +147,18 @@ export function applyRequestedActions(
   scores: Record<string, number>,
 ): ToolDefinition[] {
   const request = questionRequest(clauses);
-  if (!request.write.size) return chosen;
+  // A question whose every part asks to be shown something requests no action: no tool that changes
+  // anything answers it (the likeliest tool that shows things does, if it has some evidence).
+  if (!request.write.size) {
+    if (!clauses.length || !clauses.every((clause) => clauseRequest(clause).read)) return chosen;
+    const reading = chosen.filter((tool) => tool.has_side_effects === false);
+    if (reading.length || !chosen.length) return reading;
+    // What the question asks to be shown is then the likeliest tool that shows things.
+    const best = tools
+      .filter((tool) => tool.has_side_effects === false)
+      .sort((a, b) => (scores[b.name] ?? 0) - (scores[a.name] ?? 0))[0];
+    return best && (scores[best.name] ?? 0) >= READER_FLOOR ? [best] : [];
+  }
   const performs = (tool: ToolDefinition, id: string) => toolActions(tool).has(id);
   const result = chosen.filter((tool) =>
     tool.has_side_effects !== false
