@@ -23,7 +23,7 @@ const EN_WORD = /^[a-z][a-z'-]*/;
 
 /** Korean: the endings after an action noun that make it a request ("취소해줘", "취소 처리 부탁해", "연장해 주세요"). */
 const KO_NOUN_REQUEST =
-  '(?:\\s*좀)?\\s*(?:처리|진행)?\\s*(?:좀\\s*)?(?:(?:해|넣어|잡아|걸어)\\s*(?:줘|줘요|주세요|주십시오|주실|줄래|줄\\s*수|주라|달라|드려|드릴|드리|봐|라)|(?:부탁|요청)\\s*(?:해|드려|드립|합니|$|[.!~])|해(?=$|[\\s.!~?])|하자|합시다|하세요|ㄱㄱ)';
+  '(?:\\s*좀)?\\s*(?:처리|진행)?\\s*(?:좀\\s*)?(?:(?:해|넣어|잡아|걸어)\\s*(?:줘|줘요|주세요|주십시오|주실|줄래|줄\\s*수|주라|달라|드려|드릴|드리|봐|라)|(?:부탁|요청)\\s*(?:해|드려|드립|합니|요|$|[.!~])|해(?=$|[\\s.!~?])|하자|합시다|하세요|ㄱㄱ)';
 /** Korean: the endings after a verb stem that make it a request ("바꿔줘", "옮겨 주세요", "늘려."). */
 const KO_VERB_REQUEST =
   '(?:\\s*좀)?\\s*(?:줘|줘요|주세요|주십시오|주실|줄래|줄\\s*수|주라|달라|드려|드릴|드리|봐|(?=\\s*$|[.!~]))';
@@ -138,25 +138,35 @@ export function toolActions(tool: ToolDefinition): Set<string> {
  * The chosen tools, checked against the actions the question requests ("cancel X", "예약 취소해줘"): a tool
  * with side effects that performs none of them is dropped; a tool without side effects stays only when some
  * part of the question asks to be shown something; and an action no chosen tool performs is given the
- * tool that performs it (the likeliest, if several). An action no tool performs is answered by no tool.
+ * tool that performs it (among the tools taking a value the question gives in their shape, if any of them
+ * does; else the likeliest, if it has some evidence). An action no tool performs is answered by no tool.
+ * A question requesting no action gets no tool that changes things when its every part asks to be shown
+ * something, and a question that names a value in some tools' shape and requests nothing is for the likeliest
+ * of those tools that changes nothing.
  */
 export function applyRequestedActions(
   clauses: string[],
   tools: ToolDefinition[],
   chosen: ToolDefinition[],
   scores: Record<string, number>,
+  /** Tools taking a value the question gives in the shape of their input ("AB-123456"). */
+  shapedOwners: ReadonlySet<string> = new Set(),
 ): ToolDefinition[] {
   const request = questionRequest(clauses);
-  // A question whose every part asks to be shown something requests no action: no tool that changes
-  // anything answers it (the likeliest tool that shows things does, if it has some evidence).
+  const likeliest = (candidates: ToolDefinition[]) =>
+    [...candidates].sort((a, b) => (scores[b.name] ?? 0) - (scores[a.name] ?? 0))[0] as
+      ToolDefinition | undefined;
+  const reads = (tool: ToolDefinition) => tool.has_side_effects === false;
   if (!request.write.size) {
-    if (!clauses.length || !clauses.every((clause) => clauseRequest(clause).read)) return chosen;
-    const reading = chosen.filter((tool) => tool.has_side_effects === false);
-    if (reading.length || !chosen.length) return reading;
+    const asksOnly =
+      !request.unknownWrite && clauses.length > 0 && clauses.every((c) => clauseRequest(c).read);
+    const result = asksOnly ? chosen.filter(reads) : chosen;
+    if (result.length || request.unknownWrite) return result;
+    const owner = likeliest(tools.filter((tool) => shapedOwners.has(tool.name) && reads(tool)));
+    if (owner) return [owner];
+    if (!asksOnly || !chosen.length) return result;
     // What the question asks to be shown is then the likeliest tool that shows things.
-    const best = tools
-      .filter((tool) => tool.has_side_effects === false)
-      .sort((a, b) => (scores[b.name] ?? 0) - (scores[a.name] ?? 0))[0];
+    const best = likeliest(tools.filter(reads));
     return best && (scores[best.name] ?? 0) >= READER_FLOOR ? [best] : [];
   }
   const performs = (tool: ToolDefinition, id: string) => toolActions(tool).has(id);
@@ -167,10 +177,10 @@ export function applyRequestedActions(
   );
   for (const id of request.write) {
     if (result.some((tool) => performs(tool, id))) continue;
-    const best = tools
-      .filter((tool) => performs(tool, id))
-      .sort((a, b) => (scores[b.name] ?? 0) - (scores[a.name] ?? 0))[0];
-    if (best && (scores[best.name] ?? 0) >= PERFORMER_FLOOR) result.push(best);
+    const performers = tools.filter((tool) => performs(tool, id));
+    const shaped = likeliest(performers.filter((tool) => shapedOwners.has(tool.name)));
+    const best = shaped ?? likeliest(performers);
+    if (best && (shaped || (scores[best.name] ?? 0) >= PERFORMER_FLOOR)) result.push(best);
   }
   return result;
 }

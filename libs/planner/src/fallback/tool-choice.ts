@@ -245,5 +245,12 @@ export function chooseTools(input: ToolChoiceInput): ToolDefinition[] {
     if (byWeak.length) chosen = [byWeak[0]];
   }
   // The actions the question requests (cancel, refund, send...) are done by the tools that perform them, or by none.
-  return applyRequestedActions(clauses, tools, applyNotFor(analysis.text, tools, chosen), scores);
+  const shapedOwners = new Set(analysis.shaped.flatMap((value) => value.tools));
+  return applyRequestedActions(
+    clauses,
+    tools,
+    applyNotFor(analysis.text, tools, chosen),
+    scores,
+    shapedOwners,
+  );
 }
