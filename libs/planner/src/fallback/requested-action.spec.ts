@@ -1,5 +1,5 @@
 import type { ToolDefinition } from '@app/tools';
-import { applyRequestedActions, clauseRequest, toolActions } from './requested-action';
+import { applyRequestedActions, clauseRequest, toolActions, withQuestionMarks } from './requested-action';
 
 /** Tools of an invented library lending desk: what the mechanism reads is their published data alone. */
 function tool(
@@ -108,5 +108,14 @@ describe('applyRequestedActions', () => {
     expect(applyRequestedActions(['L-1 due back yet?'], tools, [], none, owners)).toEqual([findLoan]);
     expect(applyRequestedActions(['loan L-1 details pls'], tools, [], none, owners)).toEqual([findLoan]);
     expect(applyRequestedActions(['cancel L-1'], tools, [], none, owners)).toEqual([editLoan]);
+  });
+});
+
+describe('withQuestionMarks', () => {
+  it('gives back the question mark splitting dropped, so a part asked as a question reads as one', () => {
+    expect(
+      withQuestionMarks('L-1 반납됐나? 그리고 회원 등록해줘', ['L-1 반납됐나', '회원 등록해줘']),
+    ).toEqual(['L-1 반납됐나?', '회원 등록해줘']);
+    expect(clauseRequest('L-1 반납됐나?').read).toBe(true);
   });
 });

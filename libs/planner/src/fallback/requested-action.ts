@@ -72,6 +72,21 @@ export function clauseRequest(clause: string): ClauseRequest {
   return { write, read, unknownWrite };
 }
 
+/**
+ * The parts of a question with the question mark that ended each (splitting at "?" drops it): a part asked
+ * as a question asks to be shown something.
+ */
+export function withQuestionMarks(query: string, clauses: string[]): string[] {
+  const text = normalizeText(query);
+  let from = 0;
+  return clauses.map((clause) => {
+    const at = text.indexOf(normalizeText(clause), from);
+    if (at < 0) return clause;
+    from = at + clause.length;
+    return /^\s*\?/.test(text.slice(from)) && !clause.includes('?') ? `${clause}?` : clause;
+  });
+}
+
 /** What a question's parts request together: every write action, and whether some part asks to be shown something. */
 export function questionRequest(clauses: string[]): ClauseRequest {
   const write = new Set<string>();

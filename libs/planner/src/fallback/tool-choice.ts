@@ -9,7 +9,7 @@ import {
 } from '../plan/schema-introspection.util';
 import type { QuestionAnalysis } from './question-analysis';
 import { applyNotFor } from './not-for';
-import { applyRequestedActions } from './requested-action';
+import { applyRequestedActions, withQuestionMarks } from './requested-action';
 import type { QuerySignals } from './query-signals.util';
 
 export interface ToolChoiceInput {
@@ -246,8 +246,9 @@ export function chooseTools(input: ToolChoiceInput): ToolDefinition[] {
   }
   // The actions the question requests (cancel, refund, send...) are done by the tools that perform them, or by none.
   const shapedOwners = new Set(analysis.shaped.flatMap((value) => value.tools));
+  // A part asked as a question ("...?") asks to be shown something.
   return applyRequestedActions(
-    clauses,
+    withQuestionMarks(analysis.text, clauses),
     tools,
     applyNotFor(analysis.text, tools, chosen),
     scores,
