@@ -41,6 +41,9 @@ describe('clauseRequest', () => {
     expect(clauseRequest('list cancelled loans').write.size).toBe(0);
     expect(clauseRequest('list cancelled loans').read).toBe(true);
     expect(clauseRequest('were any refunds made today?').write.size).toBe(0);
+    expect(clauseRequest('order status for C-1').write.size).toBe(0);
+    expect(clauseRequest('schedule for Monday?').read).toBe(true);
+    expect([...clauseRequest('can you book L-1 for Monday?').write]).toEqual(['book']);
   });
 
   it('reads Korean request endings after an action noun or a verb stem', () => {

@@ -20,6 +20,9 @@ export interface ClauseRequest {
 const EN_LEAD =
   /^(?:(?:please|pls|plz|kindly|ok|okay|so|then|and|also|now|just|hey|hi|go ahead and|help me|let'?s|if (?:yes|so|not|possible|needed|it is|there is)|(?:can|could|would|will) (?:you|u)|(?:i|we)(?:'d| would)? (?:need|want|like|have)(?: you)? to|need to|want to|you (?:need|have) to|make sure to|try to)[\s,]+)/;
 const EN_WORD = /^[a-z][a-z'-]*/;
+/** Words after a leading verb form that make it a noun ("order status", "schedule for", "log of"). */
+const NOUN_FOLLOWERS =
+  /^(?:is|are|was|were|has|have|of|status|history|list|details?|number|no|id|ids|info|summary|report|count|dates?|times?)\b/;
 
 /** Korean: the endings after an action noun that make it a request ("취소해줘", "취소 처리 부탁해", "연장해 주세요"). */
 const KO_NOUN_REQUEST =
@@ -57,10 +60,15 @@ export function clauseRequest(clause: string): ClauseRequest {
     previous = rest;
     rest = rest.replace(EN_LEAD, '');
   }
+  const led = rest !== text.replace(/^[^a-z\uac00-\ud7a3]+/, '');
   const first = rest.match(EN_WORD)?.[0] ?? '';
   const concept = EN_VERBS.get(first);
-  // A verb followed by "-ed"/"-ing" words is not there; a base form followed by a noun phrase is the request.
-  if (concept && !/^(?:is|are|was|were|has|have)\b/.test(rest.slice(first.length).trim())) write.add(concept);
+  // The word is a noun there, not an imperative, when a verb, "of" or a noun of record follows it ("order
+  // status for C1", "log of errors", "bill is"), or when it opens a bare question ("schedule for Monday?");
+  // words before it that keep a request ("can you book...?") make it one again.
+  const next = rest.slice(first.length).trim();
+  const noun = NOUN_FOLLOWERS.test(next) || (!led && /\?\s*$/.test(text));
+  if (concept && !noun) write.add(concept);
   for (const { id, pattern } of KO_PATTERNS) if (pattern.test(text)) write.add(id);
   const read =
     !write.size &&
