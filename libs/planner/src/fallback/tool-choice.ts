@@ -112,6 +112,20 @@ export function chooseTools(input: ToolChoiceInput): ToolDefinition[] {
         (analysis.features[`desc:${tool.name}`] ?? 0) > 0 ||
         (evidence(tool) && scores[tool.name] >= (options.threshold ?? 0.5)),
     );
+  // Tools chosen on wording alone (nothing of the question in their texts, mappings, catalog or inputs) give
+  // way to the tool whose own inputs take values the question names ("대형 세단 5일": a class and a count).
+  const ownless = (tool: ToolDefinition) =>
+    !evidence(tool) && !((analysis.features[`desc:${tool.name}`] ?? 0) > 0);
+  if (chosen.length && chosen.every(ownless)) {
+    const slotted = tools
+      .filter((tool) => (analysis.features[`slot:${tool.name}`] ?? 0) > 0)
+      .sort(
+        (a, b) =>
+          (analysis.features[`slot:${b.name}`] ?? 0) - (analysis.features[`slot:${a.name}`] ?? 0) ||
+          scores[b.name] - scores[a.name],
+      );
+    if (slotted.length) chosen = [slotted[0]];
+  }
   // Items named by a topic ("payment rooms") are looked up by keyword first: no filter names them.
   const itemTools = chosen.filter(
     (t) => t !== lookup && schemaProperties(t.input_schema).some((p) => p.catalogTable || p.name === 'scope'),
