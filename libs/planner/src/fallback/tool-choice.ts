@@ -9,6 +9,7 @@ import {
 } from '../plan/schema-introspection.util';
 import type { QuestionAnalysis } from './question-analysis';
 import { applyNotFor } from './not-for';
+import { applyRequestedActions, withQuestionMarks } from './requested-action';
 import type { QuerySignals } from './query-signals.util';
 
 export interface ToolChoiceInput {
@@ -111,6 +112,20 @@ export function chooseTools(input: ToolChoiceInput): ToolDefinition[] {
         (analysis.features[`desc:${tool.name}`] ?? 0) > 0 ||
         (evidence(tool) && scores[tool.name] >= (options.threshold ?? 0.5)),
     );
+  // Tools chosen on wording alone (nothing of the question in their texts, mappings, catalog or inputs) give
+  // way to the tool whose own inputs take values the question names ("대형 세단 5일": a class and a count).
+  const ownless = (tool: ToolDefinition) =>
+    !evidence(tool) && !((analysis.features[`desc:${tool.name}`] ?? 0) > 0);
+  if (chosen.length && chosen.every(ownless)) {
+    const slotted = tools
+      .filter((tool) => (analysis.features[`slot:${tool.name}`] ?? 0) > 0)
+      .sort(
+        (a, b) =>
+          (analysis.features[`slot:${b.name}`] ?? 0) - (analysis.features[`slot:${a.name}`] ?? 0) ||
+          scores[b.name] - scores[a.name],
+      );
+    if (slotted.length) chosen = [slotted[0]];
+  }
   // Items named by a topic ("payment rooms") are looked up by keyword first: no filter names them.
   const itemTools = chosen.filter(
     (t) => t !== lookup && schemaProperties(t.input_schema).some((p) => p.catalogTable || p.name === 'scope'),
@@ -243,5 +258,14 @@ export function chooseTools(input: ToolChoiceInput): ToolDefinition[] {
       .sort((a, b) => analysis.weak[b.name] - analysis.weak[a.name] || requiredCount(a) - requiredCount(b));
     if (byWeak.length) chosen = [byWeak[0]];
   }
-  return applyNotFor(analysis.text, tools, chosen);
+  // The actions the question requests (cancel, refund, send...) are done by the tools that perform them, or by none.
+  const shapedOwners = new Set(analysis.shaped.flatMap((value) => value.tools));
+  // A part asked as a question ("...?") asks to be shown something.
+  return applyRequestedActions(
+    withQuestionMarks(analysis.text, clauses),
+    tools,
+    applyNotFor(analysis.text, tools, chosen),
+    scores,
+    shapedOwners,
+  );
 }
