@@ -15,8 +15,9 @@ const common = { rootDir: __dirname, transform, moduleNameMapper, testEnvironmen
 
 module.exports = {
   // A worker loads every spec file's modules afresh, WebAssembly included (libpg-query, PGlite,
-  // tree-sitter), and wasm memory is not returned when the registry is dropped: a worker that went
-  // through many spec files ran out of heap. Recycle a worker once it holds more than this after a file.
+  // tree-sitter), and Node keeps some finished files' vm contexts alive (see
+  // test/support/releasing-environment.cjs, which empties them): a worker that went through many spec
+  // files ran out of heap. Recycle a worker once it holds more than this after a file.
   workerIdleMemoryLimit: '1536MB',
   projects: [
     {
@@ -30,6 +31,7 @@ module.exports = {
       ...common,
       displayName: 'medium',
       testMatch: ['<rootDir>/test/medium/**/*.spec.ts'],
+      testEnvironment: '<rootDir>/test/support/releasing-environment.cjs',
       globalSetup: '<rootDir>/test/support/global-setup.ts',
       globalTeardown: '<rootDir>/test/support/global-teardown.ts',
       setupFilesAfterEnv: ['<rootDir>/test/support/jest-setup.ts'],
@@ -38,6 +40,7 @@ module.exports = {
       ...common,
       displayName: 'e2e',
       testMatch: ['<rootDir>/test/e2e/**/*.e2e-spec.ts'],
+      testEnvironment: '<rootDir>/test/support/releasing-environment.cjs',
       globalSetup: '<rootDir>/test/support/global-setup.ts',
       globalTeardown: '<rootDir>/test/support/global-teardown.ts',
       setupFilesAfterEnv: ['<rootDir>/test/support/jest-setup.ts'],

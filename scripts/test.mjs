@@ -23,7 +23,14 @@ function environment(env) {
     ...env,
     OPS_TEST_DIST_BUILT: '1',
     // PGlite loads its WASM through dynamic import(), which jest's VM allows only with this flag.
-    NODE_OPTIONS: [process.env.NODE_OPTIONS, '--experimental-vm-modules', '--no-warnings=ExperimentalWarning']
+    // --expose-gc lets the medium/e2e environment (test/support/releasing-environment.cjs) collect a
+    // finished spec file's memory before its worker takes the next file or exits.
+    NODE_OPTIONS: [
+      process.env.NODE_OPTIONS,
+      '--experimental-vm-modules',
+      '--expose-gc',
+      '--no-warnings=ExperimentalWarning',
+    ]
       .filter(Boolean)
       .join(' '),
   };
