@@ -24,12 +24,12 @@ const EN_WORD = /^[a-z][a-z'-]*/;
 const NOUN_FOLLOWERS =
   /^(?:is|are|was|were|has|have|of|status|history|list|details?|number|no|id|ids|info|summary|report|count|dates?|times?)\b/;
 
+/** Korean: the forms of 주다/드리다 (and 보다) after a verb that make it a request ("...해줘", "...해 주세요"). */
+const KO_GIVE = '줘|줘요|주세요|주십시오|주실|줄래|줄\\s*수|주라|달라|드려|드릴|드리|봐';
 /** Korean: the endings after an action noun that make it a request ("취소해줘", "취소 처리 부탁해", "연장해 주세요"). */
-const KO_NOUN_REQUEST =
-  '(?:\\s*좀)?\\s*(?:처리|진행)?\\s*(?:좀\\s*)?(?:(?:해|넣어|잡아|걸어)\\s*(?:줘|줘요|주세요|주십시오|주실|줄래|줄\\s*수|주라|달라|드려|드릴|드리|봐|라)|(?:부탁|요청)\\s*(?:해|드려|드립|합니|요|$|[.!~])|해(?=$|[\\s.!~?])|하자|합시다|하세요|ㄱㄱ)';
+const KO_NOUN_REQUEST = `(?:\\s*좀)?\\s*(?:처리|진행)?\\s*(?:좀\\s*)?(?:(?:해|넣어|잡아|걸어)\\s*(?:${KO_GIVE}|라)|(?:부탁|요청)\\s*(?:해|드려|드립|합니|요|$|[.!~])|해(?=$|[\\s.!~?])|하자|합시다|하세요|ㄱㄱ)`;
 /** Korean: the endings after a verb stem that make it a request ("바꿔줘", "옮겨 주세요", "늘려."). */
-const KO_VERB_REQUEST =
-  '(?:\\s*좀)?\\s*(?:줘|줘요|주세요|주십시오|주실|줄래|줄\\s*수|주라|달라|드려|드릴|드리|봐|(?=\\s*$|[.!~]))';
+const KO_VERB_REQUEST = `(?:\\s*좀)?\\s*(?:${KO_GIVE}|(?=\\s*$|[.!~]))`;
 
 /** Korean: a request ending after any word ("넣어줘", "해주세요", "처리 부탁"). */
 const KO_ANY_REQUEST =
@@ -95,18 +95,18 @@ export function withQuestionMarks(query: string, clauses: string[]): string[] {
   });
 }
 
-/** What a question's parts request together: every write action, and whether some part asks to be shown something. */
-export function questionRequest(clauses: string[]): ClauseRequest {
-  const write = new Set<string>();
-  let read = false;
-  let unknownWrite = false;
-  for (const clause of clauses) {
-    const request = clauseRequest(clause);
-    for (const id of request.write) write.add(id);
-    read ||= request.read;
-    unknownWrite ||= request.unknownWrite;
-  }
-  return { write, read, unknownWrite };
+/**
+ * What a question's parts request together: every write action, whether some part asks to be shown something,
+ * and whether every part does (`readOnly`: the question asks only to be shown things).
+ */
+export function questionRequest(clauses: string[]): ClauseRequest & { readOnly: boolean } {
+  const requests = clauses.map(clauseRequest);
+  return {
+    write: new Set(requests.flatMap((request) => [...request.write])),
+    read: requests.some((request) => request.read),
+    unknownWrite: requests.some((request) => request.unknownWrite),
+    readOnly: requests.length > 0 && requests.every((request) => request.read),
+  };
 }
 
 /** The words of a published text by stem (English) and as written (Korean, matched inside words). */
@@ -181,8 +181,7 @@ export function applyRequestedActions(
       ToolDefinition | undefined;
   const reads = (tool: ToolDefinition) => tool.has_side_effects === false;
   if (!request.write.size) {
-    const asksOnly =
-      !request.unknownWrite && clauses.length > 0 && clauses.every((c) => clauseRequest(c).read);
+    const asksOnly = !request.unknownWrite && request.readOnly;
     const result = asksOnly ? chosen.filter(reads) : chosen;
     if (result.length || request.unknownWrite) return result;
     const owner = likeliest(tools.filter((tool) => shapedOwners.has(tool.name) && reads(tool)));
