@@ -62,7 +62,6 @@ export {
   runInBackground,
   runInForeground,
   beginRequest,
-  requestActivity,
   type DatabasePriority,
 } from './database/database-priority';
 export {
