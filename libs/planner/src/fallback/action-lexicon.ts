@@ -5,8 +5,8 @@
  * (the labels of its buttons and API verbs: create, add, register, submit, change, update, cancel, delete,
  * refund, send, book, order, pay, approve, reject, extend, assign, restart), with their common English
  * synonyms and their Korean equivalents (Sino-Korean action nouns that take 하다, and the verb stems that
- * take -줘). No word was taken from any evaluation question. See ARCHITECTURE.md, "libs/planner",
- * "requested actions".
+ * take -줘). No eval question's wording is in it; core verbs (cancel, refund, book...) also occur in the
+ * tuning sets, whose misses its author had read (ARCHITECTURE.md, "libs/planner", "requested actions").
  *
  * `write` concepts change something; the read words say a clause asks to be shown something.
  * English verbs are base forms (a request is an imperative: "cancel X", "can you cancel X");
