@@ -116,10 +116,24 @@ function row(name: string, part: SplitReport): string {
     `ko ${group('ko')}`.padEnd(8),
     `en ${group('en')}`.padEnd(8),
     `params ${part.paramAccuracy}%`.padEnd(14),
+    `filled ${filledAccuracy(part)}%`.padEnd(13),
     `invalid ${part.invalidPlans}`.padEnd(10),
     ['single', 'multi', 'document', 'none'].map((g) => `${g} ${group(g)}`).join('  '),
   ].join(' ');
 }
+
+/** Parameter accuracy over the parameters of the tools the plan chose (how well the chosen steps are filled). */
+function filledAccuracy(part: SplitReport): number {
+  let correct = 0;
+  let total = 0;
+  for (const s of part.scores) {
+    correct += s.paramsCorrect;
+    total += s.paramsTotal - s.missDetails.filter((m) => !m.toolChosen).length;
+  }
+  return total ? Math.round((correct / total) * 1000) / 10 : 100;
+}
+
+const shown = (value: unknown) => (value === undefined ? '-' : JSON.stringify(value));
 
 async function main(): Promise<void> {
   Logger.overrideLogger(['error']);
@@ -147,10 +161,15 @@ async function main(): Promise<void> {
         }
       ).questions.map((q) => [q.id, q.query]),
     );
-    for (const s of part.scores.filter((q) => !q.toolsCorrect || q.misses.length))
+    for (const s of part.scores.filter((q) => !q.toolsCorrect || q.misses.length)) {
       process.stdout.write(
-        `  ${s.id} [${s.lang} ${s.kind}] expected [${s.expected.join(', ')}] chose [${s.chosen.join(', ')}]${s.misses.length ? ` params: ${s.misses.join(', ')}` : ''}  ${texts.get(s.id)}\n`,
+        `  ${s.id} [${s.lang} ${s.kind}] expected [${s.expected.join(', ')}] chose [${s.chosen.join(', ')}]  ${texts.get(s.id)}\n`,
       );
+      for (const m of s.missDetails)
+        process.stdout.write(
+          `      ${m.label}: expected ${shown(m.expected)} got ${m.toolChosen ? shown(m.actual) : '(tool not chosen)'}\n`,
+        );
+    }
   }
 }
 

@@ -26,6 +26,8 @@ export interface QuestionScore {
   expected: string[];
   chosen: string[];
   misses: string[];
+  /** Per missed parameter: what was expected and what the plan gave (undefined: nothing, or no step of its tool). */
+  missDetails: Array<{ label: string; expected: unknown; actual: unknown; toolChosen: boolean }>;
   errors: string[];
   warnings: string[];
 }
@@ -87,6 +89,7 @@ export function gradeQuestion(
   const chosen = [...new Set(steps.map((s) => s.tool_type))].sort();
   const expected = [...question.tools].sort();
   const misses: string[] = [];
+  const missDetails: QuestionScore['missDetails'] = [];
   let paramsCorrect = 0;
   for (const [label, wanted] of Object.entries(question.params)) {
     const [tool, ...keys] = label.split('.');
@@ -101,7 +104,16 @@ export function gradeQuestion(
       return matches(actual, wanted);
     });
     if (ok) paramsCorrect += 1;
-    else misses.push(label);
+    else {
+      misses.push(label);
+      const step = steps.find((s) => s.tool_type === tool);
+      missDetails.push({
+        label,
+        expected: wanted,
+        actual: step ? valueAt(step.parameters, keys) : undefined,
+        toolChosen: Boolean(step),
+      });
+    }
   }
   return {
     id: question.id,
@@ -116,6 +128,7 @@ export function gradeQuestion(
     expected,
     chosen,
     misses,
+    missDetails,
     errors: outcome.errors.map((e) => `${e.step_id ?? '-'} ${e.code} ${e.path}: ${e.message}`),
     warnings: outcome.warnings,
   };

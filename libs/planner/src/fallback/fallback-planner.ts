@@ -25,7 +25,10 @@ import { chooseTools, isItemLookup } from './tool-choice';
 import { QuerySignals } from './query-signals.util';
 import {
   booleanFromText,
+  enumContexts,
+  type EnumContext,
   enumFromText,
+  impliedEnums,
   numberFromText,
   patternFromText,
   shapeKey,
@@ -232,6 +235,7 @@ function stripParticle(word: string, pattern: string): string {
     : word;
 }
 const SHARED_ENUMS = new Map<string, Set<string>>();
+const ENUM_CONTEXTS = new WeakMap<ToolDefinition[], Map<string, EnumContext>>();
 
 /**
  * How many of a tool's own inputs the question gives a value for: an enum value (or its label) of an enum
@@ -589,6 +593,15 @@ export class FallbackPlanner {
     let ordered = false;
     let namesFiltered = false;
     const days = dateSlots(properties, ctx.input.query, ctx.input.now);
+    const contexts = this.enumContextsFor(ctx.input.tools);
+    const enumContext = (property: PropertyInfo): EnumContext => ({
+      descriptions: [],
+      prose: [],
+      ...contexts.get(`${tool.name}/${property.name}`),
+      broad: true,
+    });
+    /** Enum inputs given their first value for want of one named (a required input without a default). */
+    const guessed = new Set<string>();
 
     for (const property of properties) {
       const { name } = property;
@@ -597,8 +610,8 @@ export class FallbackPlanner {
         const chosen =
           property.type === 'string' ? this.oneValue(values, facts, property.catalogColumn) : values;
         if (!chosen.length && property.required && property.enumValues) {
-          const guessed = this.enumFact(ctx.text, facts, property);
-          if (guessed) chosen.push(guessed);
+          const named = this.enumFact(ctx.text, facts, property);
+          if (named) chosen.push(named);
         }
         if (chosen.length)
           params[name] =
@@ -617,25 +630,24 @@ export class FallbackPlanner {
         if (ctx.regions.length && (!allowed || allowed.has('attributes')))
           filters.attributes = { region: ctx.regions[0] };
         if (Object.keys(filters).length) params[name] = filters;
-      } else if (property.enumValues && ['aggregation', 'agg'].includes(name)) {
-        if (ctx.aggregation && property.enumValues.includes(ctx.aggregation)) params[name] = ctx.aggregation;
-      } else if (property.enumValues && name === 'order') {
-        if (signals.order) params[name] = signals.order;
-      } else if (property.enumValues && ['bucket', 'interval'].includes(name)) {
-        const bucket =
-          signals.bucket ?? (signals.trend && signals.timeRange ? autoBucket(signals.timeRange) : null);
-        if (bucket && property.enumValues.includes(bucket)) params[name] = bucket;
-      } else if (property.enumValues && name === 'search_type') {
-        if (signals.exactText && property.enumValues.includes('text')) params[name] = 'text';
-      } else if (property.enumValues && name === 'group_by') {
-        if (signals.overall && property.enumValues.includes('none')) params[name] = 'none';
       } else if (property.enumValues) {
+        // Inputs the question's signals fill (aggregation, order, bucket, search type, grouping); else, like
+        // any enum, the value the question names.
+        const signalled = this.signalledEnum(name, property.enumValues, signals, ctx.aggregation);
         // A period named in any language ("지난달" is "last month"): the value spelt like the time range read.
         const period = signals.timeRange?.label.toLowerCase().replace(/\s+/g, '_');
         const spoken = period ? property.enumValues.find((v) => v.toLowerCase() === period) : undefined;
-        const value = spoken ?? this.enumChoice(ctx.text, facts, property);
-        if (value) params[name] = value;
-        else if (property.required && !property.hasDefault) params[name] = property.enumValues[0];
+        const value =
+          signalled ??
+          spoken ??
+          (property.type === 'integer' || property.type === 'number'
+            ? this.numberEnum(ctx.text, property)
+            : this.enumChoice(ctx.text, facts, property, enumContext(property)));
+        if (value !== null) params[name] = value;
+        else if (property.required && !property.hasDefault) {
+          params[name] = property.enumValues[0];
+          guessed.add(name);
+        }
       } else if (['time_range', 'timerange', 'period'].includes(name) && property.type === 'object') {
         if (signals.timeRange) params[name] = { start: signals.timeRange.start, end: signals.timeRange.end };
         else if (property.required) {
@@ -684,6 +696,7 @@ export class FallbackPlanner {
       }
     }
     if (ordered && !params.order && properties.some((p) => p.name === 'order')) params.order = 'desc';
+    Object.assign(params, impliedEnums(properties, params, guessed));
     if (namesFiltered) delete params.keywords;
 
     // A required input the question does not give is asked for (the step waits for it), not guessed.
@@ -693,6 +706,48 @@ export class FallbackPlanner {
         `${tool.name}: the question does not give ${missing.map((p) => p.name).join(', ')}; asked for.`,
       );
     return [{ parameters: params, needs: missing.map((p) => p.name) }];
+  }
+
+  /** The value of an input its name says the question's signals give (aggregation, order, bucket...), if any. */
+  private signalledEnum(
+    name: string,
+    values: string[],
+    signals: QuerySignals,
+    aggregation: string | null,
+  ): string | null {
+    if (['aggregation', 'agg'].includes(name))
+      return aggregation && values.includes(aggregation) ? aggregation : null;
+    if (name === 'order') return signals.order;
+    if (['bucket', 'interval'].includes(name)) {
+      const bucket =
+        signals.bucket ?? (signals.trend && signals.timeRange ? autoBucket(signals.timeRange) : null);
+      return bucket && values.includes(bucket) ? bucket : null;
+    }
+    if (name === 'search_type') return signals.exactText && values.includes('text') ? 'text' : null;
+    if (name === 'group_by') return signals.overall && values.includes('none') ? 'none' : null;
+    return null;
+  }
+
+  /** A numeric enum ("duration_min": 15, 30, 60): the number the question gives with its unit, if allowed. */
+  private numberEnum(text: string, property: PropertyInfo): number | null {
+    const value = numberFromText(text, property);
+    return value !== null && (property.enumValues ?? []).includes(String(value)) ? value : null;
+  }
+
+  /** Per tool and enum input, what the tenant's other inputs and tools say of its values (computed once per tool set). */
+  private enumContextsFor(tools: ToolDefinition[]): Map<string, EnumContext> {
+    let contexts = ENUM_CONTEXTS.get(tools);
+    if (!contexts) {
+      contexts = enumContexts(
+        tools.map((t) => ({
+          name: t.name,
+          description: t.description,
+          properties: schemaProperties(t.input_schema),
+        })),
+      );
+      ENUM_CONTEXTS.set(tools, contexts);
+    }
+    return contexts;
   }
 
   /** The one value a single-valued column takes; a metric named as "p95" is latency unless another metric is named. */
@@ -785,25 +840,35 @@ export class FallbackPlanner {
    * it explicitly (a mapping or catalog value for that field, or the value, a label of it or its Korean
    * spelling): not a value guessed from the words its name shares with the question.
    */
-  private enumChoice(text: string, facts: Fact[], property: PropertyInfo): string | null {
-    if (!property.hasDefault || property.required) return this.enumFact(text, facts, property);
+  private enumChoice(
+    text: string,
+    facts: Fact[],
+    property: PropertyInfo,
+    context?: EnumContext,
+  ): string | null {
+    if (!property.hasDefault || property.required) return this.enumFact(text, facts, property, context);
     const values = property.enumValues ?? [];
     const found = facts.filter((f) => f.field === property.name && values.includes(f.value));
     // A view named by several words: the most specific (longest keyword) wins; facts are in that order.
     if (found.length) return found[0].value;
     // Else a value the question names by itself, a label of it or its Korean spelling (a tenant's enum
     // without catalog or mappings: "경주" for gyeongju) overrides the default.
-    return enumFromText(text, property);
+    return enumFromText(text, property, context);
   }
 
-  private enumFact(text: string, facts: Fact[], property: PropertyInfo): string | null {
+  private enumFact(
+    text: string,
+    facts: Fact[],
+    property: PropertyInfo,
+    context?: EnumContext,
+  ): string | null {
     const values = property.enumValues ?? [];
     const fact = facts.find((f) => f.field === property.name && values.includes(f.value));
     if (fact) return fact.value;
     const literal = values.find((value) => value.length >= 3 && containsTerm(text, value.toLowerCase()));
     if (literal) return literal;
     // The value by a label its description gives it, or by its Korean spelling.
-    const labelled = enumFromText(text, property);
+    const labelled = enumFromText(text, property, context);
     if (labelled || !property.required) return labelled;
     // Without mappings, the value whose words the question uses most ("disk read" -> disk_read_mb), if only one.
     const scored = values.map((value) => ({

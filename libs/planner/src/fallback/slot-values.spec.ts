@@ -2,8 +2,10 @@ import { schemaProperties } from '../plan/schema-introspection.util';
 import {
   booleanFromText,
   distinguishingHeads,
+  enumContexts,
   enumFromText,
   enumTerms,
+  impliedEnums,
   numberFromText,
   patternFromText,
   romanize,
@@ -159,5 +161,93 @@ describe('labels written before their value', () => {
   it('reads "label=value" as labels of that value', () => {
     expect(enumFromText('대형 박스로 주세요', size)).toBe('large');
     expect(enumFromText('보통 크기면 돼요', size)).toBe('medium');
+  });
+});
+
+// A gym chain's tools, invented: one input explains the branch codes, the others only list them.
+const GYM = [
+  {
+    name: 'class_search',
+    description: 'Find group classes. Pass (none / basic 기본권 / premium 프리미엄권) filters by membership.',
+    properties: schemaProperties({
+      type: 'object',
+      properties: {
+        branch: {
+          type: 'string',
+          enum: ['MP', 'IS', 'SJ'],
+          description: '지점: MP 마포, IS 일산, SJ Sejong',
+        },
+        pass: { type: 'string', enum: ['none', 'basic', 'premium'] },
+        issue: { type: 'string', enum: ['noise', 'broken', 'dirty'], description: '소음 / 고장 / 청소' },
+      },
+    }),
+  },
+  {
+    name: 'locker_request',
+    description: 'Request a locker. 사물함 신청.',
+    properties: schemaProperties({
+      type: 'object',
+      properties: {
+        branch: { type: 'string', enum: ['MP', 'IS', 'SJ'], description: '받을 지점' },
+        action: { type: 'string', enum: ['assign', 'extend', 'release'] },
+        months: { type: 'integer', description: 'For extend: how many months' },
+        slot: { type: 'string', enum: ['AM', 'PM', 'EVENING'] },
+        size: { type: 'string', enum: ['S', 'M', 'L'] },
+        area: { type: 'string', enum: ['by_window', 'by_door', 'f_and_b', 'no_show'] },
+        kind: { type: 'string', enum: ['refunded', 'partial'] },
+      },
+    }),
+  },
+];
+const gym = (tool: number, name: string) => GYM[tool].properties.find((p) => p.name === name)!;
+
+describe('enum values read with what the rest of the tenant wrote', () => {
+  const contexts = enumContexts(GYM);
+  const filling = (tool: number, name: string) => ({
+    descriptions: [],
+    prose: [],
+    ...contexts.get(`${GYM[tool].name}/${name}`),
+    broad: true,
+  });
+
+  it("reads a label another tool's input with the same values gives", () => {
+    expect(enumFromText('마포 사물함 하나 주세요', gym(1, 'branch'))).toBeNull();
+    expect(enumFromText('마포 사물함 하나 주세요', gym(1, 'branch'), filling(1, 'branch'))).toBe('MP');
+    expect(enumFromText('a locker at Sejong', gym(1, 'branch'), filling(1, 'branch'))).toBe('SJ');
+  });
+
+  it("reads a label the tool's description gives right after a value", () => {
+    expect(enumFromText('프리미엄권 회원 수업', gym(0, 'pass'), filling(0, 'pass'))).toBe('premium');
+  });
+
+  it('reads a list of one-word labels in the values order', () => {
+    expect(enumFromText('샤워실 고장 났어요', gym(0, 'issue'))).toBe('broken');
+  });
+
+  it('reads a short code that is also an English word only as written in capitals', () => {
+    expect(enumFromText('what is open at Sejong', gym(0, 'branch'))).toBe('SJ');
+    expect(enumFromText('lockers left at IS?', gym(0, 'branch'), filling(0, 'branch'))).toBe('IS');
+  });
+
+  it('reads parts of the day, sizes, a distinctive part, "&" and "-" spellings, inflected forms', () => {
+    expect(enumFromText('오후에 신청', gym(1, 'slot'), filling(1, 'slot'))).toBe('PM');
+    expect(enumFromText('저녁 타임으로', gym(1, 'slot'), filling(1, 'slot'))).toBe('EVENING');
+    expect(enumFromText('a small one please', gym(1, 'size'), filling(1, 'size'))).toBe('S');
+    expect(enumFromText('an L locker', gym(1, 'size'), filling(1, 'size'))).toBe('L');
+    expect(enumFromText('one near the window', gym(1, 'area'), filling(1, 'area'))).toBe('by_window');
+    expect(enumFromText('F&B area', gym(1, 'area'), filling(1, 'area'))).toBe('f_and_b');
+    expect(enumFromText('the no-show ones', gym(1, 'area'), filling(1, 'area'))).toBe('no_show');
+    expect(enumFromText('partially paid', gym(1, 'kind'), filling(1, 'kind'))).toBe('partial');
+    // Not as evidence for choosing a tool (slotMatches reads without `broad`).
+    expect(enumFromText('오후에 신청', gym(1, 'slot'))).toBeNull();
+  });
+
+  it('gives an enum input the value another filled input is described for', () => {
+    const properties = GYM[1].properties;
+    expect(impliedEnums(properties, { months: 3 }, new Set())).toEqual({ action: 'extend' });
+    expect(impliedEnums(properties, { months: 3, action: 'assign' }, new Set(['action']))).toEqual({
+      action: 'extend',
+    });
+    expect(impliedEnums(properties, { months: 3, action: 'release' }, new Set())).toEqual({});
   });
 });

@@ -16,16 +16,68 @@ interface Term {
   value: string;
 }
 
-const LEXICONS = new WeakMap<object, Term[]>();
+const LEXICONS = new Map<string, Term[]>();
 
 const SEPARATOR = /[,;/|()=:\n]+/;
 const LABEL_MAX = 30;
 
+/**
+ * What else the tenant wrote about an enum: the descriptions of other tools' inputs that take the same
+ * values (one tool explains "GN 강남" for a branch code another tool only lists) and the descriptions of
+ * the tools taking them ("insurance option (none / standard 자차 / full_cover 완전자차)").
+ */
+export interface EnumContext {
+  /** Descriptions of inputs with the same values (read like the property's own). */
+  descriptions: readonly string[];
+  /** Tool descriptions: read for lists in the values' order and a label right after a value. */
+  prose: readonly string[];
+  /**
+   * Also the language's words for common values (parts of the day, sizes), the distinctive part of a
+   * compound value and inflected forms: read when filling a chosen tool's input, not as evidence that a
+   * question is about the tool (see slotMatches).
+   */
+  broad?: boolean;
+}
+
+const NO_CONTEXT: EnumContext = { descriptions: [], prose: [] };
+
+/**
+ * Words of the language for values many schemas use: parts of the day and sizes (an enum of "AM / PM /
+ * EVENING" or "S / M / L" is named by "오후", "afternoon", "small box").
+ */
+const COMMON_VALUE_WORDS: Record<string, string[]> = {
+  am: ['morning', '오전', '아침'],
+  pm: ['afternoon', '오후'],
+  morning: ['오전', '아침'],
+  afternoon: ['오후'],
+  evening: ['저녁', 'evening'],
+  night: ['야간', '밤', 'overnight'],
+  s: ['small', '소형', '작은'],
+  m: ['medium', '중형', '중간'],
+  l: ['large', '대형', '큰'],
+  xl: ['extra large', '특대'],
+};
+
+/** Words of a compound value ("by_channel", "toll_unpaid") too common to name the value alone. */
+const COMMON_PART =
+  /^(?:by|per|all|any|none|only|with|without|and|the|for|from|this|that|last|next|same|new|old|full|half|show|change|late|early|time|day|days|week|month|year|type|other|more|less|high|low|open|case|item|list|total|add|set|get|make|take|check|booked|item|main|general|normal|other|each)$/;
+
+/**
+ * A short upper-case code that is also a little English word ("IS" for a branch, "A" for a grade) or a
+ * letter ("L", "M" of sizes): read only as written in capitals, not as the word "is".
+ */
+const CODE = /^(?:[A-Z]|AN|AS|AT|BE|BY|DO|GO|HE|IF|IN|IS|IT|ME|MY|NO|OF|ON|OR|SO|TO|UP|US|WE)$/;
+
 /** Words an enum value or its description labels are spelt with, lower-cased; longest first. */
-export function enumTerms(property: PropertyInfo): Term[] {
-  const cached = LEXICONS.get(property.schema);
-  if (cached) return cached;
+export function enumTerms(property: PropertyInfo, context: EnumContext = NO_CONTEXT): Term[] {
   const values = property.enumValues ?? [];
+  const own = typeof property.schema.description === 'string' ? property.schema.description : '';
+  const descriptions = [...new Set([own, ...context.descriptions].filter(Boolean))];
+  const prose = [...new Set(context.prose.filter(Boolean))];
+  const broad = context.broad ?? false;
+  const key = JSON.stringify([values, descriptions, prose, broad]);
+  const cached = LEXICONS.get(key);
+  if (cached) return cached;
   const terms: Term[] = [];
   const add = (term: string, value: string) => {
     const clean = normalizeText(term)
@@ -35,67 +87,142 @@ export function enumTerms(property: PropertyInfo): Term[] {
     terms.push({ term: clean, value });
   };
   for (const value of values) {
-    add(value, value);
+    // A short upper-case code ("IS", "SD") is read as written (see enumFromText), not as the word "is".
+    if (!CODE.test(value)) add(value, value);
     if (/[_-]/.test(value)) add(value.replace(/[_-]+/g, ' '), value);
+    if (/_/.test(value)) add(value.replace(/_+/g, '-'), value);
+    // "f_and_b" is written "f&b".
+    if (/_and_/.test(value)) add(value.replace(/_and_/g, '&'), value);
+    if (broad) for (const word of COMMON_VALUE_WORDS[normalizeText(value)] ?? []) add(word, value);
   }
   // A family of compound values ("north_gate", "south_gate"): the part that tells them apart names one.
   for (const [head, value] of distinguishingHeads(values)) add(head, value);
-  const description = typeof property.schema.description === 'string' ? property.schema.description : '';
-  if (description && values.length) {
-    const lower = normalizeText(description);
-    // Where each value stands in the description: what follows it up to the next value is its label.
-    const places = values
-      .map((value) => ({ value, at: findWord(lower, normalizeText(value)) }))
-      .filter((p) => p.at >= 0)
-      .sort((a, b) => a.at - b.at);
-    const labelled = new Set<string>();
-    // "label=value" ("경차/소형=compact, 중형=midsize"): the words before each value's "=" are its labels.
-    const before = values
-      .map((value) => ({
-        value,
-        match: new RegExp(`([^,;|()=\\n]+?)\\s*=\\s*${escapeRegExp(normalizeText(value))}(?![a-z0-9_])`).exec(
-          lower,
-        ),
-      }))
-      .filter((found) => found.match);
-    const valueFirst = values.some((value) =>
-      new RegExp(`(?<![a-z0-9_])${escapeRegExp(normalizeText(value))}\\s*=`).test(lower),
-    );
-    if (!valueFirst && before.length * 2 >= values.length) {
-      for (const { value, match } of before) for (const label of match![1].split(/[/|]/)) add(label, value);
-      places.length = 0;
-    }
-    places.forEach((place, i) => {
-      const end = i + 1 < places.length ? places[i + 1].at : lower.length;
-      const after = lower.slice(place.at + place.value.length, end);
-      const labels = after
-        .split(SEPARATOR)
-        .map((l) => l.trim())
-        .filter(Boolean);
-      for (const label of labels.slice(0, 6)) {
-        if (values.some((v) => normalizeText(v) === label)) continue;
-        add(label, place.value);
-        labelled.add(place.value);
-      }
-    });
-    // A parenthesised list in the enum's order that names no value: labels by position.
-    for (const group of lower.match(/\(([^()]+)\)/g) ?? []) {
-      const parts = group
-        .slice(1, -1)
-        .split(/\s*[/,|]\s*/)
-        .filter(Boolean);
-      if (parts.length === values.length && !parts.some((p) => values.includes(p)))
-        parts.forEach((part, i) => add(part, values[i]));
-    }
-  }
+  // A part of a compound value no other value has ("channel" of by_channel, "toll" of toll_unpaid).
+  if (broad) for (const [part, value] of distinctiveParts(values)) add(part, value);
+  for (const description of descriptions)
+    for (const t of descriptionLabels(values, description)) add(t.term, t.value);
+  for (const description of prose)
+    for (const t of descriptionLabels(values, description, true)) add(t.term, t.value);
   // A term two values share says nothing about either.
   const owners = new Map<string, Set<string>>();
   for (const { term, value } of terms) owners.set(term, (owners.get(term) ?? new Set()).add(value));
   const unique = terms
     .filter((t, i) => owners.get(t.term)!.size === 1 && terms.findIndex((u) => u.term === t.term) === i)
     .sort((a, b) => b.term.length - a.term.length);
-  LEXICONS.set(property.schema, unique);
+  if (LEXICONS.size > 2000) LEXICONS.clear();
+  LEXICONS.set(key, unique);
   return unique;
+}
+
+/**
+ * Per tool and enum input (`tool/property`), what the other inputs taking the same values and the tools
+ * taking them say about those values (see EnumContext).
+ */
+export function enumContexts(
+  tools: ReadonlyArray<{ name: string; description: string; properties: PropertyInfo[] }>,
+): Map<string, EnumContext> {
+  const signature = (p: PropertyInfo) => JSON.stringify([...(p.enumValues ?? [])].sort());
+  const bySignature = new Map<string, Array<{ tool: string; description: string; property: PropertyInfo }>>();
+  for (const tool of tools)
+    for (const property of tool.properties)
+      if (property.enumValues && property.enumValues.length >= 2) {
+        const list = bySignature.get(signature(property)) ?? [];
+        list.push({ tool: tool.name, description: tool.description, property });
+        bySignature.set(signature(property), list);
+      }
+  const contexts = new Map<string, EnumContext>();
+  for (const list of bySignature.values())
+    for (const own of list) {
+      const others = list.filter((o) => o !== own);
+      contexts.set(`${own.tool}/${own.property.name}`, {
+        descriptions: others
+          .map((o) => o.property.schema.description)
+          .filter((d): d is string => typeof d === 'string'),
+        prose: [own.description, ...others.map((o) => o.description)],
+      });
+    }
+  return contexts;
+}
+
+/** Parts of compound values ("by_channel") that no other value has, of four letters or more. */
+function distinctiveParts(values: string[]): Map<string, string> {
+  const parts = values.map((value) => ({ value, parts: normalizeText(value).split(/[_-]+/) }));
+  const counts = new Map<string, number>();
+  for (const p of parts) for (const part of new Set(p.parts)) counts.set(part, (counts.get(part) ?? 0) + 1);
+  const found = new Map<string, string>();
+  for (const p of parts) {
+    if (p.parts.length < 2) continue;
+    for (const part of p.parts)
+      if (
+        part.length >= 4 &&
+        /^[a-z]+$/.test(part) &&
+        counts.get(part) === 1 &&
+        !COMMON_PART.test(part) &&
+        !values.some((v) => normalizeText(v) === part)
+      )
+        found.set(part, p.value);
+  }
+  return found;
+}
+
+/**
+ * Labels a description gives the values: words after a value up to the next ("gangnam (Seoul Gangnam)",
+ * "front_desk 프론트"), words before "=value" ("경차/소형=compact"), a list in the values' order ("(스탠다드
+ * 더블 / ...)", "파손 / 분실 / 지연"). In a tool's description (`prose`) only the first label after a value,
+ * when most values are named there, and lists of three or more.
+ */
+function descriptionLabels(values: string[], description: string, prose = false): Term[] {
+  const terms: Term[] = [];
+  const add = (term: string, value: string) => terms.push({ term, value });
+  const lower = normalizeText(description);
+  // Where each value stands in the description: what follows it up to the next value is its label.
+  const places = values
+    .map((value) => ({ value, at: findWord(lower, normalizeText(value)) }))
+    .filter((p) => p.at >= 0)
+    .sort((a, b) => a.at - b.at);
+  if (prose && places.length * 3 < values.length * 2) places.length = 0;
+  // "label=value" ("경차/소형=compact, 중형=midsize"): the words before each value's "=" are its labels.
+  const before = values
+    .map((value) => ({
+      value,
+      match: new RegExp(`([^,;|()=\\n]+?)\\s*=\\s*${escapeRegExp(normalizeText(value))}(?![a-z0-9_])`).exec(
+        lower,
+      ),
+    }))
+    .filter((found) => found.match);
+  const valueFirst = values.some((value) =>
+    new RegExp(`(?<![a-z0-9_])${escapeRegExp(normalizeText(value))}\\s*=`).test(lower),
+  );
+  if (!prose && !valueFirst && before.length * 2 >= values.length) {
+    for (const { value, match } of before) for (const label of match![1].split(/[/|]/)) add(label, value);
+    places.length = 0;
+  }
+  places.forEach((place, i) => {
+    const end = i + 1 < places.length ? places[i + 1].at : lower.length;
+    const after = lower.slice(place.at + place.value.length, end);
+    const labels = after
+      .split(SEPARATOR)
+      .map((l) => l.trim())
+      .filter(Boolean);
+    for (const label of labels.slice(0, prose ? 1 : 6)) {
+      if (values.some((v) => normalizeText(v) === label)) continue;
+      add(label, place.value);
+    }
+  });
+  // A list in the enum's order that names no value: labels by position. Parenthesised, or (three or
+  // more) one-word items joined by "/" or "·" ("파손 / 분실 / 지연").
+  const groups = [
+    ...(prose ? [] : (lower.match(/\(([^()]+)\)/g) ?? []).map((g) => g.slice(1, -1).split(/\s*[/,|]\s*/))),
+    ...(lower.match(/[^\s/()·,.:;]+(?:\s*[/·]\s*[^\s/()·,.:;]+){2,}/g) ?? []).map((g) =>
+      g.split(/\s*[/·]\s*/),
+    ),
+  ];
+  for (const group of groups) {
+    const parts = group.filter(Boolean);
+    if (parts.length === values.length && !parts.some((p) => values.includes(p)))
+      parts.forEach((part, i) => add(part, values[i]));
+  }
+  return terms;
 }
 
 /**
@@ -285,21 +412,42 @@ function romanizedValue(text: string, values: string[]): string | null {
   return found.size === 1 ? [...found][0] : null;
 }
 
-/** The enum value the question names for a property, from the value, its labels or its Korean spelling. */
-export function enumFromText(text: string, property: PropertyInfo): string | null {
+/** An English word without its endings ("contracted", "partially", "housekeepers" -> "contract", "partial", "housekeep"). */
+function wordStem(word: string): string {
+  return word.replace(/(?:ers|er|ings|ing|ed|ly|es|s)$/, '');
+}
+
+/**
+ * The enum value the question names for a property: the value, a label of it (its own description's, an
+ * input's with the same values, its tool's), its Korean spelling, an inflected form of a one-word value
+ * ("contracted" for contract), or a short upper-case value written as such ("L box" for L).
+ */
+export function enumFromText(
+  text: string,
+  property: PropertyInfo,
+  context: EnumContext = NO_CONTEXT,
+): string | null {
   const values = property.enumValues ?? [];
   if (!values.length) return null;
   const lower = normalizeText(text);
   const found = new Set<string>();
   let covered = lower;
-  for (const { term, value } of enumTerms(property)) {
+  for (const { term, value } of enumTerms(property, context)) {
     if (!containsTerm(covered, term)) continue;
     found.add(value);
     // A longer label ("standard double") hides its words from shorter ones ("double").
     covered = covered.split(term).join(' ');
   }
+  const original = text.normalize('NFC');
+  for (const value of values)
+    if (CODE.test(value) && new RegExp(`(?<![A-Za-z0-9])${value}(?![A-Za-z0-9])`).test(original))
+      found.add(value);
   if (found.size === 1) return [...found][0];
   if (found.size > 1) return null;
+  if (!context.broad) return romanizedValue(text, values);
+  const stems = new Set((lower.match(/[a-z]{5,}/g) ?? []).map(wordStem));
+  const inflected = values.filter((v) => /^[a-z]{5,}$/i.test(v) && stems.has(wordStem(normalizeText(v))));
+  if (inflected.length === 1) return inflected[0];
   return romanizedValue(text, values);
 }
 
@@ -519,4 +667,36 @@ export function booleanFromText(text: string, property: PropertyInfo): boolean |
     return !negated;
   }
   return null;
+}
+
+/** "For late_checkout: ...", "only for room_change", "cancel 시", "(add_note 일 때)": the value an input serves. */
+const SERVES =
+  /(?:^|[\s(])(?:only\s+)?(?:for|with|when|if)\s+([a-z][a-z0-9_]*)\b|([a-z][a-z0-9_]*)\s*(?:일\s*때|인\s*경우|시)(?![가-힣])/gi;
+
+/**
+ * Enum values the inputs the question fills imply: an input described "For room_change" serves that value
+ * of another enum input of its tool ("action"), which takes it when the question named none (it was left
+ * out or given its first value for want of one), provided the filled inputs agree.
+ */
+export function impliedEnums(
+  properties: PropertyInfo[],
+  params: Record<string, unknown>,
+  guessed: ReadonlySet<string>,
+): Record<string, string> {
+  const implied = new Map<string, Set<string>>();
+  for (const property of properties) {
+    if (params[property.name] === undefined || guessed.has(property.name)) continue;
+    const description = typeof property.schema.description === 'string' ? property.schema.description : '';
+    for (const match of description.matchAll(SERVES)) {
+      const value = match[1] ?? match[2];
+      const owners = properties.filter((p) => p !== property && p.enumValues?.includes(value));
+      if (owners.length !== 1) continue;
+      const owner = owners[0].name;
+      if (params[owner] !== undefined && !guessed.has(owner)) continue;
+      implied.set(owner, (implied.get(owner) ?? new Set()).add(value));
+    }
+  }
+  const values: Record<string, string> = {};
+  for (const [owner, set] of implied) if (set.size === 1) values[owner] = [...set][0];
+  return values;
 }
