@@ -1,7 +1,7 @@
 import type { MappingContent, ResolverRule } from '@app/asset-registry';
 import type { ToolDefinition } from '@app/tools';
 import { CatalogIndex } from '../knowledge/catalog-index';
-import { containsTerm, escapeRegExp, isKorean } from '../knowledge/text-match.util';
+import { containsTerm, escapeRegExp, isKorean, normalizeText } from '../knowledge/text-match.util';
 import { contentKnowledgeVersion } from '../knowledge/knowledge-version';
 import type { Plan, PlanStep } from '../plan/plan.types';
 import {
@@ -36,6 +36,7 @@ import {
 } from './slot-values';
 import { autoBucket } from './time-range.util';
 import { dateSlots, isDateProperty } from './date-slots';
+import { isNameProperty, nameFor, personNames, type NameMention } from './person-names';
 
 export interface FallbackPlannerInput {
   query: string;
@@ -236,6 +237,9 @@ function stripParticle(word: string, pattern: string): string {
 }
 const SHARED_ENUMS = new Map<string, Set<string>>();
 const ENUM_CONTEXTS = new WeakMap<ToolDefinition[], Map<string, EnumContext>>();
+/** The words of a tool set's descriptions and schemas (not people's names), and the people each question names. */
+const TOOL_WORDS = new WeakMap<ToolDefinition[], { words: Set<string>; roles: Set<string> }>();
+const PEOPLE = new WeakMap<FallbackPlannerInput, NameMention[]>();
 
 /**
  * How many of a tool's own inputs the question gives a value for: an enum value (or its label) of an enum
@@ -690,6 +694,9 @@ export class FallbackPlanner {
         if (flag !== null) params[name] = flag;
       } else if (isDateProperty(property)) {
         if (days[name]) params[name] = days[name];
+      } else if (isNameProperty(property)) {
+        const person = nameFor(property, properties.filter(isNameProperty), this.peopleIn(ctx.input));
+        if (person) params[name] = person;
       } else if (property.type === 'string') {
         const value = patternFromText(ctx.input.query, property);
         if (value !== null) params[name] = value;
@@ -726,6 +733,30 @@ export class FallbackPlanner {
     if (name === 'search_type') return signals.exactText && values.includes('text') ? 'text' : null;
     if (name === 'group_by') return signals.overall && values.includes('none') ? 'none' : null;
     return null;
+  }
+
+  /** The people the question names (read once per question), beside the words the tenant's tools use. */
+  private peopleIn(input: FallbackPlannerInput): NameMention[] {
+    const cached = PEOPLE.get(input);
+    if (cached) return cached;
+    let vocabulary = TOOL_WORDS.get(input.tools);
+    if (!vocabulary) {
+      const words = new Set<string>();
+      const roles = new Set<string>();
+      for (const tool of input.tools) {
+        const text = normalizeText(`${tool.description} ${JSON.stringify(tool.input_schema)}`);
+        for (const word of text.match(/[a-z]+/g) ?? []) words.add(word);
+        for (const property of schemaProperties(tool.input_schema).filter(isNameProperty))
+          for (const word of String(property.schema.description ?? '').match(/[\uac00-\ud7a3]{2,}/g) ?? [])
+            roles.add(word);
+      }
+      vocabulary = { words, roles };
+      TOOL_WORDS.set(input.tools, vocabulary);
+    }
+    const { words, roles } = vocabulary;
+    const people = personNames(input.query, (word) => words.has(word), roles);
+    PEOPLE.set(input, people);
+    return people;
   }
 
   /** A numeric enum ("duration_min": 15, 30, 60): the number the question gives with its unit, if allowed. */
