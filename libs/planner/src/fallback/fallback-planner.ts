@@ -747,7 +747,10 @@ export class FallbackPlanner {
         const text = normalizeText(`${tool.description} ${JSON.stringify(tool.input_schema)}`);
         for (const word of text.match(/[a-z]+/g) ?? []) words.add(word);
         for (const property of schemaProperties(tool.input_schema).filter(isNameProperty))
-          for (const word of String(property.schema.description ?? '').match(/[\uac00-\ud7a3]{2,}/g) ?? [])
+          for (const word of (typeof property.schema.description === 'string'
+            ? property.schema.description
+            : ''
+          ).match(/[\uac00-\ud7a3]{2,}/g) ?? [])
             roles.add(word);
       }
       vocabulary = { words, roles };

@@ -21,8 +21,6 @@ const SURNAMES = new Set([
 /** Titles and roles said after (or before) a Korean name; 님 and 씨 are honorifics of any name. */
 const KO_ROLE =
   /^(?:고객|손님|환자|기사|원장|선생|매니저|보호자|직원|회원|학생|교수|대리|과장|팀장|실장|부장|사장|주임|사원|간호사|수의사|의사|선수|강사|코치|씨|님)(?:님|분)?(?:이|가|은|는|을|를|의|께|께서|한테|에게|도)?$/;
-/** An honorific and a particle after a title ("원장님이", "고객께"). */
-const PARTICLE = /(?:님|분)?(?:이|가|은|는|을|를|의|께|께서|한테|에게|도)?$/;
 /** Words of three syllables that start like a surname and are not names ("이번주", "오후에"). */
 const NOT_A_NAME = /^(?:이번|지난|다음|저번|올해|작년|이거|이건|그거|저거)|(?:주|달|해|에|서|께)$/;
 const EN_TITLE = /\b([Mm]rs?|[Mm]s|[Mm]iss|[Mm]x|[Dd]r|[Pp]rof)\.?\s+([A-Z][a-z]+(?:[ -][A-Z][a-z]+)?)/g;
