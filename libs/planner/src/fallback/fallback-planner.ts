@@ -687,7 +687,7 @@ export class FallbackPlanner {
       } else if (['query', 'question', 'text'].includes(name) && property.type === 'string') {
         params[name] = input.query.trim();
       } else if (property.type === 'integer' || property.type === 'number') {
-        const value = numberFromText(ctx.text, property);
+        const value = numberFromText(ctx.text, property, properties);
         if (value !== null) params[name] = value;
       } else if (property.type === 'boolean') {
         const flag = booleanFromText(ctx.input.query, property);

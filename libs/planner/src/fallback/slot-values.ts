@@ -1,5 +1,6 @@
 import { containsTerm, escapeRegExp, normalizeText, stemEnglish } from '../knowledge/text-match.util';
 import type { PropertyInfo } from '../plan/schema-introspection.util';
+import { numberMentions } from './quantities';
 
 /**
  * Parameter values read from a question with nothing but the tool's input schema, as its admin wrote it:
@@ -539,28 +540,82 @@ function propertyWords(property: PropertyInfo): Set<string> {
   return words;
 }
 
+/** A Korean counter as written ("박스" of "30박스", "개월" of "3개월간"): the longest known one it starts with. */
+function counterOf(unit: string): string {
+  const known = Object.keys(COUNTERS)
+    .filter((c) => unit.startsWith(c))
+    .sort((a, b) => b.length - a.length)[0];
+  return known ?? unit;
+}
+
 /** Whether a unit word next to a number is what the property counts. */
 function unitFits(unit: string, words: Set<string>): boolean {
   const lower = normalizeText(unit);
-  if (/^[a-z]+$/.test(lower)) return words.has(stemEnglish(lower)) || words.has(lower);
-  const nouns = COUNTERS[lower] ?? [];
+  if (!lower) return false;
+  if (/^[a-z]+$/.test(lower))
+    return [lower, stemEnglish(lower), lower.replace(/es$/, '')].some((form) => words.has(form));
+  const nouns = COUNTERS[counterOf(lower)] ?? [];
   if (nouns.some((noun) => words.has(noun))) return true;
-  return [...words].some((word) => /[\uac00-\ud7a3]/.test(word) && word.startsWith(lower));
+  return [...words].some(
+    (word) => /[\uac00-\ud7a3]/.test(word) && (word.startsWith(lower) || lower.startsWith(word)),
+  );
 }
 
-/** The number the question gives for a numeric property: one with the unit the property counts. */
-export function numberFromText(text: string, property: PropertyInfo): number | null {
+/** Units of time a count of days is also said in, with their days ("2 weeks" is 14 days, "한 달" 30). */
+const DAYS_IN: Array<[RegExp, number]> = [
+  [/^(?:weeks?|wks?|주|주일|주간)$/, 7],
+  [/^(?:months?|달|개월)$/, 30],
+];
+/** Inputs counting things ordered or shipped ("quantity", "parcel_count", "수량"): any counter counts for them. */
+const COUNT_INPUT = /\b(?:quantity|qty|count|pieces|units)\b|수량|개수/;
+/** Inputs holding money ("claimed_amount", "price", "KRW", "금액"). */
+const MONEY_INPUT = /amount|price|cost|fee|charge|krw|won\b|금액|요금|비용|원\)/;
+const MONEY_UNIT = /^(?:원|won|krw)$/;
+/** Units of measure, which are no counters of things. */
+const MEASURE_UNIT =
+  /^(?:kg|g|km|m|cm|mm|l|ml|lb|lbs|kgs|원|won|krw|시간|분|초|일|주|달|개월|년|시|hours?|mins?|minutes?|days?|weeks?|months?|years?|nights?|박|층|호|percent|%)$/;
+
+/**
+ * The number the question gives for a numeric property: one with the unit the property counts (a count of
+ * days also in weeks or months); for a count of things, one said as a count ("x30", "10 of", "order 40")
+ * or with any counter no other numeric input of the tool takes; for money, one in won, else the one large
+ * number the question gives.
+ */
+export function numberFromText(
+  text: string,
+  property: PropertyInfo,
+  siblings: PropertyInfo[] = [],
+): number | null {
   const words = propertyWords(property);
+  const name = `${property.name.replace(/_/g, ' ')} ${typeof property.schema.description === 'string' ? normalizeText(property.schema.description) : ''}`;
+  const mentions = numberMentions(text);
+  const strong: number[] = [];
+  const weak: number[] = [];
+  const countsDays = words.has('day') || words.has('days') || [...words].some((w) => /^(?:일수|일)$/.test(w));
+  const others = siblings.filter((s) => s !== property && (s.type === 'integer' || s.type === 'number'));
+  const otherFits = (unit: string) => others.some((o) => unitFits(unit, propertyWords(o)));
+  const counts = COUNT_INPUT.test(name);
+  const money = MONEY_INPUT.test(name);
+  for (const mention of mentions) {
+    const unit = /^[\uac00-\ud7a3]/.test(mention.unit) ? counterOf(mention.unit) : mention.unit;
+    if (unitFits(unit, words)) strong.push(mention.value);
+    else if (countsDays && DAYS_IN.some(([unitPattern]) => unitPattern.test(unit)))
+      strong.push(mention.value * DAYS_IN.find(([unitPattern]) => unitPattern.test(unit))![1]);
+    else if (money && MONEY_UNIT.test(unit)) strong.push(mention.value);
+    else if (counts && mention.counted) strong.push(mention.value);
+    else if (counts && unit && !MEASURE_UNIT.test(unit) && !otherFits(unit)) weak.push(mention.value);
+    else if (money && mention.value >= 1000 && !otherFits(unit)) weak.push(mention.value);
+  }
   const lower = normalizeText(text);
-  const found: number[] = [];
-  const after = /(\d+(?:\.\d+)?)\s*(개월|시간|학년|리터|킬로|[\uac00-\ud7a3]|[a-z]+)/g;
-  for (const match of lower.matchAll(after)) if (unitFits(match[2], words)) found.push(Number(match[1]));
   const before = /\b([a-z]+)\s*(?:#|no\.?\s*)?(\d+(?:\.\d+)?)\b/g;
   for (const match of lower.matchAll(before))
-    if (/^[a-z]+$/.test(match[1]) && unitFits(match[1], words)) found.push(Number(match[2]));
-  const distinct = [...new Set(found)];
-  if (distinct.length !== 1) return null;
-  const value = distinct[0];
+    if (/^[a-z]+$/.test(match[1]) && unitFits(match[1], words)) strong.push(Number(match[2]));
+  const pick = (found: number[]) => {
+    const distinct = [...new Set(found)];
+    return distinct.length === 1 ? distinct[0] : null;
+  };
+  const value = strong.length ? pick(strong) : pick(weak);
+  if (value === null) return null;
   const schema = property.schema as { minimum?: number; maximum?: number };
   if (property.type === 'integer' && !Number.isInteger(value)) return null;
   if (typeof schema.minimum === 'number' && value < schema.minimum) return null;
