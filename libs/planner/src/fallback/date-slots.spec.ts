@@ -1,5 +1,5 @@
 import { schemaProperties } from '../plan/schema-introspection.util';
-import { dateSlots, isDateProperty } from './date-slots';
+import { dateSlots, isDateProperty, isMonthProperty } from './date-slots';
 
 /** A Thursday. */
 const NOW = new Date('2026-11-26T09:00:00Z');
@@ -54,5 +54,30 @@ describe('date inputs read from the question', () => {
       leave_on: '2026-12-08',
     });
     expect(dateSlots(BOOKING, 'arriving tomorrow', NOW)).toEqual({ arrive_on: '2026-11-27' });
+  });
+
+  it("reads weeks, this week's weekdays and two days of one month as spans", () => {
+    const loans = (query: string) => dateSlots(LOANS, query, NOW);
+    expect(loans('이번주 반납 예정')).toEqual({ due_from: '2026-11-23', due_to: '2026-11-29' });
+    expect(loans('last week')).toEqual({ due_from: '2026-11-16', due_to: '2026-11-22' });
+    expect(loans('for this Monday')).toEqual({ due_from: '2026-11-23', due_to: '2026-11-23' });
+    expect(loans('Nov 1-15, day by day')).toEqual({ due_from: '2026-11-01', due_to: '2026-11-15' });
+    expect(dateSlots(VISIT, '지금 대기중', NOW)).toEqual({ visit_date: '2026-11-26' });
+  });
+
+  it('fills a month input with the month named, and a count of days with the length of a span', () => {
+    const CLAIMS = properties({
+      claim_month: { type: 'string', pattern: '^\\d{4}-(0[1-9]|1[0-2])$' },
+      start: day,
+      days: { type: 'integer', maximum: 31 },
+    });
+    expect(CLAIMS.map(isMonthProperty)).toEqual([true, false, false]);
+    expect(dateSlots(CLAIMS, 'september claims', NOW)).toEqual({
+      claim_month: '2026-09',
+      start: '2026-09-01',
+      days: 30,
+    });
+    expect(dateSlots(CLAIMS, '지난달 반송', NOW)).toMatchObject({ claim_month: '2026-10', days: 31 });
+    expect(dateSlots(CLAIMS, 'tomorrow', NOW)).toEqual({ claim_month: '2026-11', start: '2026-11-27' });
   });
 });

@@ -72,6 +72,11 @@ export function spokenDays(query: string, now: Date): Mention[] {
   scan(/(다음\s*달|담달|이번\s*달)\s*(\d{1,2})일/, (m) =>
     utcDay(now.getUTCFullYear(), now.getUTCMonth() + (/이번/.test(m[1]) ? 0 : 1), +m[2]),
   );
+  // "Nov 1-15", "Dec 7 to 11": two days of one month.
+  scan(
+    /\b(january|february|march|april|may|june|july|august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sept|sep|oct|nov|dec)(?![a-z])\.?\s+(\d{1,2})(?:st|nd|rd|th)?\s*(?:-|–|~|to|through|thru|until|till)\s*(\d{1,2})(?:st|nd|rd|th)?\b(?!\s*(?:am|pm|:|시))/,
+    (m) => [dated(MONTHS.indexOf(m[1].slice(0, 3)), +m[2]), dated(MONTHS.indexOf(m[1].slice(0, 3)), +m[3])],
+  );
   scan(
     /\b(january|february|march|april|may|june|july|august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sept|sep|oct|nov|dec)(?![a-z])\.?\s+(\d{1,2})(?:st|nd|rd|th)?\b/,
     (m) => dated(MONTHS.indexOf(m[1].slice(0, 3)), +m[2]),
@@ -87,7 +92,10 @@ export function spokenDays(query: string, now: Date): Mention[] {
   scan(/\bday after tomorrow\b|모레/, () => addDays(today, 2));
   scan(/\b(?:tomorrow|tmrw|tmr|tomorow)\b|내일|낼/, () => addDays(today, 1));
   scan(/\byesterday\b|어제/, () => addDays(today, -1));
-  scan(/\b(?:today|tonight|this morning|this afternoon|this evening|right now)\b|오늘|금일/, () => today);
+  scan(
+    /\b(?:today|tonight|this morning|this afternoon|this evening|right now)\b|오늘|금일|지금/,
+    () => today,
+  );
   // Weekdays: "since Monday" / "월요일부터" is the last one; "next Monday", "다음주 월욜" next week's; else the coming one.
   scan(
     /(?:\b(since|next|last|this|coming)\s+)?\b(sun|mon|tue|wed|thu|fri|sat)(?:day|sday|nesday|rsday|urday)\b|(다음\s*주|담주|지난\s*주|저번\s*주|이번\s*주)?\s*([일월화수목금토])(?:요일|욜)(부터|이후)?/,
@@ -102,9 +110,20 @@ export function spokenDays(query: string, now: Date): Mention[] {
       if (['next', '다음주', '담주'].includes(which))
         return addDays(today, 7 - mondayOffset + ((index + 6) % 7));
       if (['지난주', '저번주'].includes(which)) return addDays(today, -mondayOffset - 7 + ((index + 6) % 7));
+      // "this Monday", "이번주 월요일": that day of this week (Monday first), past or not.
+      if (['this', '이번주'].includes(which)) return addDays(today, -mondayOffset + ((index + 6) % 7));
       return addDays(today, ahead);
     },
   );
+  // Whole weeks (Monday first): "this week", "지난주", "next week".
+  const mondayOffset = (today.getUTCDay() + 6) % 7;
+  const week = (weeks: number): [Date, Date] => [
+    addDays(today, -mondayOffset + 7 * weeks),
+    addDays(today, -mondayOffset + 7 * weeks + 6),
+  ];
+  scan(/\bthis\s+week\b|이번\s*주|금주/, () => week(0));
+  scan(/\b(?:last|previous|past)\s+week\b|지난\s*주|저번\s*주|전주/, () => week(-1));
+  scan(/\bnext\s+week\b|다음\s*주|담주/, () => week(1));
   // Whole months: "this month", "last month", "in October", "10월".
   const month = (year: number, index: number): [Date, Date] => [
     utcDay(year, index, 1),
@@ -124,6 +143,15 @@ export function spokenDays(query: string, now: Date): Mention[] {
       return month(year, index);
     },
   );
+  // A month named alone ("september claims", "october"): that month (not "may", a verb as often).
+  scan(
+    /\b(january|february|march|april|june|july|august|september|october|november|december|sept)\b/,
+    (m) => {
+      const index = MONTHS.indexOf(m[1].slice(0, 3));
+      const year = index > now.getUTCMonth() + 6 ? now.getUTCFullYear() - 1 : now.getUTCFullYear();
+      return month(year, index);
+    },
+  );
   mentions.sort((a, b) => a.at - b.at);
   // "since Monday", "월요일부터" (with no day after it): a start only.
   for (const mention of mentions)
@@ -139,13 +167,22 @@ export function spokenDays(query: string, now: Date): Mention[] {
 
 /** Whether a property takes a calendar day (YYYY-MM-DD). */
 export function isDateProperty(property: PropertyInfo): boolean {
+  return shapedAs(property, '2026-11-26', ['11-26', 'abc']);
+}
+
+/** Whether a property takes a calendar month (YYYY-MM, a pattern that takes no day). */
+export function isMonthProperty(property: PropertyInfo): boolean {
+  return shapedAs(property, '2026-11', ['2026-11-26', '11', 'abc']);
+}
+
+function shapedAs(property: PropertyInfo, fits: string, not: string[]): boolean {
   if (property.type !== 'string' || property.enumValues) return false;
-  if (property.schema.format === 'date') return true;
+  if (property.schema.format === 'date') return fits.length === 10;
   const pattern = typeof property.schema.pattern === 'string' ? property.schema.pattern : null;
   if (!pattern) return false;
   try {
     const regex = new RegExp(pattern);
-    return regex.test('2026-11-26') && !regex.test('11-26') && !regex.test('abc');
+    return regex.test(fits) && !not.some((text) => regex.test(text));
   } catch {
     return false;
   }
@@ -154,21 +191,41 @@ export function isDateProperty(property: PropertyInfo): boolean {
 /** An input that ends a span by its name ("date_to", "end_date", "until"). */
 const END_NAME = /(?:^|_)(?:to|end|until|till|through|thru)(?:_|$)/;
 const START_NAME = /(?:^|_)(?:from|start|since|begin)(?:_|$)/;
+/** An integer input counting the days of a span from a start date ("days", "num_days", "조회 기간(일수)"). */
+const DAY_COUNT = /^(?:(?:num|number|count)_)?days$|일수|number of days/i;
 
 /**
  * Values for a tool's date inputs from the days the question names. One date input takes the first day
- * named. Two take a span's first and last day: inputs whose names say start and end ("date_from",
- * "date_to") take one day for both; two dates of an event ("pickup_date", "return_date") take the days
- * in the order named, the first alone when one day is named. "since <day>" gives the start alone.
+ * named (and a count of days beside it the length of a span named: "이번달" is 30 days from the 1st). Two
+ * take a span's first and last day: inputs whose names say start and end ("date_from", "date_to") take one
+ * day for both; two dates of an event ("pickup_date", "return_date") take the days in the order named, the
+ * first alone when one day is named. "since <day>" gives the start alone. A month input (YYYY-MM) takes the
+ * month of the first day named.
  */
-export function dateSlots(properties: PropertyInfo[], query: string, now: Date): Record<string, string> {
+export function dateSlots(
+  properties: PropertyInfo[],
+  query: string,
+  now: Date,
+): Record<string, string | number> {
   const dates = properties.filter(isDateProperty);
-  if (!dates.length) return {};
+  const months = properties.filter(isMonthProperty);
+  if (!dates.length && !months.length) return {};
   const days = spokenDays(query, now);
   if (!days.length) return {};
-  const values: Record<string, string> = {};
+  const values: Record<string, string | number> = {};
+  for (const month of months) values[month.name] = iso(days[0].from).slice(0, 7);
+  if (!dates.length) return values;
   if (dates.length === 1) {
     values[dates[0].name] = iso(days[0].from);
+    const count = properties.find(
+      (p) =>
+        p.type === 'integer' &&
+        (DAY_COUNT.test(p.name) ||
+          DAY_COUNT.test(typeof p.schema.description === 'string' ? p.schema.description : '')),
+    );
+    const length = Math.round((days[0].to.getTime() - days[0].from.getTime()) / DAY_MS) + 1;
+    if (count && length > 1 && (count.maximum === null || length <= count.maximum))
+      values[count.name] = length;
     return values;
   }
   const end = dates.find((p) => END_NAME.test(p.name)) ?? null;

@@ -35,7 +35,7 @@ import {
   sharedEnumValues,
 } from './slot-values';
 import { autoBucket } from './time-range.util';
-import { dateSlots, isDateProperty } from './date-slots';
+import { dateSlots, isDateProperty, isMonthProperty } from './date-slots';
 import { isNameProperty, nameFor, personNames, type NameMention } from './person-names';
 
 export interface FallbackPlannerInput {
@@ -687,12 +687,12 @@ export class FallbackPlanner {
       } else if (['query', 'question', 'text'].includes(name) && property.type === 'string') {
         params[name] = input.query.trim();
       } else if (property.type === 'integer' || property.type === 'number') {
-        const value = numberFromText(ctx.text, property, properties);
+        const value = numberFromText(ctx.text, property, properties) ?? days[name] ?? null;
         if (value !== null) params[name] = value;
       } else if (property.type === 'boolean') {
         const flag = booleanFromText(ctx.input.query, property);
         if (flag !== null) params[name] = flag;
-      } else if (isDateProperty(property)) {
+      } else if (isDateProperty(property) || isMonthProperty(property)) {
         if (days[name]) params[name] = days[name];
       } else if (isNameProperty(property)) {
         const person = nameFor(property, properties.filter(isNameProperty), this.peopleIn(ctx.input));
