@@ -63,6 +63,8 @@ describe('date inputs read from the question', () => {
     expect(loans('for this Monday')).toEqual({ due_from: '2026-11-23', due_to: '2026-11-23' });
     expect(loans('Nov 1-15, day by day')).toEqual({ due_from: '2026-11-01', due_to: '2026-11-15' });
     expect(dateSlots(VISIT, '지금 대기중', NOW)).toEqual({ visit_date: '2026-11-26' });
+    expect(dateSlots(VISIT, '사랑니 발치 30일 9시반', NOW)).toEqual({ visit_date: '2026-11-30' });
+    expect(dateSlots(VISIT, '2일 오후 3시', NOW)).toEqual({ visit_date: '2026-12-02' });
   });
 
   it('fills a month input with the month named, and a count of days with the length of a span', () => {

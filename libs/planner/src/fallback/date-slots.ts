@@ -69,6 +69,12 @@ export function spokenDays(query: string, now: Date): Mention[] {
     dated(+m[1] - 1, +m[3]),
   ]);
   scan(/(\d{1,2})월\s*(\d{1,2})일/, (m) => dated(+m[1] - 1, +m[2]));
+  // "30일 9시반": a day of the month before a time of day, this month's or, when past, next month's.
+  scan(/(?<!월\s?)(?<!\d)(\d{1,2})일\s*(?=(?:오전|오후|아침|저녁|밤)?\s*\d{1,2}\s*시)/, (m) => {
+    const day = +m[1];
+    const date = utcDay(now.getUTCFullYear(), now.getUTCMonth(), day);
+    return date.getTime() < today.getTime() ? utcDay(now.getUTCFullYear(), now.getUTCMonth() + 1, day) : date;
+  });
   scan(/(다음\s*달|담달|이번\s*달)\s*(\d{1,2})일/, (m) =>
     utcDay(now.getUTCFullYear(), now.getUTCMonth() + (/이번/.test(m[1]) ? 0 : 1), +m[2]),
   );

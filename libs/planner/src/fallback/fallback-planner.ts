@@ -698,7 +698,7 @@ export class FallbackPlanner {
         const person = nameFor(property, properties.filter(isNameProperty), this.peopleIn(ctx.input));
         if (person) params[name] = person;
       } else if (property.type === 'string') {
-        const value = patternFromText(ctx.input.query, property);
+        const value = patternFromText(ctx.input.query, property, properties);
         if (value !== null) params[name] = value;
       }
     }

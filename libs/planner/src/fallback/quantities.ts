@@ -90,7 +90,8 @@ export function numberMentions(text: string): NumberMention[] {
   const masked = maskedSpans(lower);
   const found: Array<NumberMention & { at: number }> = [];
   const unitAfter = (rest: string): string => {
-    const words = rest.match(/^\s*([a-z]+|[\uac00-\ud7a3]+)(?:\s+([a-z]+))?(?:\s+([a-z]+))?/);
+    // "2-day", "3 extra nights".
+    const words = rest.match(/^[\s-]*([a-z]+|[\uac00-\ud7a3]+)(?:\s+([a-z]+))?(?:\s+([a-z]+))?/);
     if (!words) return '';
     if (/^[a-z]+$/.test(words[1]) && FILLER.test(words[1]))
       return words[2] && FILLER.test(words[2]) ? (words[3] ?? '') : (words[2] ?? '');

@@ -251,3 +251,49 @@ describe('enum values read with what the rest of the tenant wrote', () => {
     expect(impliedEnums(properties, { months: 3, action: 'release' }, new Set())).toEqual({});
   });
 });
+
+describe('more of what a schema and a question say', () => {
+  const [include, status, cover, room, phone, origin, dest, count, code] = schemaProperties({
+    type: 'object',
+    properties: {
+      include: { type: 'string', enum: ['history', 'returns', 'all'] },
+      status: { type: 'string', enum: ['available', 'on_loan', 'out_of_service'] },
+      cover: { type: 'string', enum: ['none', 'basic', 'full'] },
+      room: { type: 'string', pattern: '^[0-9]{3,4}$', description: 'Study room' },
+      phone_last4: { type: 'string', pattern: '^[0-9]{4}$' },
+      from_zip: { type: 'string', pattern: '^\\d{5}$' },
+      to_zip: { type: 'string', pattern: '^\\d{5}$' },
+      copies: { type: 'integer', description: 'number of copies' },
+      card: { type: 'string', pattern: '^LC\\d{6}$' },
+    },
+  });
+  const broad = (description = '') => ({ descriptions: [], prose: [description], broad: true });
+
+  it('reads a label written before a parenthesis naming one value', () => {
+    const prose = broad('대출 이력(loan history), 반납(returns) 또는 전체');
+    expect(
+      enumFromText('반납 건 보여줘', include, broad('대출 이력(loan history), 반납(returns) 또는 전체')),
+    ).toBe('returns');
+    expect(enumFromText('대출 이력 전부', include, prose)).toBe('history');
+  });
+
+  it('reads an acronym of a three-part value and "no <input>" as none', () => {
+    expect(enumFromText('rooms marked OOS', status, broad())).toBe('out_of_service');
+    expect(enumFromText('a quote with no cover', cover, broad())).toBe('none');
+  });
+
+  it('reads digits alone for the inputs of their shape, in order, and codes before a colon', () => {
+    expect(patternFromText('Mapo 1119 lights out', room, [room, count])).toBe('1119');
+    expect(patternFromText('Mapo 1119 lights out', room)).toBeNull();
+    expect(patternFromText('전화번호 뒷자리 7731 손님', phone, [phone])).toBe('7731');
+    expect(patternFromText('ship 28502 to 48058', origin, [origin, dest])).toBe('28502');
+    expect(patternFromText('ship 28502 to 48058', dest, [origin, dest])).toBe('48058');
+    expect(patternFromText('order 1200 copies for 1119', room, [room, count])).toBe('1119');
+    expect(patternFromText('For LC204511: renew it', code)).toBe('LC204511');
+  });
+
+  it('reads a counter as a word, not the counter it starts with ("30박스" is no nights), and "2-day"', () => {
+    expect(numberFromText('30박스 정도', count, [count])).toBeNull();
+    expect(numberFromText('a 2-day pass', property('days'))).toBe(2);
+  });
+});

@@ -19,7 +19,7 @@ interface Term {
 
 const LEXICONS = new Map<string, Term[]>();
 
-const SEPARATOR = /[,;/|()=:\n]+/;
+const SEPARATOR = /[,;/|()=:\n]+|\.\s+/;
 const LABEL_MAX = 30;
 
 /**
@@ -100,6 +100,12 @@ export function enumTerms(property: PropertyInfo, context: EnumContext = NO_CONT
   for (const [head, value] of distinguishingHeads(values)) add(head, value);
   // A part of a compound value no other value has ("channel" of by_channel, "toll" of toll_unpaid).
   if (broad) for (const [part, value] of distinctiveParts(values)) add(part, value);
+  // An acronym of a value of three parts or more ("OOO" for out_of_order), as written in capitals.
+  if (broad)
+    for (const value of values) {
+      const parts = value.split(/[_\s-]+/).filter(Boolean);
+      if (parts.length >= 3) add(parts.map((p) => p[0]).join(''), value);
+    }
   for (const description of descriptions)
     for (const t of descriptionLabels(values, description)) add(t.term, t.value);
   for (const description of prose)
@@ -155,7 +161,7 @@ function distinctiveParts(values: string[]): Map<string, string> {
     if (p.parts.length < 2) continue;
     for (const part of p.parts)
       if (
-        part.length >= 4 &&
+        part.length >= 5 &&
         /^[a-z]+$/.test(part) &&
         counts.get(part) === 1 &&
         !COMMON_PART.test(part) &&
@@ -198,7 +204,16 @@ function descriptionLabels(values: string[], description: string, prose = false)
     for (const { value, match } of before) for (const label of match![1].split(/[/|]/)) add(label, value);
     places.length = 0;
   }
+  // "미수금(unpaid invoices)", "출고(outbound)": a label before a parenthesis that names one value.
+  const bracketed = new Set<string>();
+  for (const m of lower.matchAll(/([^\s,;/()=:]+(?:\s[^\s,;/()=:]+)?)\s*\(([^()]*)\)/g)) {
+    const inside = values.filter((v) => findWord(m[2], normalizeText(v)) >= 0);
+    if (inside.length !== 1 || values.some((v) => normalizeText(v) === m[1])) continue;
+    add(m[1], inside[0]);
+    bracketed.add(inside[0]);
+  }
   places.forEach((place, i) => {
+    if (bracketed.has(place.value)) return;
     const end = i + 1 < places.length ? places[i + 1].at : lower.length;
     const after = lower.slice(place.at + place.value.length, end);
     const labels = after
@@ -446,6 +461,18 @@ export function enumFromText(
   if (found.size === 1) return [...found][0];
   if (found.size > 1) return null;
   if (!context.broad) return romanizedValue(text, values);
+  // "no insurance", "without a deposit": the value "none" of an input named so.
+  const none = values.find((v) => /^(?:none|no|없음)$/i.test(v));
+  const said = /\b(?:no|without)\s+(?:an?\s+)?([a-z]+)/g;
+  if (none)
+    for (const m of lower.matchAll(said))
+      if (
+        property.name
+          .toLowerCase()
+          .split(/[_\s-]+/)
+          .includes(stemEnglish(m[1]))
+      )
+        return none;
   const stems = new Set((lower.match(/[a-z]{5,}/g) ?? []).map(wordStem));
   const inflected = values.filter((v) => /^[a-z]{5,}$/i.test(v) && stems.has(wordStem(normalizeText(v))));
   if (inflected.length === 1) return inflected[0];
@@ -505,7 +532,7 @@ export function shapeOwners(
   return shapes.filter((s) => s.regex.test(token) || s.regex.test(token.toUpperCase()));
 }
 
-/** Korean counters and the English unit nouns they count. */
+/** Korean counters (written before a particle, see counterOf) and the English unit nouns they count. */
 const COUNTERS: Record<string, string[]> = {
   박: ['night'],
   명: ['guest', 'people', 'person', 'adult', 'size', 'headcount', 'party'],
@@ -543,10 +570,14 @@ function propertyWords(property: PropertyInfo): Set<string> {
 /** A Korean counter as written ("박스" of "30박스", "개월" of "3개월간"): the longest known one it starts with. */
 function counterOf(unit: string): string {
   const known = Object.keys(COUNTERS)
-    .filter((c) => unit.startsWith(c))
+    .filter((c) => unit === c || (unit.startsWith(c) && COUNTER_TAIL.test(unit.slice(c.length))))
     .sort((a, b) => b.length - a.length)[0];
   return known ?? unit;
 }
+
+/** What follows a counter in the same word: a particle or a postposition ("3일간", "2박에", "5개씩", "30일 이내"). */
+const COUNTER_TAIL =
+  /^(?:이|가|을|를|은|는|에|로|으로|씩|간|동안|째|정도|짜리|만|도|의|까지|부터|이나|나|이상|이하|미만|밑|내|안|치|짜리|만큼|쯤|이면|면)/;
 
 /** Whether a unit word next to a number is what the property counts. */
 function unitFits(unit: string, words: Set<string>): boolean {
@@ -646,14 +677,21 @@ function timesOfDay(text: string): string[] {
 }
 
 /** A string the question gives for a property with a pattern or an example in its description. */
-export function patternFromText(text: string, property: PropertyInfo): string | null {
+export function patternFromText(
+  text: string,
+  property: PropertyInfo,
+  /** The tool's other inputs: digits alone are read for the inputs of one shape when no other input takes them. */
+  siblings: PropertyInfo[] = [],
+): string | null {
   const shape = valuePattern(property);
   if (!shape) return null;
   const words = propertyWords(property);
   const tokens = text.split(/[\s,;!?()[\]{}"'“”‘’]+/).filter(Boolean);
   const found = new Set<string>();
+  /** Digits alone, without a word naming them ("Mapo 1119 toilet", "28502 to 48058"). */
+  const bare: string[] = [];
   tokens.forEach((raw, i) => {
-    const token = raw.replace(/[.。]+$/, '');
+    const token = raw.replace(/[.。:]+$/, '');
     // A Korean particle or counter after the value ("HS2611034번", "1203호").
     const stem = token.replace(/[\uac00-\ud7a3]+$/, '');
     for (const candidate of [token, stem]) {
@@ -663,14 +701,39 @@ export function patternFromText(text: string, property: PropertyInfo): string | 
       const context =
         shape.specific ||
         (unit && unitFits(unit, words)) ||
-        neighbours.some((w) => unitFits(w.replace(/[^a-z\uac00-\ud7a3]/gi, ''), words));
+        neighbours.some((w) => {
+          const word = w.replace(/[^a-z\uac00-\ud7a3]/gi, '');
+          return (word.length >= 3 || /[\uac00-\ud7a3]{2}/.test(word)) && unitFits(word, words);
+        });
       if (context) found.add(candidate);
+      else if (/^\d+$/.test(token)) bare.push(token);
       break;
     }
   });
   if (!found.size && shape.regex.test('00:00'))
     for (const time of timesOfDay(text)) if (shape.regex.test(time)) found.add(time);
-  return found.size === 1 ? [...found][0] : null;
+  if (found.size === 1) return [...found][0];
+  if (found.size || !bare.length || !siblings.length) return null;
+  // Digits alone: the inputs of this shape take them in order, when as many are given as there are inputs
+  // and no number input of the tool takes them ("order 100" is a quantity).
+  const pattern = typeof property.schema.pattern === 'string' ? property.schema.pattern : null;
+  const sameShape = siblings.filter(
+    (s) =>
+      s.type === 'string' &&
+      !s.enumValues &&
+      typeof s.schema.pattern === 'string' &&
+      s.schema.pattern === pattern,
+  );
+  const numeric = siblings.filter((s) => s.type === 'integer' || s.type === 'number');
+  const taken = new Set(
+    numeric
+      .map((s) => numberFromText(text, s, siblings))
+      .filter((v) => v !== null)
+      .map(String),
+  );
+  const free = [...new Set(bare)].filter((token) => !taken.has(String(Number(token))));
+  const at = sameShape.indexOf(property);
+  return pattern && at >= 0 && free.length === sameShape.length ? free[at] : null;
 }
 
 /** Enum values (and string shapes, as `pattern:<pattern or name>`) that the inputs of more than one tool take. */
