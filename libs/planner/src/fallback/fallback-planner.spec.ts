@@ -323,4 +323,17 @@ describe('FallbackPlanner', () => {
     expect(plan('how do I reverse a string in python').plan.steps).toEqual([]);
     expect(plan('파이썬에서 리스트 정렬 어떻게 해?').plan.steps).toEqual([]);
   });
+
+  it("reads each tool's time range in the part of the question it answers", () => {
+    const steps = plan('prod-payment-api 최근 1시간 에러율이랑 어제 배포 내역 같이 보여줘').plan.steps;
+    const range = (tool: string) => steps.find((s) => s.tool_type === tool)?.parameters.time_range;
+    expect(range('metric_query')).toEqual({
+      start: '2026-11-22T08:00:00.000Z',
+      end: '2026-11-22T09:00:00.000Z',
+    });
+    expect(range('history_query')).toEqual({
+      start: '2026-11-21T00:00:00.000Z',
+      end: '2026-11-22T00:00:00.000Z',
+    });
+  });
 });

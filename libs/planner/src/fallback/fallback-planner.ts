@@ -34,7 +34,7 @@ import {
   shapeKey,
   sharedEnumValues,
 } from './slot-values';
-import { autoBucket } from './time-range.util';
+import { autoBucket, parseTimeRange } from './time-range.util';
 import { dateSlots, isDateProperty, isMonthProperty } from './date-slots';
 import { isNameProperty, nameFor, personNames, type NameMention } from './person-names';
 
@@ -457,6 +457,9 @@ export class FallbackPlanner {
     const steps: PlanStep[] = [];
     const sources: Array<{ id: string; path: string; tool: string }> = [];
     const multiple = chosen.length > 1;
+    const ownClauses = multiple
+      ? this.clausesOf(chosen, clauses, input, trained, counts)
+      : new Map<string, string>();
     for (const tool of chosen) {
       const built = this.stepsFor(tool, {
         text,
@@ -472,6 +475,7 @@ export class FallbackPlanner {
         warnings,
         multiple,
         feeder: sources.find((source) => feeders.some((t) => t.name === source.tool)) ?? null,
+        clause: ownClauses.get(tool.name) ?? null,
       });
       for (const { parameters, needs } of built) {
         const id = `s${steps.length + 1}`;
@@ -585,6 +589,8 @@ export class FallbackPlanner {
       warnings: string[];
       multiple: boolean;
       feeder: { id: string; path: string } | null;
+      /** The part of a several-part question this tool answers, if one: its days and time range are read there first. */
+      clause: string | null;
     },
   ): Array<{ parameters: Record<string, unknown>; needs: string[] }> {
     const { signals, identifiers, warnings } = ctx;
@@ -596,7 +602,13 @@ export class FallbackPlanner {
     const properties = schemaProperties(tool.input_schema);
     let ordered = false;
     let namesFiltered = false;
-    const days = dateSlots(properties, ctx.input.query, ctx.input.now);
+    // Days and time ranges are read in the tool's own part of the question first ("metrics for the last hour
+    // and yesterday's changes": the last hour is the metrics').
+    const ownDays = ctx.clause ? dateSlots(properties, ctx.clause, ctx.input.now) : {};
+    const days = Object.keys(ownDays).length
+      ? ownDays
+      : dateSlots(properties, ctx.input.query, ctx.input.now);
+    const timeRange = (ctx.clause && parseTimeRange(ctx.clause, ctx.input.now)) || signals.timeRange;
     const contexts = this.enumContextsFor(ctx.input.tools);
     const enumContext = (property: PropertyInfo): EnumContext => ({
       descriptions: [],
@@ -639,7 +651,7 @@ export class FallbackPlanner {
         // any enum, the value the question names.
         const signalled = this.signalledEnum(name, property.enumValues, signals, ctx.aggregation);
         // A period named in any language ("지난달" is "last month"): the value spelt like the time range read.
-        const period = signals.timeRange?.label.toLowerCase().replace(/\s+/g, '_');
+        const period = timeRange?.label.toLowerCase().replace(/\s+/g, '_');
         const spoken = period ? property.enumValues.find((v) => v.toLowerCase() === period) : undefined;
         const value =
           signalled ??
@@ -653,7 +665,7 @@ export class FallbackPlanner {
           guessed.add(name);
         }
       } else if (['time_range', 'timerange', 'period'].includes(name) && property.type === 'object') {
-        if (signals.timeRange) params[name] = { start: signals.timeRange.start, end: signals.timeRange.end };
+        if (timeRange) params[name] = { start: timeRange.start, end: timeRange.end };
         else if (property.required) {
           const hours = 24;
           params[name] = {
@@ -713,6 +725,46 @@ export class FallbackPlanner {
         `${tool.name}: the question does not give ${missing.map((p) => p.name).join(', ')}; asked for.`,
       );
     return [{ parameters: params, needs: missing.map((p) => p.name) }];
+  }
+
+  /**
+   * Per chosen tool of a several-part question, the part it answers: the part whose own reading (the
+   * classifier for a tool with labelled questions, else its evidence, and values of its own inputs) points
+   * at it most, when that part points at no other chosen tool as much.
+   */
+  private clausesOf(
+    chosen: ToolDefinition[],
+    clauses: string[],
+    input: FallbackPlannerInput,
+    trained: TrainedClassifier | undefined,
+    counts: Map<string, number>,
+  ): Map<string, string> {
+    const owners = new Map<string, string>();
+    if (clauses.length < 2) return owners;
+    const shared = sharedEnumValues(chosen.map((tool) => schemaProperties(tool.input_schema)));
+    const scores = clauses.map((clause) => {
+      const analysis = analyseQuestion(clause, input.tools, input.catalog, input.mappings, input.now);
+      const predicted = trained?.classifier.predict(clause, analysis.features) ?? {};
+      const evidence = relativeEvidence(analysis.strong);
+      return Object.fromEntries(
+        chosen.map((tool) => [
+          tool.name,
+          ((counts.get(tool.name) ?? 0) >= MIN_TOOL_EXAMPLES
+            ? (predicted[tool.name] ?? 0)
+            : (evidence[tool.name] ?? 0)) +
+            SLOT_SCORE * slotMatches(clause, tool, shared).length,
+        ]),
+      );
+    });
+    for (const tool of chosen) {
+      const best = Math.max(...scores.map((s) => s[tool.name]));
+      if (best <= 0) continue;
+      const at = scores.findIndex((s) => s[tool.name] === best);
+      const mine = scores[at];
+      if (chosen.some((other) => other !== tool && mine[other.name] >= best)) continue;
+      owners.set(tool.name, clauses[at]);
+    }
+    return owners;
   }
 
   /** The value of an input its name says the question's signals give (aggregation, order, bucket...), if any. */
