@@ -37,6 +37,7 @@ import {
 import { autoBucket, parseTimeRange } from './time-range.util';
 import { dateSlots, isDateProperty, isMonthProperty } from './date-slots';
 import { isNameProperty, nameFor, personNames, type NameMention } from './person-names';
+import { codeSymbols, isSymbolProperty, symbolFor } from './code-symbols';
 
 export interface FallbackPlannerInput {
   query: string;
@@ -692,6 +693,8 @@ export class FallbackPlanner {
         else if (eventText && ctx.textTopics.length) params[name] = ctx.textTopics;
         else if (!eventText && ctx.itemTopics.length) params[name] = ctx.itemTopics;
         else if (identifiers.length && !namesFiltered && !eventText) params[name] = identifiers;
+      } else if (isSymbolProperty(property) && symbolFor(property, properties, codeSymbols(input.query))) {
+        params[name] = symbolFor(property, properties, codeSymbols(input.query));
       } else if (['scope', 'item', 'target', 'ci'].includes(name)) {
         if (identifiers.length)
           params[name] = identifiers.length > 1 && property.schema.anyOf ? identifiers : identifiers[0];
