@@ -610,6 +610,17 @@ export class FallbackPlanner {
       ? ownDays
       : dateSlots(properties, ctx.input.query, ctx.input.now);
     const timeRange = (ctx.clause && parseTimeRange(ctx.clause, ctx.input.now)) || signals.timeRange;
+    // A duration value ("5m", "1h") is not read in the words of the time range ("최근 1시간" is no 1h sample).
+    const spans = [
+      ctx.clause && parseTimeRange(ctx.clause, ctx.input.now),
+      parseTimeRange(ctx.input.query, ctx.input.now),
+    ]
+      .map((range) => (range ? range.span : ''))
+      .filter(Boolean);
+    const durationFree = (property: PropertyInfo) =>
+      property.enumValues?.some((v) => /^\d+\s*(?:s|m|min|h|d|w)$/i.test(v))
+        ? spans.reduce((text, span) => text.split(normalizeText(span)).join(' '), ctx.text)
+        : ctx.text;
     const contexts = this.enumContextsFor(ctx.input.tools);
     const enumContext = (property: PropertyInfo): EnumContext => ({
       descriptions: [],
@@ -659,7 +670,7 @@ export class FallbackPlanner {
           spoken ??
           (property.type === 'integer' || property.type === 'number'
             ? this.numberEnum(ctx.text, property)
-            : this.enumChoice(ctx.text, facts, property, enumContext(property)));
+            : this.enumChoice(durationFree(property), facts, property, enumContext(property)));
         if (value !== null) params[name] = value;
         else if (property.required && !property.hasDefault) {
           params[name] = property.enumValues[0];

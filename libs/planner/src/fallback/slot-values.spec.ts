@@ -296,4 +296,19 @@ describe('more of what a schema and a question say', () => {
     expect(numberFromText('30박스 정도', count, [count])).toBeNull();
     expect(numberFromText('a 2-day pass', property('days'))).toBe(2);
   });
+
+  it('reads durations written as values and words of time granularity', () => {
+    const [samples, by] = schemaProperties({
+      type: 'object',
+      properties: {
+        samples: { type: 'string', enum: ['auto', '5m', '15m', '1h'] },
+        by: { type: 'string', enum: ['day', 'hour'] },
+      },
+    });
+    expect(enumFromText('read the 5-minute samples', samples, broad())).toBe('5m');
+    expect(enumFromText('15분 단위로', samples, broad())).toBe('15m');
+    expect(enumFromText('hourly samples', samples, broad())).toBe('1h');
+    expect(enumFromText('오늘 시간대별 출고', by, broad())).toBe('hour');
+    expect(enumFromText('이번달 일자별로', by, broad())).toBe('day');
+  });
 });

@@ -57,7 +57,34 @@ const COMMON_VALUE_WORDS: Record<string, string[]> = {
   m: ['medium', '중형', '중간'],
   l: ['large', '대형', '큰'],
   xl: ['extra large', '특대'],
+  hour: ['시간별', '시간대별', 'hourly', 'hour by hour'],
+  day: ['일별', '일자별', '날짜별', '하루하루', 'daily', 'day by day'],
+  daily: ['일별', '일자별', '날짜별', '하루하루', 'per day', 'day by day'],
+  week: ['주별', '주간별', 'weekly'],
+  month: ['월별', 'monthly'],
 };
+
+/** Words of a duration written as a value ("5m", "1h", "1d"): "5분", "5-minute", "hourly". */
+function durationWords(value: string): string[] {
+  const m = /^(\d+)\s*(s|m|min|h|d|w)$/i.exec(value);
+  if (!m) return [];
+  const n = m[1];
+  const unit = m[2].toLowerCase();
+  const words: Record<string, string[]> = {
+    s: [`${n}초`, `${n} sec`, `${n}-second`, `${n} second`],
+    m: [`${n}분`, `${n} min`, `${n}-min`, `${n}-minute`, `${n} minute`, `${n}min`],
+    min: [`${n}분`, `${n} min`, `${n}-minute`, `${n} minute`],
+    h: [
+      `${n}시간`,
+      `${n} hour`,
+      `${n}-hour`,
+      ...(n === '1' ? ['hourly', '시간별', '시간 단위', '1시간 단위'] : []),
+    ],
+    d: [`${n}일`, `${n} day`, `${n}-day`, ...(n === '1' ? ['daily', '일별', '하루 단위'] : [])],
+    w: [`${n}주`, `${n} week`, `${n}-week`, ...(n === '1' ? ['weekly', '주별'] : [])],
+  };
+  return words[unit] ?? [];
+}
 
 /** Words of a compound value ("by_channel", "toll_unpaid") too common to name the value alone. */
 const COMMON_PART =
@@ -94,7 +121,9 @@ export function enumTerms(property: PropertyInfo, context: EnumContext = NO_CONT
     if (/_/.test(value)) add(value.replace(/_+/g, '-'), value);
     // "f_and_b" is written "f&b".
     if (/_and_/.test(value)) add(value.replace(/_and_/g, '&'), value);
-    if (broad) for (const word of COMMON_VALUE_WORDS[normalizeText(value)] ?? []) add(word, value);
+    if (broad)
+      for (const word of [...(COMMON_VALUE_WORDS[normalizeText(value)] ?? []), ...durationWords(value)])
+        add(word, value);
   }
   // A family of compound values ("north_gate", "south_gate"): the part that tells them apart names one.
   for (const [head, value] of distinguishingHeads(values)) add(head, value);
