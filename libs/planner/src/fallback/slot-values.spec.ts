@@ -6,6 +6,7 @@ import {
   enumFromText,
   enumTerms,
   impliedEnums,
+  loanKey,
   numberFromText,
   patternFromText,
   romanize,
@@ -310,5 +311,24 @@ describe('more of what a schema and a question say', () => {
     expect(enumFromText('hourly samples', samples, broad())).toBe('1h');
     expect(enumFromText('오늘 시간대별 출고', by, broad())).toBe('hour');
     expect(enumFromText('이번달 일자별로', by, broad())).toBe('day');
+  });
+
+  it('reads loanwords: a Korean spelling of an English value, an English spelling of a Korean label', () => {
+    expect(loanKey('사이드미러')).toBe(loanKey('side mirror'));
+    expect(loanKey('엑스레이')).toBe(loanKey('xray'));
+    const [part, plan] = schemaProperties({
+      type: 'object',
+      properties: {
+        part: { type: 'string', enum: ['side_mirror', 'windshield', 'wheel'] },
+        plan: {
+          type: 'string',
+          enum: ['keep', 'upgrade_plan'],
+          description: 'keep (유지) / upgrade_plan (업그레이드)',
+        },
+      },
+    });
+    expect(enumFromText('사이드미러 깨졌어요', part, broad())).toBe('side_mirror');
+    expect(enumFromText('please upgrade her', plan, broad())).toBe('premium');
+    expect(enumFromText('someone called', plan, broad())).toBeNull();
   });
 });

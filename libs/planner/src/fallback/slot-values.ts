@@ -457,6 +457,66 @@ function romanizedValue(text: string, values: string[]): string | null {
   return found.size === 1 ? [...found][0] : null;
 }
 
+/**
+ * The consonants of a word as Korean borrows it (a loanword: "사이드미러" side mirror, "엑스레이" x-ray,
+ * "크라운" crown, "업그레이드" upgrade), in classes the borrowing blurs (k/g/c, t/d, p/b/f/v, l/r, s/z/j/ch);
+ * an English r before a consonant or at the end is not said. Korean words are romanised first.
+ */
+export function loanKey(word: string): string {
+  const roman = /[\uac00-\ud7a3]/.test(word)
+    ? romanize(word).replace(/ng/g, 'n')
+    : word
+        .toLowerCase()
+        .replace(/[^a-z]/g, '')
+        .replace(/ph/g, 'f')
+        .replace(/ck/g, 'k')
+        .replace(/qu/g, 'k')
+        .replace(/x/g, 'ks')
+        .replace(/c(?=[eiy])/g, 's')
+        .replace(/r+(?=[^aeiouy]|$)/g, '')
+        .replace(/(?<=[aeiou])[wy]/g, '')
+        .replace(/e$/, '');
+  return roman
+    .replace(/[aeiouwy]/g, '')
+    .replace(/h/g, '')
+    .replace(/[kgcq]/g, 'k')
+    .replace(/[td]/g, 't')
+    .replace(/[pbfv]/g, 'p')
+    .replace(/r/g, 'l')
+    .replace(/[szj]|ch/g, 's')
+    .replace(/(.)\1+/g, '$1');
+}
+
+/**
+ * The enum value a loanword names: a Korean word of the question spelling an English value or a distinctive
+ * part of one ("사이드미러" side_mirror), or an English word of the question spelling a Korean label
+ * ("upgrade" for a value labelled "업그레이드"). Words of three consonants or more (four for English words), whole
+ * words only.
+ */
+function loanwordValue(text: string, values: string[], terms: Term[]): string | null {
+  const candidates = new Map<string, Set<string>>();
+  const add = (key: string, value: string) => {
+    if (key.length >= 3) candidates.set(key, (candidates.get(key) ?? new Set()).add(value));
+  };
+  for (const value of values)
+    if (/^[a-z][a-z_-]*$/i.test(value)) add(loanKey(value.replace(/[_-]/g, '')), value);
+  for (const [part, value] of distinctiveParts(values)) add(loanKey(part), value);
+  for (const { term, value } of terms) if (/^[\uac00-\ud7a3]+$/.test(term)) add(loanKey(term), value);
+  const found = new Set<string>();
+  const korean = (text.match(/[\uac00-\ud7a3]{3,}/g) ?? []).map((w) =>
+    w.replace(/(?:으로|에서|이나|이랑|에|을|를|이|가|은|는|의|로|도|만|랑)$/, ''),
+  );
+  const english = (text.toLowerCase().match(/[a-z]{4,}/g) ?? []).filter((w) => !values.includes(w));
+  for (const word of [...korean, ...english]) {
+    const key = loanKey(word);
+    // An English word spelling a Korean label needs four consonants ("someone" is no "조명").
+    if (/^[a-z]/.test(word) && key.length < 4) continue;
+    const owners = candidates.get(key);
+    if (owners?.size === 1) found.add([...owners][0]);
+  }
+  return found.size === 1 ? [...found][0] : null;
+}
+
 /** An English word without its endings ("contracted", "partially", "housekeepers" -> "contract", "partial", "housekeep"). */
 function wordStem(word: string): string {
   return word.replace(/(?:ers|er|ings|ing|ed|ly|es|s)$/, '');
@@ -505,6 +565,8 @@ export function enumFromText(
   const stems = new Set((lower.match(/[a-z]{5,}/g) ?? []).map(wordStem));
   const inflected = values.filter((v) => /^[a-z]{5,}$/i.test(v) && stems.has(wordStem(normalizeText(v))));
   if (inflected.length === 1) return inflected[0];
+  const loaned = loanwordValue(text, values, enumTerms(property, context));
+  if (loaned) return loaned;
   return romanizedValue(text, values);
 }
 
