@@ -322,8 +322,8 @@ describe('more of what a schema and a question say', () => {
         part: { type: 'string', enum: ['side_mirror', 'windshield', 'wheel'] },
         plan: {
           type: 'string',
-          enum: ['keep', 'upgrade_plan'],
-          description: 'keep (유지) / upgrade_plan (업그레이드)',
+          enum: ['keep', 'premium'],
+          description: 'keep (유지) / premium (업그레이드)',
         },
       },
     });
