@@ -198,6 +198,19 @@ function parseSpokenRange(query: string, now: Date): (SpokenTimeRange & { span: 
       () => range(startOfUtcMonth(now, 1), startOfUtcMonth(now), 'last month'),
     ],
     [/이번\s*달|금월|this\s+month/, () => range(startOfUtcMonth(now), now, 'this month')],
+    [
+      /올해|금년|this\s+year|year\s+to\s+date|\bytd\b/,
+      () => range(new Date(Date.UTC(now.getUTCFullYear(), 0, 1)), now, 'this year'),
+    ],
+    [
+      /작년|지난\s*해|last\s+year|previous\s+year/,
+      () =>
+        range(
+          new Date(Date.UTC(now.getUTCFullYear() - 1, 0, 1)),
+          new Date(Date.UTC(now.getUTCFullYear(), 0, 1)),
+          'last year',
+        ),
+    ],
   ];
   for (const [pattern, build] of calendar) {
     const match = pattern.exec(text);
