@@ -331,4 +331,22 @@ describe('more of what a schema and a question say', () => {
     expect(enumFromText('please upgrade her', plan, broad())).toBe('premium');
     expect(enumFromText('someone called', plan, broad())).toBeNull();
   });
+
+  it("reads common status and urgency words in Korean, and a flag by its name word's synonyms", () => {
+    const [paid, urgency, express] = schemaProperties({
+      type: 'object',
+      properties: {
+        paid: { type: 'string', enum: ['paid', 'unpaid', 'refunded', 'partial'] },
+        urgency: { type: 'string', enum: ['normal', 'urgent'] },
+        express: { type: 'boolean', description: 'same-day' },
+      },
+    });
+    const urgent = schemaProperties({ type: 'object', properties: { urgent: { type: 'boolean' } } })[0];
+    expect(enumFromText('지난달 환불해준 거', paid, broad())).toBe('refunded');
+    expect(enumFromText('outstanding balances', paid, broad())).toBe('unpaid');
+    expect(enumFromText('10개 급하게 주문', urgency, broad())).toBe('urgent');
+    expect(booleanFromText('전부 급발주 해주세요', urgent)).toBe(true);
+    expect(booleanFromText('rush PO - 10 boxes', urgent)).toBe(true);
+    expect(booleanFromText('rush PO', express)).toBeNull();
+  });
 });

@@ -57,6 +57,21 @@ const COMMON_VALUE_WORDS: Record<string, string[]> = {
   m: ['medium', '중형', '중간'],
   l: ['large', '대형', '큰'],
   xl: ['extra large', '특대'],
+  // Common words of status and urgency, in Korean (and English synonyms).
+  urgent: ['긴급', '급하게', '급히', '급발주', 'asap', 'rush'],
+  cancelled: ['취소'],
+  canceled: ['취소'],
+  confirmed: ['확정'],
+  pending: ['대기중', '보류'],
+  unpaid: ['미납', '미수', '미결제', 'outstanding'],
+  refunded: ['환불'],
+  partial: ['부분', '일부만'],
+  paid: ['지급완료', '결제완료', '납부완료'],
+  returned: ['반송', '반려'],
+  rejected: ['거절', '거부'],
+  approved: ['승인'],
+  open: ['미해결', 'unresolved'],
+  lost: ['분실', 'missing'],
   hour: ['시간별', '시간대별', 'hourly', 'hour by hour'],
   day: ['일별', '일자별', '날짜별', '하루하루', 'daily', 'day by day'],
   daily: ['일별', '일자별', '날짜별', '하루하루', 'per day', 'day by day'],
@@ -866,7 +881,13 @@ export function booleanFromText(text: string, property: PropertyInfo): boolean |
   const described = (normalizeText(description).match(/[\uac00-\ud7a3]{3,}/g) ?? []).map((word) =>
     word.replace(/(?:만|을|를|이|가|은|는|의|로|으로)$/, ''),
   );
-  for (const word of [...named.map((w) => stemEnglish(w).replace(/(?:ed|ing)$/, '')), ...described]) {
+  // The language's words for a flag's name word too ("급하게", "rush" for urgent).
+  const synonyms = named.flatMap((word) => COMMON_VALUE_WORDS[word] ?? []);
+  for (const word of [
+    ...named.map((w) => stemEnglish(w).replace(/(?:ed|ing)$/, '')),
+    ...described,
+    ...synonyms,
+  ]) {
     if (word.length < 3) continue;
     const at = /^[a-z]+$/.test(word)
       ? lower.search(new RegExp(`(?<![a-z])${escapeRegExp(word)}`))
