@@ -36,7 +36,14 @@ import {
 } from './slot-values';
 import { autoBucket, parseTimeRange } from './time-range.util';
 import { dateSlots, isDateProperty, isMonthProperty } from './date-slots';
-import { isNameProperty, nameFor, personNames, type NameMention } from './person-names';
+import {
+  isNameProperty,
+  isOrganisationProperty,
+  nameFor,
+  organisationIn,
+  personNames,
+  type NameMention,
+} from './person-names';
 import { codeSymbols, isSymbolProperty, symbolFor } from './code-symbols';
 
 export interface FallbackPlannerInput {
@@ -720,6 +727,9 @@ export class FallbackPlanner {
         if (flag !== null) params[name] = flag;
       } else if (isDateProperty(property) || isMonthProperty(property)) {
         if (days[name]) params[name] = days[name];
+      } else if (isOrganisationProperty(property)) {
+        const organisation = organisationIn(ctx.input.query, this.peopleIn(ctx.input));
+        if (organisation) params[name] = organisation;
       } else if (isNameProperty(property)) {
         const person = nameFor(property, properties.filter(isNameProperty), this.peopleIn(ctx.input));
         if (person) params[name] = person;

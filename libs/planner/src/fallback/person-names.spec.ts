@@ -1,5 +1,5 @@
 import { schemaProperties } from '../plan/schema-introspection.util';
-import { isNameProperty, nameFor, personNames } from './person-names';
+import { isNameProperty, isOrganisationProperty, nameFor, organisationIn, personNames } from './person-names';
 
 // A driving school's tools, invented: a lesson search by student and instructor, a student lookup.
 const LESSONS = schemaProperties({
@@ -53,5 +53,15 @@ describe('people the question names', () => {
     expect(read('한정우 강사님 내일 스케줄', 'student')).toBeNull();
     expect(read('김도윤 씨 다음 수업', 'student_name', STUDENTS)).toBe('김도윤');
     expect(read('뽀삐라는 강아지 찾아줘', 'nickname', STUDENTS)).toBe('뽀삐');
+  });
+
+  it('reads an organisation for an input taking one: before a word for a business, or two capitalised words', () => {
+    expect(LESSONS.map(isOrganisationProperty)).toEqual([false, false, true, false]);
+    expect(organisationIn('그린팜 거래처 한달 발송량', [])).toBe('그린팜');
+    expect(organisationIn('C310005 업체 픽업', [])).toBeNull();
+    expect(organisationIn('for Hangyeol Foods: overdue?', personNames('for Hangyeol Foods: overdue?'))).toBe(
+      'Hangyeol Foods',
+    );
+    expect(organisationIn('call Dr. Emily Cho', personNames('call Dr. Emily Cho'))).toBeNull();
   });
 });

@@ -138,3 +138,24 @@ export function nameFor(
   if (nameProperties.length === 1 && free.length === 1) return free[0].name;
   return null;
 }
+
+/** Whether a string input takes an organisation's name ("company_name", "상호"). */
+export function isOrganisationProperty(property: PropertyInfo): boolean {
+  if (property.type !== 'string' || property.enumValues) return false;
+  const text = propertyText(property);
+  return ORGANISATION.test(text) && /(?:^|_|\s)name\b|이름|명칭|상호/.test(text);
+}
+
+/** Korean words for a business one deals with, after its name ("그린팜 거래처", "한결 업체"). */
+const KO_ORGANISATION = /([\uac00-\ud7a3A-Za-z][\uac00-\ud7a3A-Za-z0-9]+)\s?(?:거래처|업체|회사|상사|법인)/;
+
+/**
+ * The organisation a question names: a Korean name before a word for a business ("그린팜 거래처"), else two
+ * capitalised words no title or role marks as a person's ("Hangyeol Foods").
+ */
+export function organisationIn(query: string, mentions: NameMention[]): string | null {
+  const korean = KO_ORGANISATION.exec(query.normalize('NFC'));
+  if (korean && !/\d/.test(korean[1])) return korean[1];
+  const pairs = mentions.filter((m) => !m.role && / /.test(m.name) && !/[\uac00-\ud7a3]/.test(m.name));
+  return pairs.length === 1 ? pairs[0].name : null;
+}
