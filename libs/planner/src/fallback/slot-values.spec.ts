@@ -349,4 +349,25 @@ describe('more of what a schema and a question say', () => {
     expect(booleanFromText('rush PO - 10 boxes', urgent)).toBe(true);
     expect(booleanFromText('rush PO', express)).toBeNull();
   });
+
+  it('reads the first word of a two-word label, a Korean word inside a longer label, a label romanised', () => {
+    const [site, test] = schemaProperties({
+      type: 'object',
+      properties: {
+        site: {
+          type: 'string',
+          enum: ['SW', 'GN', 'MP'],
+          description: 'SW Suwon Gwanggyo, GN Gangnam Station, MP Mapo (수원광교 / 강남역 / 마포)',
+        },
+        test: {
+          type: 'string',
+          enum: ['cbc', 'hw_antigen'],
+          description: 'cbc 혈구검사, hw_antigen 심장사상충',
+        },
+      },
+    });
+    expect(enumFromText('suwon: claims returned', site, broad())).toBe('SW');
+    expect(enumFromText('지난달 수원 반송', site, broad())).toBe('SW');
+    expect(enumFromText('이번달 사상충 양성', test, broad())).toBe('hw_antigen');
+  });
 });

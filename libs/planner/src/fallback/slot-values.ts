@@ -154,6 +154,14 @@ export function enumTerms(property: PropertyInfo, context: EnumContext = NO_CONT
     for (const t of descriptionLabels(values, description)) add(t.term, t.value);
   for (const description of prose)
     for (const t of descriptionLabels(values, description, true)) add(t.term, t.value);
+  // The first word of a two-word English label names its value too ("suwon" of "Suwon Gwanggyo"), unless
+  // another label starts with it ("seoul" of "Seoul Gangnam" and "Seoul Mapo").
+  if (broad)
+    for (const { term, value } of [...terms]) {
+      const words = term.split(' ');
+      const spelt = normalizeText(value).replace(/[_&-]+/g, ' ');
+      if (words.length === 2 && /^[a-z]{4,}$/.test(words[0]) && term !== spelt) add(words[0], value);
+    }
   // A term two values share says nothing about either.
   const owners = new Map<string, Set<string>>();
   for (const { term, value } of terms) owners.set(term, (owners.get(term) ?? new Set()).add(value));
@@ -452,8 +460,10 @@ function loose(text: string): string {
 }
 
 /** The enum value a Korean word spells (its first two or more syllables romanised), if exactly one. */
-function romanizedValue(text: string, values: string[]): string | null {
+function romanizedValue(text: string, values: string[], labels: Term[] = []): string | null {
   const candidates = new Map<string, string>();
+  // One-word English labels ("suwon" for SW, "songdo" for SD) are spelt like the values they label.
+  for (const { term, value } of labels) if (/^[a-z]{4,}$/.test(term)) candidates.set(loose(term), value);
   for (const value of values)
     if (/^[a-z][a-z_-]*$/i.test(value) && value.replace(/[_-]/g, '').length >= 3)
       candidates.set(loose(value), value);
@@ -518,9 +528,7 @@ function loanwordValue(text: string, values: string[], terms: Term[]): string | 
   for (const [part, value] of distinctiveParts(values)) add(loanKey(part), value);
   for (const { term, value } of terms) if (/^[\uac00-\ud7a3]+$/.test(term)) add(loanKey(term), value);
   const found = new Set<string>();
-  const korean = (text.match(/[\uac00-\ud7a3]{3,}/g) ?? []).map((w) =>
-    w.replace(/(?:으로|에서|이나|이랑|에|을|를|이|가|은|는|의|로|도|만|랑)$/, ''),
-  );
+  const korean = (text.match(/[\uac00-\ud7a3]{3,}/g) ?? []).map((w) => w.replace(KO_PARTICLE, ''));
   const english = (text.toLowerCase().match(/[a-z]{4,}/g) ?? []).filter((w) => !values.includes(w));
   for (const word of [...korean, ...english]) {
     const key = loanKey(word);
@@ -531,6 +539,9 @@ function loanwordValue(text: string, values: string[], terms: Term[]): string | 
   }
   return found.size === 1 ? [...found][0] : null;
 }
+
+/** A Korean particle at the end of a word ("리콜을", "엑스레이로"). */
+const KO_PARTICLE = /(?:으로|에서|이나|이랑|에|을|를|이|가|은|는|의|로|도|만|랑)$/;
 
 /** An English word without its endings ("contracted", "partially", "housekeepers" -> "contract", "partial", "housekeep"). */
 function wordStem(word: string): string {
@@ -580,9 +591,17 @@ export function enumFromText(
   const stems = new Set((lower.match(/[a-z]{5,}/g) ?? []).map(wordStem));
   const inflected = values.filter((v) => /^[a-z]{5,}$/i.test(v) && stems.has(wordStem(normalizeText(v))));
   if (inflected.length === 1) return inflected[0];
-  const loaned = loanwordValue(text, values, enumTerms(property, context));
+  const terms = enumTerms(property, context);
+  // A Korean word of three syllables or more inside one value's longer Korean label ("사상충" of "심장사상충").
+  const inside = new Set<string>();
+  for (const word of (lower.match(/[\uac00-\ud7a3]{3,}/g) ?? []).map((w) => w.replace(KO_PARTICLE, '')))
+    if (word.length >= 3)
+      for (const { term, value } of terms)
+        if (term.length > word.length && term.includes(word)) inside.add(value);
+  if (inside.size === 1) return [...inside][0];
+  const loaned = loanwordValue(text, values, terms);
   if (loaned) return loaned;
-  return romanizedValue(text, values);
+  return romanizedValue(text, values, terms);
 }
 
 /** A pattern a string property's values follow: its `pattern`, or the shape of its description's example. */
