@@ -46,6 +46,12 @@ const LIMIT_PATTERNS: Array<[RegExp, 'desc' | 'asc' | null, boolean]> = [
   [rankedCount('worst|highest|busiest|heaviest|biggest|largest'), 'desc', true],
   [rankedCount('lowest|least|smallest|quietest'), 'asc', true],
   [/\b(?:first|limit|up to)\s+(\d{1,4})/, null, false],
+  // "last 5 deploys", "latest 10 entries": the newest N (a span, "last 2 weeks", is read as time first).
+  [
+    /\b(?:last|latest|most recent|recent)\s+(\d{1,3})\s+(?!(?:minutes?|mins?|hours?|hrs?|days?|weeks?|wks?|months?|years?)\b)[a-z]/,
+    null,
+    false,
+  ],
   [/(\d{1,4})\s*(?:개|대|곳|건|명)/, null, false],
   [/(\d{1,4})\s+(?:items?|results?|records?|rows?|entries|entry|events?|documents?|docs?)\b/, null, false],
 ];
