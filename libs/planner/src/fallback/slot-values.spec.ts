@@ -330,6 +330,12 @@ describe('more of what a schema and a question say', () => {
     expect(enumFromText('사이드미러 깨졌어요', part, broad())).toBe('side_mirror');
     expect(enumFromText('please upgrade her', plan, broad())).toBe('premium');
     expect(enumFromText('someone called', plan, broad())).toBeNull();
+    // A native word with the same consonants is no loanword ("지난달" and central).
+    const [branch] = schemaProperties({
+      type: 'object',
+      properties: { branch: { type: 'string', enum: ['all', 'central', 'riverside'] } },
+    });
+    expect(enumFromText('지난달 대출 보고서', branch, broad())).toBeNull();
   });
 
   it("reads common status and urgency words in Korean, and a flag by its name word's synonyms", () => {

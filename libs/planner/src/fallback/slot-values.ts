@@ -528,7 +528,11 @@ function loanwordValue(text: string, values: string[], terms: Term[]): string | 
   for (const [part, value] of distinctiveParts(values)) add(loanKey(part), value);
   for (const { term, value } of terms) if (/^[\uac00-\ud7a3]+$/.test(term)) add(loanKey(term), value);
   const found = new Set<string>();
-  const korean = (text.match(/[\uac00-\ud7a3]{3,}/g) ?? []).map((w) => w.replace(KO_PARTICLE, ''));
+  // A Korean word spelling an English one has a syllable with the vowel ㅡ that English clusters take
+  // ("스", "트", "드", "크": 엑스레이, 사이드미러, 크라운); a native word ("지난달") is no loanword.
+  const korean = (text.match(/[\uac00-\ud7a3]{3,}/g) ?? [])
+    .map((w) => w.replace(KO_PARTICLE, ''))
+    .filter((w) => [...w].some((c) => Math.floor(((c.charCodeAt(0) - 0xac00) % 588) / 28) === 18));
   const english = (text.toLowerCase().match(/[a-z]{4,}/g) ?? []).filter((w) => !values.includes(w));
   for (const word of [...korean, ...english]) {
     const key = loanKey(word);
