@@ -35,7 +35,7 @@ import {
   sharedEnumValues,
 } from './slot-values';
 import { autoBucket, parseTimeRange } from './time-range.util';
-import { dateSlots, isDateProperty, isMonthProperty } from './date-slots';
+import { dateSlots, isDateProperty, isMonthProperty, spokenDays } from './date-slots';
 import {
   isNameProperty,
   isOrganisationProperty,
@@ -764,7 +764,20 @@ export class FallbackPlanner {
     counts: Map<string, number>,
   ): Map<string, string> {
     const owners = new Map<string, string>();
-    if (clauses.length < 2) return owners;
+    // Only tools that read days or a time range read their own part.
+    const timed = (tool: ToolDefinition) =>
+      schemaProperties(tool.input_schema).some(
+        (p) =>
+          isDateProperty(p) ||
+          isMonthProperty(p) ||
+          (p.type === 'object' && /time|period|range/.test(p.name)),
+      );
+    if (clauses.length < 2 || !chosen.some(timed)) return owners;
+    // With one part naming a time, every tool reads that one anyway.
+    const dated = clauses.filter(
+      (clause) => parseTimeRange(clause, input.now) || spokenDays(clause, input.now).length,
+    );
+    if (dated.length < 2) return owners;
     const shared = sharedEnumValues(chosen.map((tool) => schemaProperties(tool.input_schema)));
     const scores = clauses.map((clause) => {
       const analysis = analyseQuestion(clause, input.tools, input.catalog, input.mappings, input.now);

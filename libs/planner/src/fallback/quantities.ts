@@ -84,8 +84,21 @@ function maskedSpans(lower: string): string {
   return masked;
 }
 
+/** The mentions of the last texts read (a plan reads its question once per numeric input). */
+const READ = new Map<string, NumberMention[]>();
+
 /** The number mentions of a text, in order. */
 export function numberMentions(text: string): NumberMention[] {
+  let mentions = READ.get(text);
+  if (!mentions) {
+    mentions = readNumbers(text);
+    if (READ.size > 64) READ.delete(READ.keys().next().value!);
+    READ.set(text, mentions);
+  }
+  return mentions;
+}
+
+function readNumbers(text: string): NumberMention[] {
   const lower = normalizeText(text);
   const masked = maskedSpans(lower);
   const found: Array<NumberMention & { at: number }> = [];

@@ -518,15 +518,23 @@ export function loanKey(word: string): string {
  * ("upgrade" for a value labelled "업그레이드"). Words of three consonants or more (four for English words), whole
  * words only.
  */
+/** The consonant keys of an enum's values, distinctive parts and Korean labels, per lexicon (computed once). */
+const LOAN_KEYS = new WeakMap<Term[], Map<string, Set<string>>>();
+
 function loanwordValue(text: string, values: string[], terms: Term[]): string | null {
-  const candidates = new Map<string, Set<string>>();
-  const add = (key: string, value: string) => {
-    if (key.length >= 3) candidates.set(key, (candidates.get(key) ?? new Set()).add(value));
-  };
-  for (const value of values)
-    if (/^[a-z][a-z_-]*$/i.test(value)) add(loanKey(value.replace(/[_-]/g, '')), value);
-  for (const [part, value] of distinctiveParts(values)) add(loanKey(part), value);
-  for (const { term, value } of terms) if (/^[\uac00-\ud7a3]+$/.test(term)) add(loanKey(term), value);
+  let candidates = LOAN_KEYS.get(terms);
+  if (!candidates) {
+    const keys = new Map<string, Set<string>>();
+    const add = (key: string, value: string) => {
+      if (key.length >= 3) keys.set(key, (keys.get(key) ?? new Set()).add(value));
+    };
+    for (const value of values)
+      if (/^[a-z][a-z_-]*$/i.test(value)) add(loanKey(value.replace(/[_-]/g, '')), value);
+    for (const [part, value] of distinctiveParts(values)) add(loanKey(part), value);
+    for (const { term, value } of terms) if (/^[\uac00-\ud7a3]+$/.test(term)) add(loanKey(term), value);
+    LOAN_KEYS.set(terms, keys);
+    candidates = keys;
+  }
   const found = new Set<string>();
   // A Korean word spelling an English one has a syllable with the vowel ㅡ that English clusters take
   // ("스", "트", "드", "크": 엑스레이, 사이드미러, 크라운); a native word ("지난달") is no loanword.
