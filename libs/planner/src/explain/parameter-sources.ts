@@ -63,9 +63,10 @@ function fallbackSource(
   if (typeof value === 'string' && value === query.trim())
     return { source: 'question', detail: "the question's own text" };
   if (typeof value === 'number')
-    return signals.limit === value
-      ? { source: 'number', detail: 'the number the question gives' }
-      : { source: 'assumed', detail: 'a ranking without a number: the usual size' };
+    // A ranking's size without a number is assumed; any other number is one the question gives with its unit.
+    return signals.limit !== value && /^(?:limit|top_n|top_k|size)$/.test(key)
+      ? { source: 'assumed', detail: 'a ranking without a number: the usual size' }
+      : { source: 'number', detail: 'the number the question gives' };
   if (value === signals.order || value === signals.bucket || value === signals.aggregation)
     return { source: 'question', detail: "the question's wording (ranking, aggregate or interval)" };
   return { source: 'question', detail: 'read from the question' };

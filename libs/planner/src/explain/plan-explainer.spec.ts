@@ -45,6 +45,7 @@ const LEAVE_REQUEST = tool({
         pattern: '^\\d{4}-\\d{2}-\\d{2}$',
         description: 'First day, e.g. 2026-12-01',
       },
+      days: { type: 'integer', minimum: 1, maximum: 30, description: 'number of days' },
     },
     required: ['leave_type', 'start_date'],
   },
@@ -153,6 +154,11 @@ describe('explainPlan (why a plan was chosen)', () => {
       expect.arrayContaining([
         expect.objectContaining({ source: 'not_for', text: 'apply for leave next friday', against: true }),
       ]),
+    );
+
+    // A number read with its unit is the question's, not assumed.
+    expect(explained('apply for sick leave starting 2026-12-01 for 3 days').explain.parameters).toEqual(
+      expect.arrayContaining([expect.objectContaining({ name: 'days', value: 3, source: 'number' })]),
     );
 
     const asked = explained('연차 며칠 남았어?').explain;
