@@ -98,6 +98,8 @@ export class BulkIngestionService {
       let published = 0;
       for (const job of await this.segments.loadedJobs(state.servingBound))
         if (await this.publish(job)) published++;
+      // The tables grew by the whole load: statistics, or the planner serves the loaded tenants by exact scans.
+      if (published > 0) await this.segments.analyze();
       return published;
     });
   }

@@ -153,6 +153,14 @@ export class BulkSegmentsRepository {
     return row.sealed;
   }
 
+  /**
+   * Planner statistics of the tables a bulk load wrote (as the owner: `ops_bulk_analyze`). Without
+   * them a freshly loaded tenant's vector search is planned as an exact scan of its every vector.
+   */
+  async analyze(): Promise<void> {
+    await this.withoutStatementTimeout((em) => em.query(`SELECT ops_bulk_analyze()`));
+  }
+
   /** An index build takes as long as the corpus needs: DATABASE_STATEMENT_TIMEOUT_MS does not apply. */
   private withoutStatementTimeout<T>(work: (em: EntityManager) => Promise<T>): Promise<T> {
     return this.dataSource.transaction(async (em) => {
