@@ -50,14 +50,30 @@ const native = testBackend() === 'native';
   });
   afterAll(() => ctx?.close());
 
-  it('leaves the tables analyzed, so the vector search reads the bulk-built index', async () => {
+  it('loads keyword entries through a pending list, then leaves the tables analyzed and the vector search on the bulk-built index', async () => {
     const ingestion = ctx.get(DocumentIngestionService);
     const tenant = (await ctx.get(AuthService).createTenant('bulk-plan', 'B', undefined)).tenant.id;
     for (let d = 0; d < 6; d++)
       await ingestion.create(tenant, { filename: `bulk-${d}.md`, content: document(d, 500) });
     await ingestion.markQueuedBulk(tenant);
+    const keywordIndex = async () =>
+      (
+        await runAsSystem('test', () =>
+          db.query<Array<{ options: string[] | null }>>(
+            `SELECT reloptions AS options FROM pg_class WHERE relname = 'IDX_document_chunks_search_vector'`,
+          ),
+        )
+      )[0].options ?? [];
+    await ingestion.processQueue({ maxJobs: 1, concurrency: 1 });
+    // While the segment loads, keyword entries go through a small pending list (one merge per list).
+    expect(await keywordIndex()).toEqual(expect.arrayContaining(['fastupdate=on']));
     await ingestion.processQueue();
     await ingestion.completeBulkLoads();
+    expect(await keywordIndex()).toEqual(['fastupdate=off']);
+    const text = await ctx
+      .get(DocumentSearchService)
+      .search(tenant, { query: 'certificate eviction', search_type: 'text', top_k: 10 });
+    expect(text.results).toHaveLength(10);
 
     const [{ chunks, bounded }]: Array<{ chunks: number; bounded: number }> = await runAsSystem('test', () =>
       db.query(

@@ -8,6 +8,7 @@ import { TermStatsRepository } from '../search/term-stats.repository';
 import { BulkSegmentsRepository, IndexBuildSettings, LoadedJob } from './bulk-segments.repository';
 import { ChunksRepository, modelIndexName } from './chunks.repository';
 import { DocumentsRepository } from './documents.repository';
+import { IngestionStageClock } from './ingestion-stage-clock.service';
 import { DocumentsConfig } from '../documents.config';
 
 /**
@@ -31,6 +32,7 @@ export class BulkIngestionService {
     private readonly termStats: TermStatsRepository,
     private readonly providers: EmbeddingProviders,
     private readonly events: EventBus,
+    private readonly clock: IngestionStageClock,
   ) {}
 
   private get settings(): IndexBuildSettings {
@@ -58,12 +60,14 @@ export class BulkIngestionService {
     }
     if (!bulk) return null;
     const [model] = models;
-    return this.segments.open(
+    const segment = await this.segments.open(
       modelIndexName(model.model),
       model.model,
       await model.dimensions(),
       this.settings,
     );
+    await this.segments.keywordIndexLoading(true);
+    return segment;
   }
 
   /**
@@ -77,30 +81,34 @@ export class BulkIngestionService {
       const provider = this.providers.configured;
       let state = await this.segments.state(provider.model);
       if (!state) return 0;
-      if (state.loadingSegment !== null && (await this.segments.pendingBulkJobs()) === 0) {
+      const segment = state.loadingSegment;
+      if (segment !== null && (await this.segments.pendingBulkJobs()) === 0) {
         const started = performance.now();
-        const sealed = await this.segments.seal(
-          provider.model,
-          await provider.dimensions(),
-          state.loadingSegment,
-          this.settings,
+        const dimensions = await provider.dimensions();
+        const sealed = await this.clock.time('bulk index build', () =>
+          this.segments.seal(provider.model, dimensions, segment, this.settings),
         );
         if (sealed)
           this.logger.log({
             msg: 'bulk segment indexed',
             model: provider.model,
-            segment: state.loadingSegment,
+            segment,
             ms: Math.round(performance.now() - started),
           });
         state = await this.segments.state(provider.model);
       }
       if (!state) return 0;
-      let published = 0;
-      for (const job of await this.segments.loadedJobs(state.servingBound))
-        if (await this.publish(job)) published++;
-      // The tables grew by the whole load: statistics, or the planner serves the loaded tenants by exact scans.
-      if (published > 0) await this.segments.analyze();
-      return published;
+      // No segment loading: the keyword index back to direct insertion (a load that opens meanwhile only
+      // loses the pending list's speed-up).
+      if (state.loadingSegment === null) await this.segments.keywordIndexLoading(false);
+      const loaded = await this.segments.loadedJobs(state.servingBound);
+      return this.clock.time('bulk publish', async () => {
+        let published = 0;
+        for (const job of loaded) if (await this.publish(job)) published++;
+        // The tables grew by the whole load: statistics, or the planner serves the loaded tenants by exact scans.
+        if (published > 0) await this.segments.analyze();
+        return published;
+      });
     });
   }
 

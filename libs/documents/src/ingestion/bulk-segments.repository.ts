@@ -161,6 +161,14 @@ export class BulkSegmentsRepository {
     await this.withoutStatementTimeout((em) => em.query(`SELECT ops_bulk_analyze()`));
   }
 
+  /**
+   * The keyword GIN index for a bulk load (`loading`: entries through a small pending list) or for
+   * the normal path (straight into the index, the list merged): `ops_bulk_keyword_index`. Idempotent.
+   */
+  async keywordIndexLoading(loading: boolean): Promise<void> {
+    await this.withoutStatementTimeout((em) => em.query(`SELECT ops_bulk_keyword_index($1)`, [loading]));
+  }
+
   /** An index build takes as long as the corpus needs: DATABASE_STATEMENT_TIMEOUT_MS does not apply. */
   private withoutStatementTimeout<T>(work: (em: EntityManager) => Promise<T>): Promise<T> {
     return this.dataSource.transaction(async (em) => {
