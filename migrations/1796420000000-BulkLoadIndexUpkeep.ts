@@ -22,7 +22,8 @@ const KEYWORD_INDEX = '"IDX_document_chunks_search_vector"';
  * keyword search reads the list (why the index is otherwise `fastupdate = off`, migration
  * 1795318600000), so it stays small, and when no segment is loading the index goes back to
  * `fastupdate = off` with the list merged. Idempotent both ways; entries in the list are searched like
- * any other, so nothing becomes unsearchable.
+ * any other, so nothing becomes unsearchable. Its ALTER waits at most 2 s for the index's lock (searches
+ * queue behind a waiting ALTER) and otherwise changes nothing and returns false: the next call retries.
  */
 export class BulkLoadIndexUpkeep1796420000000 implements MigrationInterface {
   name = 'BulkLoadIndexUpkeep1796420000000';
@@ -37,18 +38,25 @@ export class BulkLoadIndexUpkeep1796420000000 implements MigrationInterface {
     );
     await queryRunner.query(
       `CREATE OR REPLACE FUNCTION ops_bulk_keyword_index(loading boolean)
-       RETURNS void LANGUAGE plpgsql SECURITY DEFINER SET search_path = public, pg_catalog AS $fn$
+       RETURNS boolean LANGUAGE plpgsql SECURITY DEFINER SET search_path = public, pg_catalog AS $fn$
        DECLARE
          fast boolean := EXISTS (SELECT 1 FROM pg_class
                                  WHERE oid = '${KEYWORD_INDEX}'::regclass AND 'fastupdate=on' = ANY (reloptions));
        BEGIN
+         -- ALTER INDEX takes an ACCESS EXCLUSIVE lock on the index: every search queues behind it while it
+         -- waits for a transaction writing chunks. Not for long: then nothing changes (false), the next call retries.
+         PERFORM set_config('lock_timeout', '2s', true);
          IF loading AND NOT fast THEN
            ALTER INDEX ${KEYWORD_INDEX} SET (fastupdate = on, gin_pending_list_limit = 512);
          ELSIF NOT loading AND fast THEN
            ALTER INDEX ${KEYWORD_INDEX} SET (fastupdate = off);
            ALTER INDEX ${KEYWORD_INDEX} RESET (gin_pending_list_limit);
+           PERFORM set_config('lock_timeout', '0', true);
            PERFORM gin_clean_pending_list('${KEYWORD_INDEX}'::regclass);
          END IF;
+         RETURN true;
+       EXCEPTION WHEN lock_not_available THEN
+         RETURN false;
        END $fn$`,
     );
     for (const fn of FUNCTIONS) {

@@ -2,6 +2,7 @@ import { PostgresQueryRunner } from 'typeorm/driver/postgres/PostgresQueryRunner
 import { DataSource } from 'typeorm';
 import { AuthService, runAsSystem } from '@app/platform';
 import { DocumentIngestionService, DocumentSearchService, DocumentsModule } from '@app/documents';
+import { BulkSegmentsRepository } from '@app/documents/testing';
 import { startTestContext, TestContext, testBackend } from '@test/support';
 
 const WORDS = [
@@ -50,20 +51,21 @@ const native = testBackend() === 'native';
   });
   afterAll(() => ctx?.close());
 
+  const keywordIndex = async () =>
+    (
+      await runAsSystem('test', () =>
+        db.query<Array<{ options: string[] | null }>>(
+          `SELECT reloptions AS options FROM pg_class WHERE relname = 'IDX_document_chunks_search_vector'`,
+        ),
+      )
+    )[0].options ?? [];
+
   it('loads keyword entries through a pending list, then leaves the tables analyzed and the vector search on the bulk-built index', async () => {
     const ingestion = ctx.get(DocumentIngestionService);
     const tenant = (await ctx.get(AuthService).createTenant('bulk-plan', 'B', undefined)).tenant.id;
     for (let d = 0; d < 6; d++)
       await ingestion.create(tenant, { filename: `bulk-${d}.md`, content: document(d, 500) });
     await ingestion.markQueuedBulk(tenant);
-    const keywordIndex = async () =>
-      (
-        await runAsSystem('test', () =>
-          db.query<Array<{ options: string[] | null }>>(
-            `SELECT reloptions AS options FROM pg_class WHERE relname = 'IDX_document_chunks_search_vector'`,
-          ),
-        )
-      )[0].options ?? [];
     await ingestion.processQueue({ maxJobs: 1, concurrency: 1 });
     // While the segment loads, keyword entries go through a small pending list (one merge per list).
     expect(await keywordIndex()).toEqual(expect.arrayContaining(['fastupdate=on']));
@@ -117,5 +119,25 @@ const native = testBackend() === 'native';
     );
     // Before the fix: "IDX_chunk_embeddings_tenant_model", every vector of the tenant read and sorted.
     expect(plan.match(/Index Scan using "?(\w+)"? on chunk_embeddings/)?.[1]).toMatch(/^IDX_chunk_emb_seg_/);
+  });
+
+  it('leaves the keyword index as it is when its lock is not free (searches would queue behind the wait)', async () => {
+    const segments = ctx.get(BulkSegmentsRepository);
+    const reader = db.createQueryRunner();
+    await reader.connect();
+    await reader.startTransaction();
+    try {
+      // A transaction that read the table holds a lock on each of its indexes until it ends.
+      await reader.query(`SELECT count(*) FROM document_chunks WHERE search_vector @@ 'pump'::tsquery`);
+      expect(await segments.keywordIndexLoading(true)).toBe(false);
+      expect(await keywordIndex()).toEqual(['fastupdate=off']);
+    } finally {
+      await reader.rollbackTransaction();
+      await reader.release();
+    }
+    expect(await segments.keywordIndexLoading(true)).toBe(true);
+    expect(await keywordIndex()).toEqual(expect.arrayContaining(['fastupdate=on']));
+    expect(await segments.keywordIndexLoading(false)).toBe(true);
+    expect(await keywordIndex()).toEqual(['fastupdate=off']);
   });
 });
