@@ -147,7 +147,7 @@ const COREFERENCE =
 export { TOOL_OUTPUT_NOUN } from '@app/asset-registry';
 
 const CLAUSE_BREAK =
-  /[,;?+:&]|\s-\s|\.\s|\b(?:and|then|also|plus|as well as|along with|together with|followed by|after that|afterwards)\b|및|그리고|그다음|그 다음|다음에|이후에|또한|(?<=[주하보이되있없했았었뭐뽑찾잡알내우세])고\s|(?<=[아어해와])서\s|(?<=[가-힣])(?:이랑|랑|하고|면서|거나)(?=\s|,)/;
+  /[,;?+:&]|\s-\s|\.\s|\b(?:and|then|also|plus|as well as|along with|together with|followed by|after that|afterwards)\b|및|그리고|그다음|그 다음|다음에|이후에|또한|(?<=[주하보이되있없했았었뭐뽑찾잡알내우세리치꾸넣받])고\s|(?<=[있없되않으]면)\s|(?<=[아어해와])서\s|(?<=[가-힣])(?:이랑|랑|하고|면서|거나)(?=\s|,)/;
 
 /** The parts of a question: split at conjunctions, clause endings and punctuation ("A 보여주고 B도", "A, and B"). */
 export function splitClauses(query: string): string[] {
@@ -381,13 +381,29 @@ export class FallbackPlanner {
       return relative;
     };
     const ruleScores = evidenceScores(analysis, probabilities);
+    const learned = (tool: string) => (counts.get(tool) ?? 0) >= MIN_TOOL_EXAMPLES;
+    const shared = this.sharedEnums(key, input.tools);
+    // Per part of a multi-part question, each tool's score on that part's words alone (see chooseTools).
+    const clauseScores: Array<Record<string, number>> = [];
     if (clauses.length > 1)
       for (const clause of clauses) {
         const clauseAnalysis = analyseQuestion(clause, input.tools, input.catalog, input.mappings, input.now);
         const features = clauseAnalysis.features;
         const predicted = trained?.classifier.predict(clause, features) ?? {};
-        for (const [tool, score] of Object.entries(evidenceScores(clauseAnalysis, predicted)))
+        const clauseEvidence = evidenceScores(clauseAnalysis, predicted);
+        for (const [tool, score] of Object.entries(clauseEvidence))
           ruleScores[tool] = Math.max(ruleScores[tool] ?? 0, score);
+        clauseScores.push(
+          Object.fromEntries(
+            input.tools.map((tool) => {
+              const base = learned(tool.name)
+                ? (predicted[tool.name] ?? 0)
+                : (clauseEvidence[tool.name] ?? 0);
+              const slots = slotMatches(clause, tool, shared).length;
+              return [tool.name, Math.max(base, slots ? Math.min(SLOT_SCORE_MAX, SLOT_SCORE * slots) : 0)];
+            }),
+          ),
+        );
         if (passages && documentLed(documentEvidence(clause, passages, vocabulary))) documentClause = true;
         for (const [tool, p] of Object.entries(predicted))
           if (p >= clauseThreshold) probabilities[tool] = Math.max(probabilities[tool] ?? 0, p);
@@ -420,6 +436,7 @@ export class FallbackPlanner {
       documentClause,
       options: this.options,
       learned: [...counts.values()].some((n) => n >= MIN_TOOL_EXAMPLES),
+      clauseScores,
     });
     const intentTool = [...chosen].sort((a, b) => scores[b.name] - scores[a.name])[0];
     const stage = (tool: ToolDefinition) =>

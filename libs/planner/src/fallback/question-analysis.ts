@@ -222,6 +222,17 @@ export function knowledgeFacts(
   return facts;
 }
 
+/**
+ * The values a tool's own enum inputs take, as words ("front_desk" -> "front desk"; catalog-backed inputs are
+ * the catalog's evidence): what its owner wrote into the schema about the things the tool is asked about.
+ */
+function schemaText(tool: ToolDefinition): string {
+  return schemaProperties(tool.input_schema)
+    .filter((property) => !property.catalogColumn && !property.catalogTable)
+    .flatMap((property) => enumsOf(property.schema).map((value) => value.replace(/_/g, ' ')))
+    .join(' ');
+}
+
 /** Content terms per tool name and description (read for every question, computed once). */
 const TOOL_TERMS = new Map<string, Set<string>>();
 
@@ -241,9 +252,29 @@ export function toolTerms(tool: ToolDefinition): Set<string> {
   return terms;
 }
 
+/** Content terms of a tool's enum values that its name, description and hint keywords do not have. */
+const SCHEMA_TERMS = new WeakMap<ToolDefinition, Set<string>>();
+export function schemaTerms(tool: ToolDefinition): Set<string> {
+  let terms = SCHEMA_TERMS.get(tool);
+  if (!terms) {
+    const own = toolTerms(tool);
+    terms = new Set([...contentTerms(schemaText(tool))].filter((term) => !own.has(term)));
+    SCHEMA_TERMS.set(tool, terms);
+  }
+  return terms;
+}
+/**
+ * What a word of a tool's enum values weighs against a word of its description: half (a value such as
+ * "closed_won" names a state of the records, not what the tool is for; picked on the tuning suite:
+ * 0.35, 0.5, 0.7 and 1 were tried, BENCHMARKS.md).
+ */
+const SCHEMA_WEIGHT = 0.5;
+
 export function inverseDocumentFrequency(tools: ToolDefinition[]): Map<string, number> {
   const counts = new Map<string, number>();
-  for (const tool of tools) for (const term of toolTerms(tool)) counts.set(term, (counts.get(term) ?? 0) + 1);
+  for (const tool of tools)
+    for (const term of new Set([...toolTerms(tool), ...schemaTerms(tool)]))
+      counts.set(term, (counts.get(term) ?? 0) + 1);
   const idf = new Map<string, number>();
   for (const [term, count] of counts) idf.set(term, Math.log(1 + tools.length / count));
   return idf;
@@ -492,6 +523,8 @@ export function analyseQuestion(
     let description = 0;
     for (const term of toolTerms(tool))
       if (queryHasTerm(factText, terms, term)) description += idf.get(term) ?? 0;
+    for (const term of schemaTerms(tool))
+      if (queryHasTerm(factText, terms, term)) description += SCHEMA_WEIGHT * (idf.get(term) ?? 0);
     const mapped = matchedMappings.some(
       (m) => m.kind === 'tool' && m.value === tool.name && m.description !== HINT_KEYWORD,
     );

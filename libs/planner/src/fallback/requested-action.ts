@@ -35,6 +35,9 @@ const KO_VERB_REQUEST = `(?:\\s*좀)?\\s*(?:${KO_GIVE}|(?=\\s*$|[.!~]))`;
 const KO_ANY_REQUEST =
   /(?:해|넣어|걸어|올려|잡아|처리|진행)\s*(?:줘|줘요|주세요|주십시오|주실|줄래|주라|달라|드려|드리)|(?:부탁|요청)\s*(?:해|드려|드립|합니|$|[.!~])/;
 
+/** Korean: a condition to check ("비어있으면", "부족하면"): the part asks what is so. */
+const KO_CONDITION = /(?:있으|없으|되|않으|하)면$/;
+
 const KO_PATTERNS = WRITE_ACTIONS.map((concept) => ({
   id: concept.id,
   pattern: new RegExp(
@@ -75,7 +78,8 @@ export function clauseRequest(clause: string): ClauseRequest {
     (text.includes('?') ||
       EN_READ.has(first) ||
       EN_READ.has(rest.match(/^\S+\s+(\S+)/)?.[1] ?? '') ||
-      KO_READ.test(text));
+      KO_READ.test(text) ||
+      KO_CONDITION.test(text));
   const unknownWrite = !write.size && !read && KO_ANY_REQUEST.test(text);
   return { write, read, unknownWrite };
 }
@@ -131,6 +135,11 @@ const PERFORMER_FLOOR = 0.1;
  * inputs gives (see SLOT_SCORE in fallback-planner), short of the usual bar.
  */
 const READER_FLOOR = 0.25;
+/**
+ * The least score on its own words at which a part asking to be shown something, beside parts requesting
+ * actions, gets the tool that shows things (the score one value of a tool's own inputs gives, as above).
+ */
+const READ_PART_FLOOR = 0.25;
 
 const TOOL_ACTIONS = new WeakMap<ToolDefinition, Set<string>>();
 
@@ -174,8 +183,17 @@ export function applyRequestedActions(
   scores: Record<string, number>,
   /** Tools taking a value the question gives in the shape of their input ("AB-123456"). */
   shapedOwners: ReadonlySet<string> = new Set(),
+  /** Per part (same order as `clauses`, when there are several), each tool's score on that part alone. */
+  clauseScores: ReadonlyArray<Record<string, number>> = [],
 ): ToolDefinition[] {
   const request = questionRequest(clauses);
+  const requests = clauses.map(clauseRequest);
+  /** A tool's score for the parts matching `asks`: the whole question's, or a part's own if higher. */
+  const scoreIn = (tool: ToolDefinition, asks: (part: ClauseRequest) => boolean) =>
+    Math.max(
+      scores[tool.name] ?? 0,
+      ...clauseScores.map((part, i) => (requests[i] && asks(requests[i]) ? (part[tool.name] ?? 0) : 0)),
+    );
   const likeliest = (candidates: ToolDefinition[]) =>
     [...candidates].sort((a, b) => (scores[b.name] ?? 0) - (scores[a.name] ?? 0))[0] as
       ToolDefinition | undefined;
@@ -199,10 +217,26 @@ export function applyRequestedActions(
   );
   for (const id of request.write) {
     if (result.some((tool) => performs(tool, id))) continue;
+    // The performer is judged on the part requesting the action as well as on the whole question.
+    const score = (tool: ToolDefinition) => scoreIn(tool, (part) => part.write.has(id));
+    const byScore = (candidates: ToolDefinition[]) =>
+      [...candidates].sort((a, b) => score(b) - score(a))[0] as ToolDefinition | undefined;
     const performers = tools.filter((tool) => performs(tool, id));
-    const shaped = likeliest(performers.filter((tool) => shapedOwners.has(tool.name)));
-    const best = shaped ?? likeliest(performers);
-    if (best && (shaped || (scores[best.name] ?? 0) >= PERFORMER_FLOOR)) result.push(best);
+    const shaped = byScore(performers.filter((tool) => shapedOwners.has(tool.name)));
+    const best = shaped ?? byScore(performers);
+    if (best && (shaped || score(best) >= PERFORMER_FLOOR)) result.push(best);
   }
+  // A part asking to be shown something beside parts requesting actions ("is a suite free? if so upgrade
+  // him", "find her booking, then cancel it"): when no chosen tool shows things, the tool that shows
+  // things best on that part's own words answers it.
+  if (clauseScores.length && !result.some(reads))
+    requests.forEach((part, i) => {
+      if (!part.read || !clauseScores[i]) return;
+      const best = [...tools.filter(reads)].sort(
+        (a, b) => (clauseScores[i][b.name] ?? 0) - (clauseScores[i][a.name] ?? 0),
+      )[0];
+      if (best && (clauseScores[i][best.name] ?? 0) >= READ_PART_FLOOR && !result.includes(best))
+        result.push(best);
+    });
   return result;
 }

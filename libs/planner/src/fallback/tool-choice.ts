@@ -9,6 +9,7 @@ import {
 } from '../plan/schema-introspection.util';
 import type { QuestionAnalysis } from './question-analysis';
 import { applyNotFor } from './not-for';
+import { lookupsFirst } from './lookup-first';
 import { applyRequestedActions, withQuestionMarks } from './requested-action';
 import type { QuerySignals } from './query-signals.util';
 
@@ -31,6 +32,8 @@ export interface ToolChoiceInput {
   options: { threshold?: number; evidenceThreshold?: number; procedureRule?: boolean };
   /** The classifier learned from labelled questions (without them, the strongest rule score decides). */
   learned: boolean;
+  /** Per part (when there are several, in `clauses` order), each tool's score on that part's words alone. */
+  clauseScores?: Array<Record<string, number>>;
 }
 
 /** A classifier probability this high keeps a tool even without knowledge evidence. */
@@ -261,11 +264,18 @@ export function chooseTools(input: ToolChoiceInput): ToolDefinition[] {
   // The actions the question requests (cancel, refund, send...) are done by the tools that perform them, or by none.
   const shapedOwners = new Set(analysis.shaped.flatMap((value) => value.tools));
   // A part asked as a question ("...?") asks to be shown something.
-  return applyRequestedActions(
+  const acted = applyRequestedActions(
     withQuestionMarks(analysis.text, clauses),
     tools,
     applyNotFor(analysis.text, tools, chosen),
     scores,
     shapedOwners,
+    input.clauseScores ?? [],
+  );
+  // A chosen tool needing an identifier the question does not give has the record looked up first.
+  return lookupsFirst(
+    tools,
+    acted,
+    analysis.shaped.map((value) => value.value),
   );
 }
