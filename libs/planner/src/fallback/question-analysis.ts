@@ -233,6 +233,23 @@ function schemaText(tool: ToolDefinition): string {
     .join(' ');
 }
 
+/** Korean verb endings and copulas after a word of a description ("청소중인지", "근무하는지", "검색합니다"). */
+const KO_ENDING =
+  /(?:하는지|되는지|인지|는지|합니다|됩니다|습니다|입니다|니다|하고|되고|하며|하면|되면|으면|하여|해서|한다|된다|하는|되는|됨|함|중)$/;
+
+/**
+ * The content terms of a published text (a description, hint keywords), with each Korean word also without
+ * its ending, as the question words it ("근무하는지": 근무).
+ */
+export function describedTerms(text: string): Set<string> {
+  const terms = contentTerms(text);
+  for (const term of [...terms]) {
+    const stem = term.replace(KO_ENDING, '');
+    if (stem !== term && stem.length >= 2) terms.add(stem);
+  }
+  return terms;
+}
+
 /** Content terms per tool name and description (read for every question, computed once). */
 const TOOL_TERMS = new Map<string, Set<string>>();
 
@@ -245,7 +262,7 @@ export function toolTerms(tool: ToolDefinition): Set<string> {
     // The owner's hint keywords count as its description (its example questions train the classifier: their
     // everyday words, "today", "show me", would read as this tool's vocabulary here).
     const hints = hintTexts(tool.planning_hints?.keywords ?? undefined).join(' ');
-    terms = contentTerms(`${tool.name.replace(/_/g, ' ')} ${description} ${hints}`);
+    terms = describedTerms(`${tool.name.replace(/_/g, ' ')} ${description} ${hints}`);
     if (TOOL_TERMS.size > 5000) TOOL_TERMS.clear();
     TOOL_TERMS.set(key, terms);
   }
@@ -254,6 +271,7 @@ export function toolTerms(tool: ToolDefinition): Set<string> {
 
 /** Content terms of a tool's enum values that its name, description and hint keywords do not have. */
 const SCHEMA_TERMS = new WeakMap<ToolDefinition, Set<string>>();
+export { SCHEMA_WEIGHT };
 export function schemaTerms(tool: ToolDefinition): Set<string> {
   let terms = SCHEMA_TERMS.get(tool);
   if (!terms) {
@@ -269,6 +287,18 @@ export function schemaTerms(tool: ToolDefinition): Set<string> {
  * 0.35, 0.5, 0.7 and 1 were tried, BENCHMARKS.md).
  */
 const SCHEMA_WEIGHT = 0.5;
+
+/**
+ * Whether a question (its lower-cased text and content terms) has a term of a tool's texts: Korean terms inside
+ * its words, English words by stem ("cleaned", "cleaning": clean).
+ */
+export function termMatcher(
+  text: string,
+  terms: Set<string> = contentTerms(text),
+): (term: string) => boolean {
+  const stems = new Set([...terms].filter((term) => /^[a-z]/.test(term)).map(stemWord));
+  return (term) => queryHasTerm(text, terms, term) || (/^[a-z]{4,}$/.test(term) && stems.has(stemWord(term)));
+}
 
 export function inverseDocumentFrequency(tools: ToolDefinition[]): Map<string, number> {
   const counts = new Map<string, number>();
@@ -516,15 +546,15 @@ export function analyseQuestion(
   // lists says which source's data the question is about: it counts for that source's tools as a keyword of
   // their own would (with one source, every value is that source's and says nothing).
   const severalSources = new Set(tools.map((tool) => catalog.sourceOf(tool.name))).size > 1;
+  const hasTerm = termMatcher(factText, terms);
   const strong: Record<string, number> = {};
   const weak: Record<string, number> = {};
   const features: Record<string, number> = {};
   for (const tool of tools) {
     let description = 0;
-    for (const term of toolTerms(tool))
-      if (queryHasTerm(factText, terms, term)) description += idf.get(term) ?? 0;
+    for (const term of toolTerms(tool)) if (hasTerm(term)) description += idf.get(term) ?? 0;
     for (const term of schemaTerms(tool))
-      if (queryHasTerm(factText, terms, term)) description += SCHEMA_WEIGHT * (idf.get(term) ?? 0);
+      if (hasTerm(term)) description += SCHEMA_WEIGHT * (idf.get(term) ?? 0);
     const mapped = matchedMappings.some(
       (m) => m.kind === 'tool' && m.value === tool.name && m.description !== HINT_KEYWORD,
     );
