@@ -88,6 +88,8 @@ export interface FallbackTrace {
   probabilities: Record<string, number>;
   /** Per tool, its own evidence relative to the best-supported tool's (the score of tools with few examples). */
   evidenceScores: Record<string, number>;
+  /** Per part of a multi-part question (in `clauses` order), each tool's score on that part's words alone. */
+  clauseScores: Array<Record<string, number>>;
   /** Labelled questions (published examples and hint examples) per tool. */
   examples: Record<string, number>;
   /** A tool with at least this many labelled questions is scored by the classifier, else by its evidence. */
@@ -514,6 +516,7 @@ export class FallbackPlanner {
               clauses,
               probabilities,
               evidenceScores: ruleScores,
+              clauseScores,
               examples: Object.fromEntries(counts),
               minExamples: MIN_TOOL_EXAMPLES,
               scores,

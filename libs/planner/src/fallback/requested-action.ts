@@ -185,6 +185,8 @@ export function applyRequestedActions(
   shapedOwners: ReadonlySet<string> = new Set(),
   /** Per part (same order as `clauses`, when there are several), each tool's score on that part alone. */
   clauseScores: ReadonlyArray<Record<string, number>> = [],
+  /** Per part, the tools taking a value that part gives in the shape of their input. */
+  partOwners: ReadonlyArray<ReadonlySet<string>> = [],
 ): ToolDefinition[] {
   const request = questionRequest(clauses);
   const requests = clauses.map(clauseRequest);
@@ -228,14 +230,17 @@ export function applyRequestedActions(
   }
   // A part asking to be shown something beside parts requesting actions ("is a suite free? if so upgrade
   // him", "find her booking, then cancel it"): when no chosen tool shows things, the tool that shows
-  // things best on that part's own words answers it.
+  // things taking a value that part gives in its shape ("AB-123456 어디 있는지 확인하고 ..."), else the one
+  // that shows things best on that part's own words, answers it.
   if (clauseScores.length && !result.some(reads))
     requests.forEach((part, i) => {
       if (!part.read || !clauseScores[i]) return;
-      const best = [...tools.filter(reads)].sort(
-        (a, b) => (clauseScores[i][b.name] ?? 0) - (clauseScores[i][a.name] ?? 0),
-      )[0];
-      if (best && (clauseScores[i][best.name] ?? 0) >= READ_PART_FLOOR && !result.includes(best))
+      const byPart = (candidates: ToolDefinition[]) =>
+        [...candidates].sort((a, b) => (clauseScores[i][b.name] ?? 0) - (clauseScores[i][a.name] ?? 0))[0] as
+          ToolDefinition | undefined;
+      const shaped = byPart(tools.filter((tool) => reads(tool) && partOwners[i]?.has(tool.name)));
+      const best = shaped ?? byPart(tools.filter(reads));
+      if (best && (shaped || (clauseScores[i][best.name] ?? 0) >= READ_PART_FLOOR) && !result.includes(best))
         result.push(best);
     });
   return result;

@@ -264,13 +264,23 @@ export function chooseTools(input: ToolChoiceInput): ToolDefinition[] {
   // The actions the question requests (cancel, refund, send...) are done by the tools that perform them, or by none.
   const shapedOwners = new Set(analysis.shaped.flatMap((value) => value.tools));
   // A part asked as a question ("...?") asks to be shown something.
+  const parts = withQuestionMarks(analysis.text, clauses);
+  const partOwners = parts.map(
+    (part) =>
+      new Set(
+        analysis.shaped
+          .filter((value) => part.toLowerCase().includes(value.value))
+          .flatMap((value) => value.tools),
+      ),
+  );
   const acted = applyRequestedActions(
-    withQuestionMarks(analysis.text, clauses),
+    parts,
     tools,
     applyNotFor(analysis.text, tools, chosen),
     scores,
     shapedOwners,
     input.clauseScores ?? [],
+    partOwners,
   );
   // A chosen tool needing an identifier the question does not give has the record looked up first.
   return lookupsFirst(
