@@ -200,9 +200,22 @@ export function applyRequestedActions(
     [...candidates].sort((a, b) => (scores[b.name] ?? 0) - (scores[a.name] ?? 0))[0] as
       ToolDefinition | undefined;
   const reads = (tool: ToolDefinition) => tool.has_side_effects === false;
+  // A part asking to be shown something about a value it gives in some readers' input shape, a value no chosen
+  // tool takes ("AB-123456 위치 확인하고 ... 동선도 보여줘"): the likeliest of those readers answers it.
+  const shapedParts = (result: ToolDefinition[]) =>
+    requests.forEach((part, i) => {
+      const owners = partOwners[i];
+      if (!clauseScores[i] || !part.read || !owners?.size || result.some((tool) => owners.has(tool.name)))
+        return;
+      const best = [...tools.filter((tool) => reads(tool) && owners.has(tool.name))].sort(
+        (a, b) => (clauseScores[i][b.name] ?? 0) - (clauseScores[i][a.name] ?? 0),
+      )[0];
+      if (best) result.push(best);
+    });
   if (!request.write.size) {
     const asksOnly = !request.unknownWrite && request.readOnly;
     const result = asksOnly ? chosen.filter(reads) : chosen;
+    if (result.length) shapedParts(result);
     if (result.length || request.unknownWrite) return result;
     const owner = likeliest(tools.filter((tool) => shapedOwners.has(tool.name) && reads(tool)));
     if (owner) return [owner];
@@ -243,5 +256,6 @@ export function applyRequestedActions(
       if (best && (shaped || (clauseScores[i][best.name] ?? 0) >= READ_PART_FLOOR) && !result.includes(best))
         result.push(best);
     });
+  shapedParts(result);
   return result;
 }
