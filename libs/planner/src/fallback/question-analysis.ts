@@ -87,6 +87,16 @@ const NOT_A_NAME =
 const COMPOUND_WORD =
   /^(?:[a-z]+-(?:in|on|out|up|off|down|by|over|away|back)s?|(?:no|pre|post|re|co|anti|semi|sub|ex)-[a-z]+|[a-z]+(?:-[a-z]+)*-(?:of|to|and|or|on|in|the|a|by|for)-[a-z]+)$/;
 
+/**
+ * A piece of writing or a translation asked for (language mechanics, any business): "draft an email to ...",
+ * "write a short text reminding ...", "translate ... into Japanese", "사과 메일 초안 써줘", "일본어로 뭐라고 해".
+ */
+const WRITING =
+  /\b(?:write|draft|compose|rephrase|reword|proofread)\b(?:\s+[\w'-]+){0,4}?\s+(?:e-?mail|mail|reply|message|text|note|letter|post|response|apology|announcement|notice|sms|caption|slogan)s?\b|^(?:(?:please|pls|can you|could you)\s+)?translate\b|\binto (?:english|korean|japanese|chinese|french|german|spanish)\b|(?:초안|문구|메일|이메일|문자|답장|답글|안내문|공지문|편지|사과문)\s*(?:좀\s*)?(?:써|작성)|번역|(?:영어|일본어|중국어|한국어|영문|일어)로\s*.{0,40}?(?:뭐라고|어떻게\s*(?:말|써))/;
+/** General knowledge: "what's the difference between X and Y", "X랑 Y 차이가 뭐야". */
+const GENERAL_KNOWLEDGE =
+  /\bwhat(?:'s|s| is| are)? the difference between\b|\bdifference between (?:a |an |the )?[\w-]+ and\b|차이(?:가|점이?|는)?\s*(?:뭐|무엇|뭔)/;
+
 /** An English word without its inflection ("booked", "booking", "books" -> "book"). */
 export function stemWord(word: string): string {
   if (word.length > 5 && word.endsWith('ing')) return word.slice(0, -3).replace(/(.)\1$/, '$1');
@@ -604,7 +614,9 @@ export function analyseQuestion(
   // "What does X mean?" ends on a word the mappings also read as the average: the sentence shape decides.
   if (
     matchedMappings.some((m) => m.kind === 'other' && m.value === 'general') ||
-    /\bwhat (?:does|do)\b.*\bmean\s*\??$/.test(text)
+    /\bwhat (?:does|do)\b.*\bmean\s*\??$/.test(text) ||
+    WRITING.test(text) ||
+    GENERAL_KNOWLEDGE.test(text)
   )
     features.general = 1;
   if (identifiers.length) features.item = 1;
