@@ -21,7 +21,7 @@ import {
 } from './planning-classifier';
 import { documentEvidence, DocumentEvidence, isDocumentTool, knowledgeVocabulary } from './document-signal';
 import { analyseQuestion, Fact, factFitsSource, type QuestionAnalysis } from './question-analysis';
-import { chooseTools, isItemLookup } from './tool-choice';
+import { chooseTools, hasOwnEvidence, isItemLookup } from './tool-choice';
 import { QuerySignals } from './query-signals.util';
 import {
   booleanFromText,
@@ -109,6 +109,12 @@ const NAME_LIST_KEY = /^(?:[a-z]+_)?names$/;
 /** Properties that take the ids of items another step found ("<x>_ids"). */
 const ID_LIST_KEY = /^(?:[a-z]+_)?ids$/;
 const MIN_TOOL_SCORE = 1;
+/**
+ * What a classifier probability counts for when nothing of the question is in the tool's own texts and
+ * another tool's own evidence reached the evidence bar (picked on the tuning suite: 0.3 and 0.5 within 0.1
+ * point; BENCHMARKS.md).
+ */
+const UNGROUNDED_SHARE = 0.5;
 /** A tool the classifier has fewer labelled questions for than this is chosen by the rule score alone. */
 const MIN_TOOL_EXAMPLES = 5;
 /**
@@ -425,7 +431,23 @@ export class FallbackPlanner {
       const slotScore = slots ? Math.min(SLOT_SCORE_MAX, SLOT_SCORE * slots) : 0;
       scores[tool.name] = Math.round(Math.max(base, slotScore) * 100) / 100;
     }
-    const lookup = input.tools.find(isItemLookup);
+    // A tool the classifier scores, with nothing of the question in its own texts, inputs or keywords, beside a
+    // tool scored by its own evidence that reached the evidence bar: its probability comes from wording it
+    // learned from other questions than this tenant's, so it counts for half (an added tenant's tools are not
+    // outvoted by a built-in whose examples merely read alike).
+    const lookupTool = input.tools.find(isItemLookup);
+    const ownText = (tool: ToolDefinition) =>
+      (analysis.features[`desc:${tool.name}`] ?? 0) > 0 || hasOwnEvidence(tool, analysis, lookupTool);
+    const evidenceThreshold = this.options.evidenceThreshold ?? 0.3;
+    if (
+      input.tools.some(
+        (tool) => !learned(tool.name) && scores[tool.name] >= evidenceThreshold && ownText(tool),
+      )
+    )
+      for (const tool of input.tools)
+        if (learned(tool.name) && !ownText(tool))
+          scores[tool.name] = Math.round(scores[tool.name] * UNGROUNDED_SHARE * 100) / 100;
+    const lookup = lookupTool;
     const chosen = chooseTools({
       tools: input.tools,
       analysis,
