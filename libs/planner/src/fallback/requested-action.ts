@@ -185,8 +185,6 @@ export function applyRequestedActions(
   shapedOwners: ReadonlySet<string> = new Set(),
   /** Per part (same order as `clauses`, when there are several), each tool's score on that part alone. */
   clauseScores: ReadonlyArray<Record<string, number>> = [],
-  /** Per part, the tools taking a value that part gives in the shape of their input. */
-  partOwners: ReadonlyArray<ReadonlySet<string>> = [],
 ): ToolDefinition[] {
   const request = questionRequest(clauses);
   const requests = clauses.map(clauseRequest);
@@ -200,22 +198,9 @@ export function applyRequestedActions(
     [...candidates].sort((a, b) => (scores[b.name] ?? 0) - (scores[a.name] ?? 0))[0] as
       ToolDefinition | undefined;
   const reads = (tool: ToolDefinition) => tool.has_side_effects === false;
-  // A part asking to be shown something about a value it gives in some readers' input shape, a value no chosen
-  // tool takes ("AB-123456 위치 확인하고 ... 동선도 보여줘"): the likeliest of those readers answers it.
-  const shapedParts = (result: ToolDefinition[]) =>
-    requests.forEach((part, i) => {
-      const owners = partOwners[i];
-      if (!clauseScores[i] || !part.read || !owners?.size || result.some((tool) => owners.has(tool.name)))
-        return;
-      const best = [...tools.filter((tool) => reads(tool) && owners.has(tool.name))].sort(
-        (a, b) => (clauseScores[i][b.name] ?? 0) - (clauseScores[i][a.name] ?? 0),
-      )[0];
-      if (best) result.push(best);
-    });
   if (!request.write.size) {
     const asksOnly = !request.unknownWrite && request.readOnly;
     const result = asksOnly ? chosen.filter(reads) : chosen;
-    if (result.length) shapedParts(result);
     if (result.length || request.unknownWrite) return result;
     const owner = likeliest(tools.filter((tool) => shapedOwners.has(tool.name) && reads(tool)));
     if (owner) return [owner];
@@ -241,21 +226,58 @@ export function applyRequestedActions(
     const best = shaped ?? byScore(performers);
     if (best && (shaped || score(best) >= PERFORMER_FLOOR)) result.push(best);
   }
-  // A part asking to be shown something beside parts requesting actions ("is a suite free? if so upgrade
-  // him", "find her booking, then cancel it"): when no chosen tool shows things, the tool that shows
-  // things taking a value that part gives in its shape ("AB-123456 어디 있는지 확인하고 ..."), else the one
-  // that shows things best on that part's own words, answers it.
-  if (clauseScores.length && !result.some(reads))
+  return result;
+}
+
+/**
+ * The parts of a multi-part question that ask to be shown something, after the requested actions and the
+ * lookups are settled (a lookup added for a record answers the part finding it):
+ * - beside requested actions ("is a suite free? if so upgrade him", "find her booking, then cancel it"), when
+ *   no chosen tool shows things: the tool that shows things taking a value the part gives in its input's shape
+ *   ("AB-123456 어디 있는지 확인하고 ..."), else the one that shows things best on the part's own words, if
+ *   clearly (above the next one and from READ_PART_FLOOR);
+ * - a part asking about a value in some readers' input shape that no chosen tool takes ("AB-123456 위치
+ *   확인하고 ... 동선도 보여줘"): the likeliest of those readers.
+ */
+export function answerParts(
+  clauses: string[],
+  tools: ToolDefinition[],
+  chosen: ToolDefinition[],
+  /** Per part (same order as `clauses`, when there are several), each tool's score on that part alone. */
+  clauseScores: ReadonlyArray<Record<string, number>>,
+  /** Per part, the tools taking a value that part gives in the shape of their input. */
+  partOwners: ReadonlyArray<ReadonlySet<string>>,
+): ToolDefinition[] {
+  if (clauseScores.length < 2) return chosen;
+  const requests = clauses.map(clauseRequest);
+  const request = questionRequest(clauses);
+  const reads = (tool: ToolDefinition) => tool.has_side_effects === false;
+  const result = [...chosen];
+  const byPart = (i: number, candidates: ToolDefinition[]) =>
+    [...candidates].sort((a, b) => (clauseScores[i][b.name] ?? 0) - (clauseScores[i][a.name] ?? 0));
+  if (request.write.size && !result.some(reads))
     requests.forEach((part, i) => {
       if (!part.read || !clauseScores[i]) return;
-      const byPart = (candidates: ToolDefinition[]) =>
-        [...candidates].sort((a, b) => (clauseScores[i][b.name] ?? 0) - (clauseScores[i][a.name] ?? 0))[0] as
-          ToolDefinition | undefined;
-      const shaped = byPart(tools.filter((tool) => reads(tool) && partOwners[i]?.has(tool.name)));
-      const best = shaped ?? byPart(tools.filter(reads));
-      if (best && (shaped || (clauseScores[i][best.name] ?? 0) >= READ_PART_FLOOR) && !result.includes(best))
-        result.push(best);
+      const [shaped] = byPart(
+        i,
+        tools.filter((tool) => reads(tool) && partOwners[i]?.has(tool.name)),
+      );
+      const [best, next] = byPart(i, tools.filter(reads));
+      const score = (tool: ToolDefinition | undefined) => (tool ? (clauseScores[i][tool.name] ?? 0) : 0);
+      const answer =
+        shaped ?? (score(best) >= READ_PART_FLOOR && score(best) > score(next) ? best : undefined);
+      if (answer && !result.includes(answer)) result.push(answer);
     });
-  shapedParts(result);
+  if (request.write.size || result.length)
+    requests.forEach((part, i) => {
+      const owners = partOwners[i];
+      if (!clauseScores[i] || !part.read || !owners?.size || result.some((tool) => owners.has(tool.name)))
+        return;
+      const [best] = byPart(
+        i,
+        tools.filter((tool) => reads(tool) && owners.has(tool.name)),
+      );
+      if (best) result.push(best);
+    });
   return result;
 }

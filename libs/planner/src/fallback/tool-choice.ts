@@ -10,7 +10,7 @@ import {
 import type { QuestionAnalysis } from './question-analysis';
 import { applyNotFor } from './not-for';
 import { lookupsFirst } from './lookup-first';
-import { applyRequestedActions, withQuestionMarks } from './requested-action';
+import { answerParts, applyRequestedActions, withQuestionMarks } from './requested-action';
 import type { QuerySignals } from './query-signals.util';
 
 export interface ToolChoiceInput {
@@ -280,12 +280,13 @@ export function chooseTools(input: ToolChoiceInput): ToolDefinition[] {
     scores,
     shapedOwners,
     input.clauseScores ?? [],
-    partOwners,
   );
-  // A chosen tool needing an identifier the question does not give has the record looked up first.
-  return lookupsFirst(
+  // A chosen tool needing an identifier the question does not give has the record looked up first; then the
+  // parts asking to be shown something get their readers.
+  const looked = lookupsFirst(
     tools,
     acted,
     analysis.shaped.map((value) => value.value),
   );
+  return answerParts(parts, tools, looked, input.clauseScores ?? [], partOwners);
 }
