@@ -471,7 +471,10 @@ export class FallbackPlanner {
           : findProperty(tool.input_schema, ['kinds'])
             ? 2
             : 3;
-    chosen.sort((a, b) => stage(a) - stage(b) || scores[b.name] - scores[a.name]);
+    // Tools that show things run before tools that change things ("check X, then order Y", "find her, then
+    // book her": a lookup first).
+    const changes = (tool: ToolDefinition) => Number(tool.has_side_effects !== false);
+    chosen.sort((a, b) => stage(a) - stage(b) || changes(a) - changes(b) || scores[b.name] - scores[a.name]);
     // A graph question about items another step finds ("the stopped ones and what they depend on") runs
     // after that step and starts from its items.
     const idFields = linkableIdFields(input.tools);
