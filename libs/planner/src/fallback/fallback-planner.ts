@@ -155,7 +155,7 @@ const COREFERENCE =
 export { TOOL_OUTPUT_NOUN } from '@app/asset-registry';
 
 const CLAUSE_BREAK =
-  /[,;?+:&]|\s-\s|\.\s|\b(?:and|then|also|plus|as well as|along with|together with|followed by|after that|afterwards)\b|및|그리고|그다음|그 다음|다음에|이후에|또한|(?<=[주하보이되있없했았었뭐뽑찾잡알내우세리치꾸넣받])고\s|(?<=[있없되않으]면)\s|(?<=[아어해와])서\s|(?<=[가-힣])(?:이랑|랑|하고|면서|거나)(?=\s|,)/;
+  /[,;?+:&]|\s-\s|\.\s|\b(?:and|then|also|plus|as well as|along with|together with|followed by|after that|afterwards)\b|및|그리고|그다음|그 다음|다음에|이후에|또한|(?<=[주하보이되있없했았었뭐뽑찾잡알내우세리치꾸넣받])고\s|(?<=[있없되않으라지이]면)\s|(?<=[아어해와])서\s|(?<=[가-힣])(?:이랑|랑|하고|면서|거나)(?=\s|,)/;
 
 /** The parts of a question: split at conjunctions, clause endings and punctuation ("A 보여주고 B도", "A, and B"). */
 export function splitClauses(query: string): string[] {

@@ -36,7 +36,7 @@ const KO_ANY_REQUEST =
   /(?:해|넣어|걸어|올려|잡아|처리|진행)\s*(?:줘|줘요|주세요|주십시오|주실|줄래|주라|달라|드려|드리)|(?:부탁|요청)\s*(?:해|드려|드립|합니|$|[.!~])/;
 
 /** Korean: a condition to check ("비어있으면", "부족하면"): the part asks what is so. */
-const KO_CONDITION = /(?:있으|없으|되|않으|하)면$/;
+const KO_CONDITION = /(?:있으|없으|되|않으|하|라|지|이)면$/;
 
 const KO_PATTERNS = WRITE_ACTIONS.map((concept) => ({
   id: concept.id,
@@ -53,8 +53,33 @@ const EN_VERBS = new Map<string, string>(
 const EN_READ = new Set(READ_WORDS.en);
 const KO_READ = new RegExp(READ_WORDS.ko.map(escapeRegExp).join('|'));
 
-/** The request one part of a question makes (language mechanics and the action lexicon, no tool data). */
-export function clauseRequest(clause: string): ClauseRequest {
+const NO_WORDS: ReadonlySet<string> = new Set();
+
+/**
+ * The words that open a request to be shown something besides the lexicon's: the last word of the name of a
+ * tool that changes nothing ("<x>_track", "<x>_lookup": "track NR... and file a claim" asks to see the tracking).
+ */
+export function readVerbsOf(tools: ToolDefinition[]): Set<string> {
+  return new Set(
+    tools
+      .filter((tool) => tool.has_side_effects === false)
+      .map(
+        (tool) =>
+          tool.name
+            .toLowerCase()
+            .split(/[_\s-]+/)
+            .pop() ?? '',
+      )
+      .filter((word) => /^[a-z]{4,}$/.test(word))
+      .map(stemWord),
+  );
+}
+
+/**
+ * The request one part of a question makes (language mechanics and the action lexicon; `readVerbs`, from the
+ * tools' names, open a request to be shown something too).
+ */
+export function clauseRequest(clause: string, readVerbs: ReadonlySet<string> = NO_WORDS): ClauseRequest {
   const text = normalizeText(clause).trim();
   const write = new Set<string>();
   // English: an imperative at the start of the part, after the words that keep it a request.
@@ -72,11 +97,25 @@ export function clauseRequest(clause: string): ClauseRequest {
   const next = rest.slice(first.length).trim();
   const noun = NOUN_FOLLOWERS.test(next) || (!led && /\?\s*$/.test(text));
   if (concept && !noun) write.add(concept);
+  // A condition before the request ("if it's low order 50", "if it really got damaged file the claim"): the
+  // first action verb after the condition's subject and verb is the imperative.
+  if (!write.size && /^(?:if|when|once|unless)\b/.test(rest)) {
+    const words = rest.split(/\s+/);
+    for (let i = 3; i < words.length; i++) {
+      const verb = EN_VERBS.get(words[i]);
+      const after = words.slice(i + 1).join(' ');
+      if (verb && !/^(?:to|it|is|was|be|been|'s)$/.test(words[i - 1]) && !NOUN_FOLLOWERS.test(after)) {
+        write.add(verb);
+        break;
+      }
+    }
+  }
   for (const { id, pattern } of KO_PATTERNS) if (pattern.test(text)) write.add(id);
   const read =
     !write.size &&
     (text.includes('?') ||
       EN_READ.has(first) ||
+      readVerbs.has(stemWord(first)) ||
       EN_READ.has(rest.match(/^\S+\s+(\S+)/)?.[1] ?? '') ||
       KO_READ.test(text) ||
       KO_CONDITION.test(text));
@@ -103,8 +142,11 @@ export function withQuestionMarks(query: string, clauses: string[]): string[] {
  * What a question's parts request together: every write action, whether some part asks to be shown something,
  * and whether every part does (`readOnly`: the question asks only to be shown things).
  */
-export function questionRequest(clauses: string[]): ClauseRequest & { readOnly: boolean } {
-  const requests = clauses.map(clauseRequest);
+export function questionRequest(
+  clauses: string[],
+  readVerbs: ReadonlySet<string> = NO_WORDS,
+): ClauseRequest & { readOnly: boolean } {
+  const requests = clauses.map((clause) => clauseRequest(clause, readVerbs));
   return {
     write: new Set(requests.flatMap((request) => [...request.write])),
     read: requests.some((request) => request.read),
@@ -186,8 +228,9 @@ export function applyRequestedActions(
   /** Per part (same order as `clauses`, when there are several), each tool's score on that part alone. */
   clauseScores: ReadonlyArray<Record<string, number>> = [],
 ): ToolDefinition[] {
-  const request = questionRequest(clauses);
-  const requests = clauses.map(clauseRequest);
+  const readVerbs = readVerbsOf(tools);
+  const request = questionRequest(clauses, readVerbs);
+  const requests = clauses.map((clause) => clauseRequest(clause, readVerbs));
   /** A tool's score for the parts matching `asks`: the whole question's, or a part's own if higher. */
   const scoreIn = (tool: ToolDefinition, asks: (part: ClauseRequest) => boolean) =>
     Math.max(
@@ -249,8 +292,9 @@ export function answerParts(
   partOwners: ReadonlyArray<ReadonlySet<string>>,
 ): ToolDefinition[] {
   if (clauseScores.length < 2) return chosen;
-  const requests = clauses.map(clauseRequest);
-  const request = questionRequest(clauses);
+  const readVerbs = readVerbsOf(tools);
+  const requests = clauses.map((clause) => clauseRequest(clause, readVerbs));
+  const request = questionRequest(clauses, readVerbs);
   const reads = (tool: ToolDefinition) => tool.has_side_effects === false;
   const result = [...chosen];
   const byPart = (i: number, candidates: ToolDefinition[]) =>
