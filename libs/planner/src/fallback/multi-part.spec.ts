@@ -2,6 +2,7 @@ import type { ToolDefinition } from '@app/tools';
 import { CatalogIndex } from '../knowledge/catalog-index';
 import { FallbackPlanner, splitClauses } from './fallback-planner';
 import { lookupsFirst } from './lookup-first';
+import { hintKeywordMappings } from './planning-classifier';
 import { analyseQuestion } from './question-analysis';
 import { answerParts, applyRequestedActions, clauseRequest, readVerbsOf } from './requested-action';
 
@@ -180,6 +181,22 @@ describe('description and schema evidence', () => {
     expect(general('대여 안내 문구 좀 써줘')).toBe(1);
     expect(general("what's the difference between a city bike and a hybrid")).toBe(1);
     expect(general('book a tandem for BK123456')).toBe(0);
+  });
+
+  it('leaves a piece of writing to a tool the tenant hinted for it', () => {
+    const notes = {
+      ...tool('ride_notes', 'Notes of past rides, to follow the rider style.', false),
+      planning_hints: { keywords: { en: ['draft'] } },
+    } as ToolDefinition;
+    const mappings = { mappings: hintKeywordMappings([notes]) };
+    const features = analyseQuestion(
+      'draft a note in my style',
+      [notes],
+      new CatalogIndex(null),
+      mappings,
+      NOW,
+    ).features;
+    expect(features.general ?? 0).toBe(0);
   });
 });
 

@@ -615,7 +615,10 @@ export function analyseQuestion(
   if (
     matchedMappings.some((m) => m.kind === 'other' && m.value === 'general') ||
     /\bwhat (?:does|do)\b.*\bmean\s*\??$/.test(text) ||
-    WRITING.test(text) ||
+    // A piece of writing is a tool's job when the tenant said so: a keyword mapped or hinted for a tool
+    // ("draft" hinted for the tool reading the user's blog posts, "write a blog post" for the one publishing).
+    (WRITING.test(text) &&
+      !tools.some((tool) => features[`hinted:${tool.name}`] || features[`mapped:${tool.name}`])) ||
     GENERAL_KNOWLEDGE.test(text)
   )
     features.general = 1;
