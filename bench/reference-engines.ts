@@ -7,17 +7,19 @@
  * tools installed by the commands in BENCHMARKS.md; a missing one is reported and skipped.
  *
  *   BENCH_REUSE_DATABASE=<db> npm run bench:reference -- --chunks 100000 [--queries 100] [--text-only | --vector-only | --no-hnswlib]
- *     [--tenant <id>] [--hnswlib-index <file> [--hnswlib-build-only]]
+ *     [--tenant <id>] [--hnswlib-index <file> [--hnswlib-build-only | --hnswlib-wait]]
  *
  * --no-hnswlib keeps the vector branch, exact search and the ef_search sweep but skips hnswlib's build (about
  * half an hour at 1M vectors on 2 cores); --vector-only skips Xapian (its index build took 31 minutes at 1M).
  * --hnswlib-index reads hnswlib's graph from the file when it exists, else builds it and writes it there;
  * with --hnswlib-build-only the run does only that (start it once the seeded rows are in, while PostgreSQL
  * still builds its own index, and the measuring run later reads the file). --tenant names the bench tenant
- * when its corpus count is not recorded yet.
+ * when its corpus count is not recorded yet. --hnswlib-wait (with --hnswlib-index) computes the vectors and the
+ * exact top-10 first, then waits for another run's build to write the file, then measures: both sides
+ * measured back to back, at the same machine load.
  */
 import { spawnSync } from 'node:child_process';
-import { closeSync, existsSync, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, mkdtempSync, openSync, rmSync, statSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Client } from 'pg';
@@ -109,6 +111,17 @@ function hnswlibIndex(
   return { index, build: `build ${seconds.toFixed(0)} s` };
 }
 
+/** Resolves once `file` exists and its size has stayed the same for 10 s (hnswlib writes it in one call). */
+async function fileWritten(file: string): Promise<void> {
+  let last = -1;
+  for (;;) {
+    const size = existsSync(file) ? statSync(file).size : -1;
+    if (size > 0 && size === last) return;
+    last = size;
+    await new Promise((resolve) => setTimeout(resolve, 10_000));
+  }
+}
+
 async function main() {
   const argv = process.argv.slice(2);
   const chunks = Number(flag(argv, 'chunks') ?? 100000);
@@ -169,6 +182,7 @@ async function main() {
     return;
   }
   const truth = queryVectors.map((q) => exactTopK(vectors, ids, q, 10));
+  if (hnswlibFile && argv.includes('--hnswlib-wait')) await fileWritten(hnswlibFile);
   console.log(
     `${rows.length} chunks, ${queries.length} queries (${queries.length / 2} English, ${queries.length / 2} Korean)\n`,
   );
