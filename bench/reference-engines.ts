@@ -6,13 +6,20 @@
  * by `npm run bench -- search` with BENCH_KEEP_DATABASE=1); native only. Reference engines are dev
  * tools installed by the commands in BENCHMARKS.md; a missing one is reported and skipped.
  *
- *   BENCH_REUSE_DATABASE=<db> npm run bench:reference -- --chunks 100000 [--queries 100] [--text-only | --no-hnswlib]
+ *   BENCH_REUSE_DATABASE=<db> npm run bench:reference -- --chunks 100000 [--queries 100] [--text-only | --vector-only | --no-hnswlib]
+ *     [--tenant <id>] [--hnswlib-index <file> [--hnswlib-build-only | --hnswlib-wait]]
  *
  * --no-hnswlib keeps the vector branch, exact search and the ef_search sweep but skips hnswlib's build (about
- * half an hour at 1M vectors on 2 cores).
+ * half an hour at 1M vectors on 2 cores); --vector-only skips Xapian (its index build took 31 minutes at 1M).
+ * --hnswlib-index reads hnswlib's graph from the file when it exists, else builds it and writes it there;
+ * with --hnswlib-build-only the run does only that (start it once the seeded rows are in, while PostgreSQL
+ * still builds its own index, and the measuring run later reads the file). --tenant names the bench tenant
+ * when its corpus count is not recorded yet. --hnswlib-wait (with --hnswlib-index) computes the vectors and the
+ * exact top-10 first, then waits for another run's build to write the file, then measures: both sides
+ * measured back to back, at the same machine load.
  */
 import { spawnSync } from 'node:child_process';
-import { closeSync, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, mkdtempSync, openSync, rmSync, statSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Client } from 'pg';
@@ -61,12 +68,70 @@ const recall = (got: string[][], truth: string[][]) =>
   got.reduce((sum, g, i) => sum + g.filter((id) => truth[i].includes(id)).length / truth[i].length, 0) /
   got.length;
 
+interface HnswIndex {
+  initIndex(max: number, m: number, efConstruction: number): void;
+  addPoint(v: number[] | Float32Array, label: number): void;
+  setEf(ef: number): void;
+  searchKnn(q: number[] | Float32Array, k: number): { neighbors: number[] };
+  readIndexSync(file: string): void;
+  writeIndexSync(file: string): void;
+  getCurrentCount(): number;
+}
+
+/** hnswlib's graph over the vectors (label = row position): read from `file` when it exists, else built (and written to `file`). */
+function hnswlibIndex(
+  vectors: Float32Array[],
+  dims: number,
+  file?: string,
+): { index: HnswIndex; build: string } {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const hnswlib = require(process.env.HNSWLIB_NODE ?? 'hnswlib-node') as {
+    HierarchicalNSW: new (space: string, dim: number) => HnswIndex;
+  };
+  const index = new hnswlib.HierarchicalNSW('cosine', dims);
+  if (file && existsSync(file)) {
+    index.readIndexSync(file);
+    if (index.getCurrentCount() !== vectors.length)
+      throw new Error(`${file} holds ${index.getCurrentCount()} vectors, the tenant ${vectors.length}`);
+    return { index, build: `graph read from ${path.basename(file)}` };
+  }
+  index.initIndex(vectors.length, HNSW_M, HNSW_EF_CONSTRUCTION);
+  const started = performance.now();
+  vectors.forEach((v, i) => {
+    index.addPoint(Array.from(v), i);
+    if (i % 50_000 === 0) process.stderr.write(`  hnswlib: ${i}/${vectors.length}\r`);
+  });
+  const seconds = (performance.now() - started) / 1000;
+  if (file) {
+    index.writeIndexSync(file);
+    console.log(
+      `hnswlib graph of ${vectors.length} vectors built in ${seconds.toFixed(0)} s, written to ${file}`,
+    );
+  }
+  return { index, build: `build ${seconds.toFixed(0)} s` };
+}
+
+/** Resolves once `file` exists and its size has stayed the same for 10 s (hnswlib writes it in one call). */
+async function fileWritten(file: string): Promise<void> {
+  let last = -1;
+  for (;;) {
+    const size = existsSync(file) ? statSync(file).size : -1;
+    if (size > 0 && size === last) return;
+    last = size;
+    await new Promise((resolve) => setTimeout(resolve, 10_000));
+  }
+}
+
 async function main() {
   const argv = process.argv.slice(2);
   const chunks = Number(flag(argv, 'chunks') ?? 100000);
   const queryCount = Number(flag(argv, 'queries') ?? 100);
   // --text-only: the keyword branch beside Xapian alone (no vectors, no exact search, no hnswlib build).
   const withVector = !argv.includes('--text-only');
+  const withText = !argv.includes('--vector-only');
+  const hnswlibFile = flag(argv, 'hnswlib-index');
+  const buildOnly = argv.includes('--hnswlib-build-only');
+  if (buildOnly && !hnswlibFile) throw new Error('--hnswlib-build-only needs --hnswlib-index <file>');
   if (!process.env.BENCH_REUSE_DATABASE) throw new Error('set BENCH_REUSE_DATABASE to a kept bench database');
   process.env.LOG_LEVEL = 'warn';
   process.env.REDIS_URL = '';
@@ -77,13 +142,15 @@ async function main() {
   console.log(`date ${new Date().toISOString()}, load average before: ${loadAverage()}\n`);
   const db = new Client({ connectionString: process.env.DATABASE_URL });
   await db.connect();
-  const [tenant] = (
-    await db.query(
-      `SELECT t.id FROM tenants t JOIN document_corpus n ON n.tenant_id = t.id
+  const [tenant] = flag(argv, 'tenant')
+    ? [{ id: flag(argv, 'tenant')! }]
+    : ((
+        await db.query(
+          `SELECT t.id FROM tenants t JOIN document_corpus n ON n.tenant_id = t.id
        WHERE t.slug LIKE 'bench-%' AND n.chunk_count = $1 ORDER BY t.created_at DESC LIMIT 1`,
-      [chunks],
-    )
-  ).rows as Array<{ id: string }>;
+          [chunks],
+        )
+      ).rows as Array<{ id: string }>);
   if (!tenant)
     throw new Error(`no bench tenant with ${chunks} chunks in ${process.env.BENCH_REUSE_DATABASE}`);
   const rows = (
@@ -109,7 +176,13 @@ async function main() {
     for (const v of await embedder.embed(rows.slice(start, start + 1024).map((r) => r.text)))
       vectors.push(normalize(v));
   const queryVectors = withVector ? (await embedder.embed(queries)).map(normalize) : [];
+  if (buildOnly) {
+    hnswlibIndex(vectors, dims, hnswlibFile);
+    await db.end();
+    return;
+  }
   const truth = queryVectors.map((q) => exactTopK(vectors, ids, q, 10));
+  if (hnswlibFile && argv.includes('--hnswlib-wait')) await fileWritten(hnswlibFile);
   console.log(
     `${rows.length} chunks, ${queries.length} queries (${queries.length / 2} English, ${queries.length / 2} Korean)\n`,
   );
@@ -189,23 +262,7 @@ async function main() {
   else if (withVector) {
     // Vector: hnswlib at the same recall@10 as the project's vector branch.
     try {
-      // eslint-disable-next-line @typescript-eslint/no-require-imports
-      const hnswlib = require(process.env.HNSWLIB_NODE ?? 'hnswlib-node') as {
-        HierarchicalNSW: new (
-          space: string,
-          dim: number,
-        ) => {
-          initIndex(max: number, m: number, efConstruction: number): void;
-          addPoint(v: number[] | Float32Array, label: number): void;
-          setEf(ef: number): void;
-          searchKnn(q: number[] | Float32Array, k: number): { neighbors: number[] };
-        };
-      };
-      const index = new hnswlib.HierarchicalNSW('cosine', dims);
-      index.initIndex(vectors.length, HNSW_M, HNSW_EF_CONSTRUCTION);
-      const built = performance.now();
-      vectors.forEach((v, i) => index.addPoint(Array.from(v), i));
-      const buildSeconds = (performance.now() - built) / 1000;
+      const { index, build } = hnswlibIndex(vectors, dims, hnswlibFile);
       let chosen: { ef: number; r: number; p50: number; p95: number } | undefined;
       for (const ef of [10, 16, 24, 32, 48, 64, 100, 200, 400, 800, 1600, 3200]) {
         index.setEf(ef);
@@ -224,7 +281,7 @@ async function main() {
       }
       const c = chosen!;
       console.log(
-        `| vector | ${fmt(ours.vector.p50)} / ${fmt(ours.vector.p95)} (recall@10 ${ourRecall.toFixed(3)}) | hnswlib-node (M ${HNSW_M}, efConstruction ${HNSW_EF_CONSTRUCTION}, ef ${c.ef}; build ${buildSeconds.toFixed(0)} s) | ${fmt(c.p50)} / ${fmt(c.p95)} (recall@10 ${c.r.toFixed(3)}) | ${(ours.vector.p50 / c.p50).toFixed(1)} / ${(ours.vector.p95 / c.p95).toFixed(1)} | in process, no SQL, no filters |`,
+        `| vector | ${fmt(ours.vector.p50)} / ${fmt(ours.vector.p95)} (recall@10 ${ourRecall.toFixed(3)}) | hnswlib-node (M ${HNSW_M}, efConstruction ${HNSW_EF_CONSTRUCTION}, ef ${c.ef}; ${build}) | ${fmt(c.p50)} / ${fmt(c.p95)} (recall@10 ${c.r.toFixed(3)}) | ${(ours.vector.p50 / c.p50).toFixed(1)} / ${(ours.vector.p95 / c.p95).toFixed(1)} | in process, no SQL, no filters |`,
       );
     } catch (error) {
       console.log(
@@ -232,43 +289,45 @@ async function main() {
       );
     }
   }
-  // Keyword: Xapian BM25 over the same index text (Korean as the same bigrams), same k1 and b.
-  const script = path.join(__dirname, '..', '..', 'bench', 'reference', 'xapian_bm25.py');
-  // The script's input through a file written in pieces: at 1M chunks the one JSON line is longer than
-  // the longest string V8 builds.
-  const inputPath = path.join(mkdtempSync(path.join(tmpdir(), 'xapian-input-')), 'input.jsonl');
-  const fd = openSync(inputPath, 'w');
-  writeSync(fd, '{"chunks": [');
-  for (let start = 0; start < rows.length; start += 10_000)
-    writeSync(
-      fd,
-      (start ? ',' : '') +
-        rows
-          .slice(start, start + 10_000)
-          .map((r) => JSON.stringify([r.id, toIndexText(r.text)]))
-          .join(','),
-    );
-  writeSync(fd, `]}\n${JSON.stringify({ queries: queries.map(toIndexText) })}\n`);
-  closeSync(fd);
-  const inputFd = openSync(inputPath, 'r');
-  const run = spawnSync(process.env.XAPIAN_PYTHON ?? '/usr/bin/python3', [script, '0.9', '0.4'], {
-    stdio: [inputFd, 'pipe', 'pipe'],
-    maxBuffer: 1 << 28,
-    encoding: 'utf8',
-  });
-  closeSync(inputFd);
-  rmSync(path.dirname(inputPath), { recursive: true, force: true });
-  if (run.status !== 0) {
-    console.log(
-      `| text | ${fmt(ours.text.p50)} / ${fmt(ours.text.p95)} | Xapian | not available: ${run.stderr.trim().split('\n').pop()} | | |`,
-    );
-  } else {
-    const out = JSON.parse(run.stdout) as { index_seconds: number; times: number[]; results: string[][] };
-    const x = stats(out.times);
-    const overlap = recall(ours.text.results, out.results);
-    console.log(
-      `| text | ${fmt(ours.text.p50)} / ${fmt(ours.text.p95)} | Xapian 1.4 BM25 (k1 0.9, b 0.4; index built in ${out.index_seconds.toFixed(0)} s) | ${fmt(x.p50)} / ${fmt(x.p95)} | ${(ours.text.p50 / x.p50).toFixed(1)} / ${(ours.text.p95 / x.p95).toFixed(1)} | top-10 overlap with ours ${overlap.toFixed(2)} |`,
-    );
+  if (withText) {
+    // Keyword: Xapian BM25 over the same index text (Korean as the same bigrams), same k1 and b.
+    const script = path.join(__dirname, '..', '..', 'bench', 'reference', 'xapian_bm25.py');
+    // The script's input through a file written in pieces: at 1M chunks the one JSON line is longer than
+    // the longest string V8 builds.
+    const inputPath = path.join(mkdtempSync(path.join(tmpdir(), 'xapian-input-')), 'input.jsonl');
+    const fd = openSync(inputPath, 'w');
+    writeSync(fd, '{"chunks": [');
+    for (let start = 0; start < rows.length; start += 10_000)
+      writeSync(
+        fd,
+        (start ? ',' : '') +
+          rows
+            .slice(start, start + 10_000)
+            .map((r) => JSON.stringify([r.id, toIndexText(r.text)]))
+            .join(','),
+      );
+    writeSync(fd, `]}\n${JSON.stringify({ queries: queries.map(toIndexText) })}\n`);
+    closeSync(fd);
+    const inputFd = openSync(inputPath, 'r');
+    const run = spawnSync(process.env.XAPIAN_PYTHON ?? '/usr/bin/python3', [script, '0.9', '0.4'], {
+      stdio: [inputFd, 'pipe', 'pipe'],
+      maxBuffer: 1 << 28,
+      encoding: 'utf8',
+    });
+    closeSync(inputFd);
+    rmSync(path.dirname(inputPath), { recursive: true, force: true });
+    if (run.status !== 0) {
+      console.log(
+        `| text | ${fmt(ours.text.p50)} / ${fmt(ours.text.p95)} | Xapian | not available: ${run.stderr.trim().split('\n').pop()} | | |`,
+      );
+    } else {
+      const out = JSON.parse(run.stdout) as { index_seconds: number; times: number[]; results: string[][] };
+      const x = stats(out.times);
+      const overlap = recall(ours.text.results, out.results);
+      console.log(
+        `| text | ${fmt(ours.text.p50)} / ${fmt(ours.text.p95)} | Xapian 1.4 BM25 (k1 0.9, b 0.4; index built in ${out.index_seconds.toFixed(0)} s) | ${fmt(x.p50)} / ${fmt(x.p95)} | ${(ours.text.p50 / x.p50).toFixed(1)} / ${(ours.text.p95 / x.p95).toFixed(1)} | top-10 overlap with ours ${overlap.toFixed(2)} |`,
+      );
+    }
   }
   console.log(`\nload average after: ${loadAverage()}`);
 }

@@ -31,6 +31,7 @@ import { CreateAgentRunDeliveries1796200000000 } from './1796200000000-CreateAge
 import { HalfvecEmbeddingIndexes1796300000000 } from './1796300000000-HalfvecEmbeddingIndexes';
 import { UnifyJobQueueColumns1796400000000 } from './1796400000000-UnifyJobQueueColumns';
 import { OpenAssetTypes1796410000000 } from './1796410000000-OpenAssetTypes';
+import { BulkLoadIndexUpkeep1796420000000 } from './1796420000000-BulkLoadIndexUpkeep';
 
 type MigrationClass = new () => MigrationInterface;
 
@@ -68,6 +69,7 @@ export const MIGRATIONS: MigrationClass[] = [
   HalfvecEmbeddingIndexes1796300000000,
   UnifyJobQueueColumns1796400000000,
   OpenAssetTypes1796410000000,
+  BulkLoadIndexUpkeep1796420000000,
 ];
 
 /** The database roles row-level security is written for (see docs/notes/rls.md). */

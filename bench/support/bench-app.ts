@@ -67,18 +67,27 @@ export async function prepareBackend(backend: Backend, label: string): Promise<(
   };
 }
 
-/** Boots the real application (no HTTP) with a fresh tenant. */
-export async function startBenchApp(backend: Backend, label: string): Promise<BenchApp> {
+/**
+ * Boots the real application (no HTTP) with a fresh tenant; with BENCH_REUSE_DATABASE, the kept
+ * tenant `findKept` returns (by default the first whose slug starts with the label), if any.
+ */
+export async function startBenchApp(
+  backend: Backend,
+  label: string,
+  findKept?: (app: INestApplicationContext) => Promise<{ id: string } | undefined>,
+): Promise<BenchApp> {
   const cleanup = await prepareBackend(backend, label);
   const app = await NestFactory.createApplicationContext(AppModule.forRoot({ schedulers: false }), {
     logger: new JsonLogger({ level: 'warn', format: 'pretty', stream: process.stderr }),
     abortOnError: false,
   });
   const auth = app.get(AuthService);
+  const byLabel = async () =>
+    (await runAsSystem('bench: find a kept tenant', () => auth.listTenants())).find((t) =>
+      t.slug.startsWith(label.replace(/_/g, '-')),
+    );
   const reused = process.env.BENCH_REUSE_DATABASE
-    ? (await runAsSystem('bench: find a kept tenant', () => auth.listTenants())).find((t) =>
-        t.slug.startsWith(label.replace(/_/g, '-')),
-      )
+    ? await runAsSystem('bench: find a kept tenant', () => (findKept ?? byLabel)(app))
     : undefined;
   const slug = `${label.replace(/_/g, '-')}-${Date.now().toString(36)}`;
   const tenantId = reused

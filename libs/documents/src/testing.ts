@@ -8,3 +8,5 @@ export { JobsRepository } from './ingestion/jobs.repository';
 export { toKeywordQuery } from './text/search-text.util';
 export { HashEmbeddingProvider } from './embedding/hash-embedding.provider';
 export { makeLargeDocx } from './testing/large-docx';
+export { BulkSegmentsRepository } from './ingestion/bulk-segments.repository';
+export { modelIndexName } from './ingestion/chunks.repository';

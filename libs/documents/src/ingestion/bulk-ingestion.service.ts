@@ -8,7 +8,11 @@ import { TermStatsRepository } from '../search/term-stats.repository';
 import { BulkSegmentsRepository, IndexBuildSettings, LoadedJob } from './bulk-segments.repository';
 import { ChunksRepository, modelIndexName } from './chunks.repository';
 import { DocumentsRepository } from './documents.repository';
+import { IngestionStageClock } from './ingestion-stage-clock.service';
 import { DocumentsConfig } from '../documents.config';
+
+/** Loaded documents of one tenant published per transaction (their term statistics written once). */
+const PUBLISH_DOCUMENTS = 50;
 
 /**
  * The bulk path (native server): a bulk job writes its vectors by binary COPY into the model's open
@@ -31,6 +35,7 @@ export class BulkIngestionService {
     private readonly termStats: TermStatsRepository,
     private readonly providers: EmbeddingProviders,
     private readonly events: EventBus,
+    private readonly clock: IngestionStageClock,
   ) {}
 
   private get settings(): IndexBuildSettings {
@@ -58,12 +63,14 @@ export class BulkIngestionService {
     }
     if (!bulk) return null;
     const [model] = models;
-    return this.segments.open(
+    const segment = await this.segments.open(
       modelIndexName(model.model),
       model.model,
       await model.dimensions(),
       this.settings,
     );
+    await this.segments.keywordIndexLoading(true);
+    return segment;
   }
 
   /**
@@ -77,66 +84,105 @@ export class BulkIngestionService {
       const provider = this.providers.configured;
       let state = await this.segments.state(provider.model);
       if (!state) return 0;
-      if (state.loadingSegment !== null && (await this.segments.pendingBulkJobs()) === 0) {
+      const segment = state.loadingSegment;
+      if (segment !== null && (await this.segments.pendingBulkJobs()) === 0) {
         const started = performance.now();
-        const sealed = await this.segments.seal(
-          provider.model,
-          await provider.dimensions(),
-          state.loadingSegment,
-          this.settings,
+        const dimensions = await provider.dimensions();
+        const sealed = await this.clock.time('bulk index build', () =>
+          this.segments.seal(provider.model, dimensions, segment, this.settings),
         );
         if (sealed)
           this.logger.log({
             msg: 'bulk segment indexed',
             model: provider.model,
-            segment: state.loadingSegment,
+            segment,
             ms: Math.round(performance.now() - started),
           });
         state = await this.segments.state(provider.model);
       }
       if (!state) return 0;
-      let published = 0;
-      for (const job of await this.segments.loadedJobs(state.servingBound))
-        if (await this.publish(job)) published++;
+      const idle = state.loadingSegment === null;
+      const loaded = await this.segments.loadedJobs(state.servingBound);
+      const published = await this.clock.time('bulk publish', async () => {
+        let count = 0;
+        const byTenant = new Map<string, LoadedJob[]>();
+        for (const job of loaded) byTenant.set(job.tenantId, [...(byTenant.get(job.tenantId) ?? []), job]);
+        for (const [tenantId, jobs] of byTenant)
+          for (let i = 0; i < jobs.length; i += PUBLISH_DOCUMENTS)
+            count += await this.publish(tenantId, jobs.slice(i, i + PUBLISH_DOCUMENTS));
+        // The tables grew by the whole load: statistics, or the planner serves the loaded tenants by exact scans.
+        if (count > 0) await this.segments.analyze();
+        return count;
+      });
+      // No segment loading: the keyword index back to direct insertion, its list merged (a load that opens
+      // meanwhile only loses the pending list's speed-up; a lock not free now is retried by the next call).
+      if (idle && !(await this.segments.keywordIndexLoading(false)))
+        this.logger.warn({
+          msg: 'keyword index still takes a pending list; the next bulk completion retries',
+        });
       return published;
     });
   }
 
-  /** The normal path's version switch, for a loaded job: one transaction per document. */
-  private async publish(job: LoadedJob): Promise<boolean> {
+  /**
+   * The normal path's version switch, for loaded jobs of one tenant, in one transaction: the term
+   * statistics of all their documents counted and written once (per document, a bulk load of 500-chunk
+   * documents spent 0.36 ms per chunk here). Returns the documents switched.
+   */
+  private async publish(tenantId: string, jobs: LoadedJob[]): Promise<number> {
     const switched = await this.dataSource.transaction(async (em) => {
-      const [current]: Array<{ revision: number; deleted_at: Date | null; active_version: number }> =
+      const rows: Array<{ id: string; revision: number; deleted_at: Date | null; active_version: number }> =
         await em.query(
-          `SELECT revision, deleted_at, active_version FROM documents WHERE id = $1 FOR UPDATE`,
-          [job.documentId],
+          `SELECT id, revision, deleted_at, active_version FROM documents WHERE id = ANY($1::uuid[])
+           ORDER BY id FOR UPDATE`,
+          [jobs.map((j) => j.documentId)],
         );
-      if (!current || current.deleted_at || current.revision !== job.revision) {
-        await this.segments.finishLoaded(em, job.id, 'superseded');
-        return false;
+      const current = new Map(rows.map((r) => [r.id, r]));
+      const switches: Array<{ documentId: string; from: number; to: number }> = [];
+      for (const job of jobs) {
+        const document = current.get(job.documentId);
+        if (
+          !document ||
+          document.deleted_at ||
+          document.revision !== job.revision ||
+          switches.some((s) => s.documentId === job.documentId)
+        ) {
+          await this.segments.finishLoaded(em, job.id, 'superseded');
+          continue;
+        }
+        if (await this.segments.finishLoaded(em, job.id, 'done'))
+          switches.push({
+            documentId: job.documentId,
+            from: document.active_version,
+            to: document.active_version + 1,
+          });
       }
-      if (!(await this.segments.finishLoaded(em, job.id, 'done'))) return false;
-      const target = current.active_version + 1;
-      const [{ count }]: Array<{ count: number }> = await em.query(
-        `SELECT count(*)::int AS count FROM document_chunks WHERE document_id = $1 AND chunk_version = $2`,
-        [job.documentId, target],
-      );
-      await this.termStats.switchVersion(em, job.tenantId, job.documentId, current.active_version, target);
+      if (switches.length === 0) return switches;
+      await this.termStats.switchVersions(em, tenantId, switches);
+      const ids = switches.map((s) => s.documentId);
+      const targets = switches.map((s) => s.to);
       await em.query(
-        `UPDATE documents SET active_version = $2, status = 'done', processing_progress = 100, total_chunks = $3,
+        `UPDATE documents d SET active_version = s.target, status = 'done', processing_progress = 100,
+                total_chunks = (SELECT count(*)::int FROM document_chunks c
+                                WHERE c.document_id = s.id AND c.chunk_version = s.target),
                 error_details = NULL, updated_at = now()
-         WHERE id = $1`,
-        [job.documentId, target, count],
+         FROM unnest($1::uuid[], $2::int[]) AS s(id, target)
+         WHERE d.id = s.id`,
+        [ids, targets],
       );
-      await this.chunks.deleteOtherVersions(em, job.documentId, target);
-      await this.documents.bumpGeneration(em, job.tenantId);
-      return current.active_version > 0 ? 'updated' : 'ingested';
+      await this.chunks.deleteOtherVersionsOf(
+        em,
+        switches.map((s) => ({ documentId: s.documentId, version: s.to })),
+      );
+      await this.documents.bumpGeneration(em, tenantId);
+      return switches;
     });
-    if (!switched) return false;
-    this.events.emit('documents.changed', {
-      tenantId: job.tenantId,
-      documentIds: [job.documentId],
-      reason: switched,
-    });
-    return true;
+    for (const reason of ['ingested', 'updated'] as const) {
+      const documentIds = switched
+        .filter((s) => (s.from > 0 ? 'updated' : 'ingested') === reason)
+        .map((s) => s.documentId);
+      if (documentIds.length > 0) this.events.emit('documents.changed', { tenantId, documentIds, reason });
+    }
+    return switched.length;
   }
 }

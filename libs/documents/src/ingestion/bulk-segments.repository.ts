@@ -153,6 +153,26 @@ export class BulkSegmentsRepository {
     return row.sealed;
   }
 
+  /**
+   * Planner statistics of the tables a bulk load wrote (as the owner: `ops_bulk_analyze`). Without
+   * them a freshly loaded tenant's vector search is planned as an exact scan of its every vector.
+   */
+  async analyze(): Promise<void> {
+    await this.withoutStatementTimeout((em) => em.query(`SELECT ops_bulk_analyze()`));
+  }
+
+  /**
+   * The keyword GIN index for a bulk load (`loading`: entries through a small pending list) or for
+   * the normal path (straight into the index, the list merged): `ops_bulk_keyword_index`. Idempotent;
+   * false when the index's lock was not free within 2 s (nothing changed; a later call retries).
+   */
+  async keywordIndexLoading(loading: boolean): Promise<boolean> {
+    const [row]: Array<{ done: boolean }> = await this.withoutStatementTimeout((em) =>
+      em.query(`SELECT ops_bulk_keyword_index($1) AS done`, [loading]),
+    );
+    return row.done;
+  }
+
   /** An index build takes as long as the corpus needs: DATABASE_STATEMENT_TIMEOUT_MS does not apply. */
   private withoutStatementTimeout<T>(work: (em: EntityManager) => Promise<T>): Promise<T> {
     return this.dataSource.transaction(async (em) => {

@@ -332,6 +332,16 @@ export class ChunksRepository {
     ]);
   }
 
+  /** `deleteOtherVersions` for several documents in one statement. */
+  async deleteOtherVersionsOf(em: EntityManager, keep: Array<{ documentId: string; version: number }>) {
+    if (keep.length === 0) return;
+    await em.query(
+      `DELETE FROM document_chunks c USING unnest($1::uuid[], $2::int[]) AS k(document_id, version)
+       WHERE c.document_id = k.document_id AND c.chunk_version <> k.version`,
+      [keep.map((k) => k.documentId), keep.map((k) => k.version)],
+    );
+  }
+
   /**
    * The chunks (and vectors) of a document's versions below `version`, after it switched to `version`:
    * invisible to every reader since, so they go in bounded statements of about

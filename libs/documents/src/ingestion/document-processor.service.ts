@@ -238,6 +238,10 @@ export class DocumentProcessor {
       }
       const writeBatch = () =>
         this.transaction(async (em) => {
+          // Bulk path: the commit does not wait for its WAL flush. A database crash can lose the last
+          // few batches' commits (never part of one), which the job's next attempt writes again, as
+          // after any crash; the document is not searchable before the publish anyway.
+          if (plan.segment !== null) await em.query(`SET LOCAL synchronous_commit = off`);
           if (!(await this.documents.lockLive(em, document.id))) throw new JobCancelledError(job.id);
           await this.writeBatch(inTransaction(em), plan, batch);
           await this.documents.setProgress(em, document.id, document.revision, progress);

@@ -9,6 +9,8 @@ export const INGESTION_STAGES = [
   'term stats',
   'version switch',
   'commit',
+  'bulk index build',
+  'bulk publish',
 ] as const;
 
 export type IngestionStage = (typeof INGESTION_STAGES)[number];

@@ -69,21 +69,36 @@ export class TermStatsRepository {
    * contain is not touched, so re-ingesting an edited document writes only the terms that changed.
    * Terms are upserted in lexeme order, like `apply`, so concurrent switches lock rows in one order.
    */
-  async switchVersion(
+  switchVersion(em: EntityManager, tenantId: string, documentId: string, from: number, to: number) {
+    return this.switchVersions(em, tenantId, [{ documentId, from, to }]);
+  }
+
+  /**
+   * `switchVersion` for several documents of one tenant at once (a bulk load's publish): each term is
+   * counted over all of them and written once, instead of once per document.
+   */
+  async switchVersions(
     em: EntityManager,
     tenantId: string,
-    documentId: string,
-    from: number,
-    to: number,
+    switches: Array<{ documentId: string; from: number; to: number }>,
   ): Promise<void> {
-    const params = [tenantId, documentId, from, to];
+    if (switches.length === 0) return;
+    const params = [
+      tenantId,
+      switches.map((s) => s.documentId),
+      switches.map((s) => s.from),
+      switches.map((s) => s.to),
+    ];
+    const chunks = `unnest($2::uuid[], $3::int[], $4::int[]) AS s(document_id, from_version, to_version)
+      JOIN document_chunks c ON c.tenant_id = $1 AND c.document_id = s.document_id
+        AND c.chunk_version IN (s.from_version, s.to_version)`;
     await em.query(
       `UPDATE document_corpus SET
-         chunk_count = chunk_count + (SELECT coalesce(sum(CASE WHEN c.chunk_version = $4 THEN 1 ELSE -1 END), 0)
-           FROM document_chunks c WHERE c.tenant_id = $1 AND c.document_id = $2 AND c.chunk_version IN ($3, $4)),
-         total_length = total_length + (SELECT coalesce(sum(CASE WHEN c.chunk_version = $4 THEN c.search_length
-             ELSE -c.search_length END), 0)
-           FROM document_chunks c WHERE c.tenant_id = $1 AND c.document_id = $2 AND c.chunk_version IN ($3, $4))
+         chunk_count = chunk_count + t.chunks, total_length = total_length + t.length
+       FROM (SELECT coalesce(sum(CASE WHEN c.chunk_version = s.to_version THEN 1 ELSE -1 END), 0) AS chunks,
+                    coalesce(sum(CASE WHEN c.chunk_version = s.to_version THEN c.search_length
+                                 ELSE -c.search_length END), 0) AS length
+             FROM ${chunks}) t
        WHERE tenant_id = $1`,
       params,
     );
@@ -91,9 +106,8 @@ export class TermStatsRepository {
       `WITH changed AS (
        INSERT INTO document_term_stats (tenant_id, term, df)
        SELECT $1, t.lexeme, t.delta FROM (
-         SELECT u.lexeme, sum(CASE WHEN c.chunk_version = $4 THEN 1 ELSE -1 END) AS delta
-         FROM document_chunks c CROSS JOIN LATERAL unnest(c.search_vector) u
-         WHERE c.tenant_id = $1 AND c.document_id = $2 AND c.chunk_version IN ($3, $4)
+         SELECT u.lexeme, sum(CASE WHEN c.chunk_version = s.to_version THEN 1 ELSE -1 END) AS delta
+         FROM ${chunks} CROSS JOIN LATERAL unnest(c.search_vector) u
          GROUP BY u.lexeme) t
        WHERE t.delta <> 0
        ORDER BY t.lexeme

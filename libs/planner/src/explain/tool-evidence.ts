@@ -5,7 +5,13 @@ import type { ToolEvidence, ToolExplanation } from '../plan/plan.types';
 import { schemaProperties } from '../plan/schema-introspection.util';
 import type { FallbackTrace } from '../fallback/fallback-planner';
 import { HINT_KEYWORD } from '../fallback/hint-keyword';
-import { inverseDocumentFrequency } from '../fallback/question-analysis';
+import {
+  describedTerms,
+  inverseDocumentFrequency,
+  SCHEMA_WEIGHT,
+  schemaTerms,
+  termMatcher,
+} from '../fallback/question-analysis';
 import { hasOwnEvidence } from '../fallback/tool-choice';
 
 /** Tools listed besides the chosen ones: those scored above zero or with evidence, best first, at most this many. */
@@ -61,14 +67,23 @@ function descriptionEvidence(
   question: QuestionTerms,
   idf: Map<string, number>,
 ): ToolEvidence[] {
-  const own = contentTerms(`${tool.name.replace(/_/g, ' ')} ${tool.description}`);
-  const hinted = contentTerms(hintTexts(tool.planning_hints?.keywords ?? undefined).join(' '));
-  const matched = (terms: Set<string>) =>
-    [...terms].filter((term) => queryHasTerm(question.lower, question.terms, term));
-  const weight = (terms: string[]) => round(terms.reduce((sum, term) => sum + (idf.get(term) ?? 0), 0));
+  const own = describedTerms(`${tool.name.replace(/_/g, ' ')} ${tool.description}`);
+  const hinted = describedTerms(hintTexts(tool.planning_hints?.keywords ?? undefined).join(' '));
+  const has = termMatcher(question.lower, question.terms);
+  const matched = (terms: Set<string>) => [...terms].filter(has);
+  const weight = (terms: string[], share = 1) =>
+    round(terms.reduce((sum, term) => sum + share * (idf.get(term) ?? 0), 0));
   const described = matched(own);
   const fromHints = matched(hinted).filter((term) => !own.has(term));
+  const fromEnums = matched(schemaTerms(tool));
   const evidence: ToolEvidence[] = [];
+  if (fromEnums.length)
+    evidence.push({
+      source: 'schema_enum',
+      text: 'words of the values its enum inputs take',
+      matched: fromEnums,
+      value: weight(fromEnums, SCHEMA_WEIGHT),
+    });
   if (described.length)
     evidence.push({
       source: 'description',

@@ -21,7 +21,7 @@ import {
 } from './planning-classifier';
 import { documentEvidence, DocumentEvidence, isDocumentTool, knowledgeVocabulary } from './document-signal';
 import { analyseQuestion, Fact, factFitsSource, type QuestionAnalysis } from './question-analysis';
-import { chooseTools, isItemLookup } from './tool-choice';
+import { chooseTools, hasOwnEvidence, isItemLookup } from './tool-choice';
 import { QuerySignals } from './query-signals.util';
 import {
   booleanFromText,
@@ -100,6 +100,8 @@ export interface FallbackTrace {
   probabilities: Record<string, number>;
   /** Per tool, its own evidence relative to the best-supported tool's (the score of tools with few examples). */
   evidenceScores: Record<string, number>;
+  /** Per part of a multi-part question (in `clauses` order), each tool's score on that part's words alone. */
+  clauseScores: Array<Record<string, number>>;
   /** Labelled questions (published examples and hint examples) per tool. */
   examples: Record<string, number>;
   /** A tool with at least this many labelled questions is scored by the classifier, else by its evidence. */
@@ -119,6 +121,12 @@ const NAME_LIST_KEY = /^(?:[a-z]+_)?names$/;
 /** Properties that take the ids of items another step found ("<x>_ids"). */
 const ID_LIST_KEY = /^(?:[a-z]+_)?ids$/;
 const MIN_TOOL_SCORE = 1;
+/**
+ * What a classifier probability counts for when nothing of the question is in the tool's own texts and
+ * another tool's own evidence reached the evidence bar (picked on the tuning suite: 0.3 and 0.5 within 0.1
+ * point; BENCHMARKS.md).
+ */
+const UNGROUNDED_SHARE = 0.5;
 /** A tool the classifier has fewer labelled questions for than this is chosen by the rule score alone. */
 const MIN_TOOL_EXAMPLES = 5;
 /**
@@ -159,7 +167,7 @@ const COREFERENCE =
 export { TOOL_OUTPUT_NOUN } from '@app/asset-registry';
 
 const CLAUSE_BREAK =
-  /[,;?+:&]|\s-\s|\.\s|\b(?:and|then|also|plus|as well as|along with|together with|followed by|after that|afterwards)\b|및|그리고|그다음|그 다음|다음에|이후에|또한|(?<=[주하보이되있없했았었뭐뽑찾잡알내우세])고\s|(?<=[아어해와])서\s|(?<=[가-힣])(?:이랑|랑|하고|면서|거나)(?=\s|,)/;
+  /[,;?+:&]|\s-\s|\.\s|\b(?:and|then|also|plus|as well as|along with|together with|followed by|after that|afterwards)\b|및|그리고|그다음|그 다음|다음에|이후에|또한|(?<=[주하보이되있없했았었뭐뽑찾잡알내우세리치꾸넣받])고\s|(?<=[있없되않으라지이]면)\s|(?<=[아어해와])서\s|(?<=[가-힣])(?:이랑|랑|하고|면서|거나)(?=\s|,)/;
 
 /** The parts of a question: split at conjunctions, clause endings and punctuation ("A 보여주고 B도", "A, and B"). */
 export function splitClauses(query: string): string[] {
@@ -397,13 +405,29 @@ export class FallbackPlanner {
       return relative;
     };
     const ruleScores = evidenceScores(analysis, probabilities);
+    const learned = (tool: string) => (counts.get(tool) ?? 0) >= MIN_TOOL_EXAMPLES;
+    const shared = this.sharedEnums(key, input.tools);
+    // Per part of a multi-part question, each tool's score on that part's words alone (see chooseTools).
+    const clauseScores: Array<Record<string, number>> = [];
     if (clauses.length > 1)
       for (const clause of clauses) {
         const clauseAnalysis = analyseQuestion(clause, input.tools, input.catalog, input.mappings, input.now);
         const features = clauseAnalysis.features;
         const predicted = trained?.classifier.predict(clause, features) ?? {};
-        for (const [tool, score] of Object.entries(evidenceScores(clauseAnalysis, predicted)))
+        const clauseEvidence = evidenceScores(clauseAnalysis, predicted);
+        for (const [tool, score] of Object.entries(clauseEvidence))
           ruleScores[tool] = Math.max(ruleScores[tool] ?? 0, score);
+        clauseScores.push(
+          Object.fromEntries(
+            input.tools.map((tool) => {
+              const base = learned(tool.name)
+                ? (predicted[tool.name] ?? 0)
+                : (clauseEvidence[tool.name] ?? 0);
+              const slots = slotMatches(clause, tool, shared).length;
+              return [tool.name, Math.max(base, slots ? Math.min(SLOT_SCORE_MAX, SLOT_SCORE * slots) : 0)];
+            }),
+          ),
+        );
         if (passages && documentLed(documentEvidence(clause, passages, vocabulary))) documentClause = true;
         for (const [tool, p] of Object.entries(predicted))
           if (p >= clauseThreshold) probabilities[tool] = Math.max(probabilities[tool] ?? 0, p);
@@ -423,7 +447,23 @@ export class FallbackPlanner {
       const slotScore = slots ? Math.min(SLOT_SCORE_MAX, SLOT_SCORE * slots) : 0;
       scores[tool.name] = Math.round(Math.max(base, slotScore) * 100) / 100;
     }
-    const lookup = input.tools.find(isItemLookup);
+    // A tool the classifier scores, with nothing of the question in its own texts, inputs or keywords, beside a
+    // tool scored by its own evidence that reached the evidence bar: its probability comes from wording it
+    // learned from other questions than this tenant's, so it counts for half (an added tenant's tools are not
+    // outvoted by a built-in whose examples merely read alike).
+    const lookupTool = input.tools.find(isItemLookup);
+    const ownText = (tool: ToolDefinition) =>
+      (analysis.features[`desc:${tool.name}`] ?? 0) > 0 || hasOwnEvidence(tool, analysis, lookupTool);
+    const evidenceThreshold = this.options.evidenceThreshold ?? 0.3;
+    if (
+      input.tools.some(
+        (tool) => !learned(tool.name) && scores[tool.name] >= evidenceThreshold && ownText(tool),
+      )
+    )
+      for (const tool of input.tools)
+        if (learned(tool.name) && !ownText(tool))
+          scores[tool.name] = Math.round(scores[tool.name] * UNGROUNDED_SHARE * 100) / 100;
+    const lookup = lookupTool;
     const chosen = chooseTools({
       tools: input.tools,
       analysis,
@@ -436,6 +476,7 @@ export class FallbackPlanner {
       documentClause,
       options: this.options,
       learned: [...counts.values()].some((n) => n >= MIN_TOOL_EXAMPLES),
+      clauseScores,
     });
     const intentTool = [...chosen].sort((a, b) => scores[b.name] - scores[a.name])[0];
     const stage = (tool: ToolDefinition) =>
@@ -446,7 +487,10 @@ export class FallbackPlanner {
           : findProperty(tool.input_schema, ['kinds'])
             ? 2
             : 3;
-    chosen.sort((a, b) => stage(a) - stage(b) || scores[b.name] - scores[a.name]);
+    // Tools that show things run before tools that change things ("check X, then order Y", "find her, then
+    // book her": a lookup first).
+    const changes = (tool: ToolDefinition) => Number(tool.has_side_effects !== false);
+    chosen.sort((a, b) => stage(a) - stage(b) || changes(a) - changes(b) || scores[b.name] - scores[a.name]);
     // A graph question about items another step finds ("the stopped ones and what they depend on") runs
     // after that step and starts from its items.
     const idFields = linkableIdFields(input.tools);
@@ -517,6 +561,7 @@ export class FallbackPlanner {
               clauses,
               probabilities,
               evidenceScores: ruleScores,
+              clauseScores,
               examples: Object.fromEntries(counts),
               minExamples: MIN_TOOL_EXAMPLES,
               scores,

@@ -87,6 +87,16 @@ const NOT_A_NAME =
 const COMPOUND_WORD =
   /^(?:[a-z]+-(?:in|on|out|up|off|down|by|over|away|back)s?|(?:no|pre|post|re|co|anti|semi|sub|ex)-[a-z]+|[a-z]+(?:-[a-z]+)*-(?:of|to|and|or|on|in|the|a|by|for)-[a-z]+)$/;
 
+/**
+ * A piece of writing or a translation asked for (language mechanics, any business): "draft an email to ...",
+ * "write a short text reminding ...", "translate ... into Japanese", "사과 메일 초안 써줘", "일본어로 뭐라고 해".
+ */
+const WRITING =
+  /\b(?:write|draft|compose|rephrase|reword|proofread)\b(?:\s+[\w'-]+){0,4}?\s+(?:e-?mail|mail|reply|message|text|note|letter|post|response|apology|announcement|notice|sms|caption|slogan)s?\b|^(?:(?:please|pls|can you|could you)\s+)?translate\b|\binto (?:english|korean|japanese|chinese|french|german|spanish)\b|(?:초안|문구|메일|이메일|문자|답장|답글|안내문|공지문|편지|사과문)\s*(?:좀\s*)?(?:써|작성)|번역|(?:영어|일본어|중국어|한국어|영문|일어)로\s*.{0,40}?(?:뭐라고|어떻게\s*(?:말|써))/;
+/** General knowledge: "what's the difference between X and Y", "X랑 Y 차이가 뭐야". */
+const GENERAL_KNOWLEDGE =
+  /\bwhat(?:'s|s| is| are)? the difference between\b|\bdifference between (?:a |an |the )?[\w-]+ and\b|차이(?:가|점이?|는)?\s*(?:뭐|무엇|뭔)/;
+
 /** An English word without its inflection ("booked", "booking", "books" -> "book"). */
 export function stemWord(word: string): string {
   if (word.length > 5 && word.endsWith('ing')) return word.slice(0, -3).replace(/(.)\1$/, '$1');
@@ -222,6 +232,34 @@ export function knowledgeFacts(
   return facts;
 }
 
+/**
+ * The values a tool's own enum inputs take, as words ("front_desk" -> "front desk"; catalog-backed inputs are
+ * the catalog's evidence): what its owner wrote into the schema about the things the tool is asked about.
+ */
+function schemaText(tool: ToolDefinition): string {
+  return schemaProperties(tool.input_schema)
+    .filter((property) => !property.catalogColumn && !property.catalogTable)
+    .flatMap((property) => enumsOf(property.schema).map((value) => value.replace(/_/g, ' ')))
+    .join(' ');
+}
+
+/** Korean verb endings and copulas after a word of a description ("청소중인지", "근무하는지", "검색합니다"). */
+const KO_ENDING =
+  /(?:하는지|되는지|인지|는지|합니다|됩니다|습니다|입니다|니다|하고|되고|하며|하면|되면|으면|하여|해서|한다|된다|하는|되는|됨|함|중)$/;
+
+/**
+ * The content terms of a published text (a description, hint keywords), with each Korean word also without
+ * its ending, as the question words it ("근무하는지": 근무).
+ */
+export function describedTerms(text: string): Set<string> {
+  const terms = contentTerms(text);
+  for (const term of [...terms]) {
+    const stem = term.replace(KO_ENDING, '');
+    if (stem !== term && stem.length >= 2) terms.add(stem);
+  }
+  return terms;
+}
+
 /** Content terms per tool name and description (read for every question, computed once). */
 const TOOL_TERMS = new Map<string, Set<string>>();
 
@@ -234,16 +272,49 @@ export function toolTerms(tool: ToolDefinition): Set<string> {
     // The owner's hint keywords count as its description (its example questions train the classifier: their
     // everyday words, "today", "show me", would read as this tool's vocabulary here).
     const hints = hintTexts(tool.planning_hints?.keywords ?? undefined).join(' ');
-    terms = contentTerms(`${tool.name.replace(/_/g, ' ')} ${description} ${hints}`);
+    terms = describedTerms(`${tool.name.replace(/_/g, ' ')} ${description} ${hints}`);
     if (TOOL_TERMS.size > 5000) TOOL_TERMS.clear();
     TOOL_TERMS.set(key, terms);
   }
   return terms;
 }
 
+/** Content terms of a tool's enum values that its name, description and hint keywords do not have. */
+const SCHEMA_TERMS = new WeakMap<ToolDefinition, Set<string>>();
+export { SCHEMA_WEIGHT };
+export function schemaTerms(tool: ToolDefinition): Set<string> {
+  let terms = SCHEMA_TERMS.get(tool);
+  if (!terms) {
+    const own = toolTerms(tool);
+    terms = new Set([...contentTerms(schemaText(tool))].filter((term) => !own.has(term)));
+    SCHEMA_TERMS.set(tool, terms);
+  }
+  return terms;
+}
+/**
+ * What a word of a tool's enum values weighs against a word of its description: half (a value such as
+ * "closed_won" names a state of the records, not what the tool is for; picked on the tuning suite:
+ * 0.35, 0.5, 0.7 and 1 were tried, BENCHMARKS.md).
+ */
+const SCHEMA_WEIGHT = 0.5;
+
+/**
+ * Whether a question (its lower-cased text and content terms) has a term of a tool's texts: Korean terms inside
+ * its words, English words by stem ("cleaned", "cleaning": clean).
+ */
+export function termMatcher(
+  text: string,
+  terms: Set<string> = contentTerms(text),
+): (term: string) => boolean {
+  const stems = new Set([...terms].filter((term) => /^[a-z]/.test(term)).map(stemWord));
+  return (term) => queryHasTerm(text, terms, term) || (/^[a-z]{4,}$/.test(term) && stems.has(stemWord(term)));
+}
+
 export function inverseDocumentFrequency(tools: ToolDefinition[]): Map<string, number> {
   const counts = new Map<string, number>();
-  for (const tool of tools) for (const term of toolTerms(tool)) counts.set(term, (counts.get(term) ?? 0) + 1);
+  for (const tool of tools)
+    for (const term of new Set([...toolTerms(tool), ...schemaTerms(tool)]))
+      counts.set(term, (counts.get(term) ?? 0) + 1);
   const idf = new Map<string, number>();
   for (const [term, count] of counts) idf.set(term, Math.log(1 + tools.length / count));
   return idf;
@@ -485,13 +556,15 @@ export function analyseQuestion(
   // lists says which source's data the question is about: it counts for that source's tools as a keyword of
   // their own would (with one source, every value is that source's and says nothing).
   const severalSources = new Set(tools.map((tool) => catalog.sourceOf(tool.name))).size > 1;
+  const hasTerm = termMatcher(factText, terms);
   const strong: Record<string, number> = {};
   const weak: Record<string, number> = {};
   const features: Record<string, number> = {};
   for (const tool of tools) {
     let description = 0;
-    for (const term of toolTerms(tool))
-      if (queryHasTerm(factText, terms, term)) description += idf.get(term) ?? 0;
+    for (const term of toolTerms(tool)) if (hasTerm(term)) description += idf.get(term) ?? 0;
+    for (const term of schemaTerms(tool))
+      if (hasTerm(term)) description += SCHEMA_WEIGHT * (idf.get(term) ?? 0);
     const mapped = matchedMappings.some(
       (m) => m.kind === 'tool' && m.value === tool.name && m.description !== HINT_KEYWORD,
     );
@@ -541,7 +614,12 @@ export function analyseQuestion(
   // "What does X mean?" ends on a word the mappings also read as the average: the sentence shape decides.
   if (
     matchedMappings.some((m) => m.kind === 'other' && m.value === 'general') ||
-    /\bwhat (?:does|do)\b.*\bmean\s*\??$/.test(text)
+    /\bwhat (?:does|do)\b.*\bmean\s*\??$/.test(text) ||
+    // A piece of writing is a tool's job when the tenant said so: a keyword mapped or hinted for a tool
+    // ("draft" hinted for the tool reading the user's blog posts, "write a blog post" for the one publishing).
+    (WRITING.test(text) &&
+      !tools.some((tool) => features[`hinted:${tool.name}`] || features[`mapped:${tool.name}`])) ||
+    GENERAL_KNOWLEDGE.test(text)
   )
     features.general = 1;
   if (identifiers.length) features.item = 1;

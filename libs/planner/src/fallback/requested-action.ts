@@ -35,6 +35,9 @@ const KO_VERB_REQUEST = `(?:\\s*좀)?\\s*(?:${KO_GIVE}|(?=\\s*$|[.!~]))`;
 const KO_ANY_REQUEST =
   /(?:해|넣어|걸어|올려|잡아|처리|진행)\s*(?:줘|줘요|주세요|주십시오|주실|줄래|주라|달라|드려|드리)|(?:부탁|요청)\s*(?:해|드려|드립|합니|$|[.!~])/;
 
+/** Korean: a condition to check ("비어있으면", "부족하면"): the part asks what is so. */
+const KO_CONDITION = /(?:있으|없으|되|않으|하|라|지|이)면$/;
+
 const KO_PATTERNS = WRITE_ACTIONS.map((concept) => ({
   id: concept.id,
   pattern: new RegExp(
@@ -50,8 +53,33 @@ const EN_VERBS = new Map<string, string>(
 const EN_READ = new Set(READ_WORDS.en);
 const KO_READ = new RegExp(READ_WORDS.ko.map(escapeRegExp).join('|'));
 
-/** The request one part of a question makes (language mechanics and the action lexicon, no tool data). */
-export function clauseRequest(clause: string): ClauseRequest {
+const NO_WORDS: ReadonlySet<string> = new Set();
+
+/**
+ * The words that open a request to be shown something besides the lexicon's: the last word of the name of a
+ * tool that changes nothing ("<x>_track", "<x>_lookup": "track NR... and file a claim" asks to see the tracking).
+ */
+export function readVerbsOf(tools: ToolDefinition[]): Set<string> {
+  return new Set(
+    tools
+      .filter((tool) => tool.has_side_effects === false)
+      .map(
+        (tool) =>
+          tool.name
+            .toLowerCase()
+            .split(/[_\s-]+/)
+            .pop() ?? '',
+      )
+      .filter((word) => /^[a-z]{4,}$/.test(word))
+      .map(stemWord),
+  );
+}
+
+/**
+ * The request one part of a question makes (language mechanics and the action lexicon; `readVerbs`, from the
+ * tools' names, open a request to be shown something too).
+ */
+export function clauseRequest(clause: string, readVerbs: ReadonlySet<string> = NO_WORDS): ClauseRequest {
   const text = normalizeText(clause).trim();
   const write = new Set<string>();
   // English: an imperative at the start of the part, after the words that keep it a request.
@@ -69,13 +97,28 @@ export function clauseRequest(clause: string): ClauseRequest {
   const next = rest.slice(first.length).trim();
   const noun = NOUN_FOLLOWERS.test(next) || (!led && /\?\s*$/.test(text));
   if (concept && !noun) write.add(concept);
+  // A condition before the request ("if it's low order 50", "if it really got damaged file the claim"): the
+  // first action verb after the condition's subject and verb is the imperative.
+  if (!write.size && /^(?:if|when|once|unless)\b/.test(rest)) {
+    const words = rest.split(/\s+/);
+    for (let i = 3; i < words.length; i++) {
+      const verb = EN_VERBS.get(words[i]);
+      const after = words.slice(i + 1).join(' ');
+      if (verb && !/^(?:to|it|is|was|be|been|'s)$/.test(words[i - 1]) && !NOUN_FOLLOWERS.test(after)) {
+        write.add(verb);
+        break;
+      }
+    }
+  }
   for (const { id, pattern } of KO_PATTERNS) if (pattern.test(text)) write.add(id);
   const read =
     !write.size &&
     (text.includes('?') ||
       EN_READ.has(first) ||
+      readVerbs.has(stemWord(first)) ||
       EN_READ.has(rest.match(/^\S+\s+(\S+)/)?.[1] ?? '') ||
-      KO_READ.test(text));
+      KO_READ.test(text) ||
+      KO_CONDITION.test(text));
   const unknownWrite = !write.size && !read && KO_ANY_REQUEST.test(text);
   return { write, read, unknownWrite };
 }
@@ -99,8 +142,11 @@ export function withQuestionMarks(query: string, clauses: string[]): string[] {
  * What a question's parts request together: every write action, whether some part asks to be shown something,
  * and whether every part does (`readOnly`: the question asks only to be shown things).
  */
-export function questionRequest(clauses: string[]): ClauseRequest & { readOnly: boolean } {
-  const requests = clauses.map(clauseRequest);
+export function questionRequest(
+  clauses: string[],
+  readVerbs: ReadonlySet<string> = NO_WORDS,
+): ClauseRequest & { readOnly: boolean } {
+  const requests = clauses.map((clause) => clauseRequest(clause, readVerbs));
   return {
     write: new Set(requests.flatMap((request) => [...request.write])),
     read: requests.some((request) => request.read),
@@ -131,6 +177,11 @@ const PERFORMER_FLOOR = 0.1;
  * inputs gives (see SLOT_SCORE in fallback-planner), short of the usual bar.
  */
 const READER_FLOOR = 0.25;
+/**
+ * The least score on its own words at which a part asking to be shown something, beside parts requesting
+ * actions, gets the tool that shows things (the score one value of a tool's own inputs gives, as above).
+ */
+const READ_PART_FLOOR = 0.25;
 
 const TOOL_ACTIONS = new WeakMap<ToolDefinition, Set<string>>();
 
@@ -174,8 +225,18 @@ export function applyRequestedActions(
   scores: Record<string, number>,
   /** Tools taking a value the question gives in the shape of their input ("AB-123456"). */
   shapedOwners: ReadonlySet<string> = new Set(),
+  /** Per part (same order as `clauses`, when there are several), each tool's score on that part alone. */
+  clauseScores: ReadonlyArray<Record<string, number>> = [],
 ): ToolDefinition[] {
-  const request = questionRequest(clauses);
+  const readVerbs = readVerbsOf(tools);
+  const request = questionRequest(clauses, readVerbs);
+  const requests = clauses.map((clause) => clauseRequest(clause, readVerbs));
+  /** A tool's score for the parts matching `asks`: the whole question's, or a part's own if higher. */
+  const scoreIn = (tool: ToolDefinition, asks: (part: ClauseRequest) => boolean) =>
+    Math.max(
+      scores[tool.name] ?? 0,
+      ...clauseScores.map((part, i) => (requests[i] && asks(requests[i]) ? (part[tool.name] ?? 0) : 0)),
+    );
   const likeliest = (candidates: ToolDefinition[]) =>
     [...candidates].sort((a, b) => (scores[b.name] ?? 0) - (scores[a.name] ?? 0))[0] as
       ToolDefinition | undefined;
@@ -199,10 +260,68 @@ export function applyRequestedActions(
   );
   for (const id of request.write) {
     if (result.some((tool) => performs(tool, id))) continue;
+    // The performer is judged on the part requesting the action as well as on the whole question.
+    const score = (tool: ToolDefinition) => scoreIn(tool, (part) => part.write.has(id));
+    const byScore = (candidates: ToolDefinition[]) =>
+      [...candidates].sort((a, b) => score(b) - score(a))[0] as ToolDefinition | undefined;
     const performers = tools.filter((tool) => performs(tool, id));
-    const shaped = likeliest(performers.filter((tool) => shapedOwners.has(tool.name)));
-    const best = shaped ?? likeliest(performers);
-    if (best && (shaped || (scores[best.name] ?? 0) >= PERFORMER_FLOOR)) result.push(best);
+    const shaped = byScore(performers.filter((tool) => shapedOwners.has(tool.name)));
+    const best = shaped ?? byScore(performers);
+    if (best && (shaped || score(best) >= PERFORMER_FLOOR)) result.push(best);
   }
+  return result;
+}
+
+/**
+ * The parts of a multi-part question that ask to be shown something, after the requested actions and the
+ * lookups are settled (a lookup added for a record answers the part finding it):
+ * - beside requested actions ("is a suite free? if so upgrade him", "find her booking, then cancel it"), when
+ *   no chosen tool shows things: the tool that shows things taking a value the part gives in its input's shape
+ *   ("AB-123456 어디 있는지 확인하고 ..."), else the one that shows things best on the part's own words, if
+ *   clearly (above the next one and from READ_PART_FLOOR);
+ * - a part asking about a value in some readers' input shape that no chosen tool takes ("AB-123456 위치
+ *   확인하고 ... 동선도 보여줘"): the likeliest of those readers.
+ */
+export function answerParts(
+  clauses: string[],
+  tools: ToolDefinition[],
+  chosen: ToolDefinition[],
+  /** Per part (same order as `clauses`, when there are several), each tool's score on that part alone. */
+  clauseScores: ReadonlyArray<Record<string, number>>,
+  /** Per part, the tools taking a value that part gives in the shape of their input. */
+  partOwners: ReadonlyArray<ReadonlySet<string>>,
+): ToolDefinition[] {
+  if (clauseScores.length < 2) return chosen;
+  const readVerbs = readVerbsOf(tools);
+  const requests = clauses.map((clause) => clauseRequest(clause, readVerbs));
+  const request = questionRequest(clauses, readVerbs);
+  const reads = (tool: ToolDefinition) => tool.has_side_effects === false;
+  const result = [...chosen];
+  const byPart = (i: number, candidates: ToolDefinition[]) =>
+    [...candidates].sort((a, b) => (clauseScores[i][b.name] ?? 0) - (clauseScores[i][a.name] ?? 0));
+  if (request.write.size && !result.some(reads))
+    requests.forEach((part, i) => {
+      if (!part.read || !clauseScores[i]) return;
+      const [shaped] = byPart(
+        i,
+        tools.filter((tool) => reads(tool) && partOwners[i]?.has(tool.name)),
+      );
+      const [best, next] = byPart(i, tools.filter(reads));
+      const score = (tool: ToolDefinition | undefined) => (tool ? (clauseScores[i][tool.name] ?? 0) : 0);
+      const answer =
+        shaped ?? (score(best) >= READ_PART_FLOOR && score(best) > score(next) ? best : undefined);
+      if (answer && !result.includes(answer)) result.push(answer);
+    });
+  if (request.write.size || result.length)
+    requests.forEach((part, i) => {
+      const owners = partOwners[i];
+      if (!clauseScores[i] || !part.read || !owners?.size || result.some((tool) => owners.has(tool.name)))
+        return;
+      const [best] = byPart(
+        i,
+        tools.filter((tool) => reads(tool) && owners.has(tool.name)),
+      );
+      if (best) result.push(best);
+    });
   return result;
 }

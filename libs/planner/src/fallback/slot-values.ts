@@ -641,6 +641,17 @@ function valuePattern(property: PropertyInfo): { regex: RegExp; specific: boolea
   return { regex: new RegExp(`^${shape}$`, 'i'), specific: /[A-Za-z가-힣#-]/.test(example) };
 }
 
+/** Whether a string input's values have a distinctive shape (letters or punctuation besides digits). */
+export function isDistinctiveShape(property: PropertyInfo): boolean {
+  return Boolean(valuePattern(property)?.specific);
+}
+
+/** Whether a value (as spelt or upper-cased) has the shape of a string input. */
+export function fitsShape(value: string, property: PropertyInfo): boolean {
+  const shape = valuePattern(property);
+  return Boolean(shape && (shape.regex.test(value) || shape.regex.test(value.toUpperCase())));
+}
+
 /**
  * The tools' string inputs with a distinctive shape (a pattern with letters or punctuation besides digits:
  * "^AB-\\d{6}$", or a description's example "e.g. AB-123456"), per tool: a token of that shape in a question

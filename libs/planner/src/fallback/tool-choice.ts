@@ -9,7 +9,8 @@ import {
 } from '../plan/schema-introspection.util';
 import type { QuestionAnalysis } from './question-analysis';
 import { applyNotFor } from './not-for';
-import { applyRequestedActions, withQuestionMarks } from './requested-action';
+import { lookupsFirst } from './lookup-first';
+import { answerParts, applyRequestedActions, withQuestionMarks } from './requested-action';
 import type { QuerySignals } from './query-signals.util';
 
 export interface ToolChoiceInput {
@@ -31,6 +32,8 @@ export interface ToolChoiceInput {
   options: { threshold?: number; evidenceThreshold?: number; procedureRule?: boolean };
   /** The classifier learned from labelled questions (without them, the strongest rule score decides). */
   learned: boolean;
+  /** Per part (when there are several, in `clauses` order), each tool's score on that part's words alone. */
+  clauseScores?: Array<Record<string, number>>;
 }
 
 /** A classifier probability this high keeps a tool even without knowledge evidence. */
@@ -261,11 +264,29 @@ export function chooseTools(input: ToolChoiceInput): ToolDefinition[] {
   // The actions the question requests (cancel, refund, send...) are done by the tools that perform them, or by none.
   const shapedOwners = new Set(analysis.shaped.flatMap((value) => value.tools));
   // A part asked as a question ("...?") asks to be shown something.
-  return applyRequestedActions(
-    withQuestionMarks(analysis.text, clauses),
+  const parts = withQuestionMarks(analysis.text, clauses);
+  const partOwners = parts.map(
+    (part) =>
+      new Set(
+        analysis.shaped
+          .filter((value) => part.toLowerCase().includes(value.value))
+          .flatMap((value) => value.tools),
+      ),
+  );
+  const acted = applyRequestedActions(
+    parts,
     tools,
     applyNotFor(analysis.text, tools, chosen),
     scores,
     shapedOwners,
+    input.clauseScores ?? [],
   );
+  // A chosen tool needing an identifier the question does not give has the record looked up first; then the
+  // parts asking to be shown something get their readers.
+  const looked = lookupsFirst(
+    tools,
+    acted,
+    analysis.shaped.map((value) => value.value),
+  );
+  return answerParts(parts, tools, looked, input.clauseScores ?? [], partOwners);
 }
