@@ -4,7 +4,7 @@ import { evaluatePlanner, type EvaluationOptions, type SplitReport } from './eva
 
 /**
  * Every retired set issue 26's planner changes are judged on, in one run: the second domains (hotel, car
- * rental, veterinary hospital, parcel carrier, dental clinics) with and without hints, the OPS sets 5-8, and OPS set 8
+ * rental, veterinary hospital, parcel carrier, dental clinics, HR operations) with and without hints, the OPS sets 5-8, and OPS set 8
  * with 20 unrelated tools (robustness).
  * `node dist/bench/planner/eval-suite.js [--only name,name] [--misses name]` (after `npm run build`).
  * All are tuning data (measured once already); per-question misses are printed for `--misses <name>`.
@@ -93,6 +93,23 @@ const SUITE: Array<{ name: string; options: EvaluationOptions }> = [
       knowledge: false,
       hints: false,
       questionsPath: 'bench/planner/domain6/questions.json',
+    },
+  },
+  {
+    name: 'hr',
+    options: {
+      tenantTools: ['bench/planner/domain7/tools'],
+      knowledge: false,
+      questionsPath: 'bench/planner/domain7/questions.json',
+    },
+  },
+  {
+    name: 'hr-nohints',
+    options: {
+      tenantTools: ['bench/planner/domain7/tools'],
+      knowledge: false,
+      hints: false,
+      questionsPath: 'bench/planner/domain7/questions.json',
     },
   },
   ...[5, 6, 7, 8].map((n) => ({
