@@ -106,7 +106,11 @@ export class BulkIngestionService {
       const published = await this.clock.time('bulk publish', async () => {
         let count = 0;
         const byTenant = new Map<string, LoadedJob[]>();
-        for (const job of loaded) byTenant.set(job.tenantId, [...(byTenant.get(job.tenantId) ?? []), job]);
+        for (const job of loaded) {
+          const jobs = byTenant.get(job.tenantId) ?? [];
+          jobs.push(job);
+          byTenant.set(job.tenantId, jobs);
+        }
         for (const [tenantId, jobs] of byTenant)
           for (let i = 0; i < jobs.length; i += PUBLISH_DOCUMENTS)
             count += await this.publish(tenantId, jobs.slice(i, i + PUBLISH_DOCUMENTS));

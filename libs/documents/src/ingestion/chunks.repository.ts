@@ -325,15 +325,15 @@ export class ChunksRepository {
     return count;
   }
 
-  async deleteOtherVersions(em: EntityManager, documentId: string, keepVersion: number): Promise<void> {
-    await em.query(`DELETE FROM document_chunks WHERE document_id = $1 AND chunk_version <> $2`, [
-      documentId,
-      keepVersion,
-    ]);
+  deleteOtherVersions(em: EntityManager, documentId: string, keepVersion: number): Promise<void> {
+    return this.deleteOtherVersionsOf(em, [{ documentId, version: keepVersion }]);
   }
 
-  /** `deleteOtherVersions` for several documents in one statement. */
-  async deleteOtherVersionsOf(em: EntityManager, keep: Array<{ documentId: string; version: number }>) {
+  /** `deleteOtherVersions` for several documents in one statement (a bulk load's publish). */
+  async deleteOtherVersionsOf(
+    em: EntityManager,
+    keep: Array<{ documentId: string; version: number }>,
+  ): Promise<void> {
     if (keep.length === 0) return;
     await em.query(
       `DELETE FROM document_chunks c USING unnest($1::uuid[], $2::int[]) AS k(document_id, version)
